@@ -1,0 +1,349 @@
+/* timerkit: a ScheduledThreadPoolExecutor for C.
+ *
+ * A pool of pthreads runs tasks taken from a timer engine (tk_queue_ops):
+ * one-shot tasks with or without a result, fixed-rate and fixed-delay
+ * periodic tasks, futures, the JDK's shutdown protocol and policies,
+ * rejection handlers, a thread factory, hooks and counters.
+ *
+ * Times: delays and periods are relative nanoseconds; deadlines are absolute
+ * CLOCK_MONOTONIC nanoseconds (tk_clock_now_ns()).
+ *
+ * Guarantees (both engines):
+ * - Never early: a task never starts before its deadline.
+ * - Order: due tasks start in (deadline, submission sequence) order; equal
+ *   deadlines run FIFO. With more than one thread, tasks that start in order
+ *   may of course overlap.
+ * - Fixed rate: run k is due at first + k * period; a late run is caught up
+ *   (runs back to back, never overlapping) unless the task asked to skip
+ *   missed periods (TK_TASK_SKIP_MISSED), which counts them instead.
+ *   Fixed delay: the next run is due `delay` after the previous run ended.
+ *   Runs of one periodic task never overlap and each happens-before the next.
+ *   A periodic run that returns non-zero ends the task: no later run, the
+ *   future completes with TK_ETASKFAILED, the `periodic_failed` hook fires and
+ *   the `failed_periodic` counter grows (Java suppresses it silently).
+ * - Nothing is lost: every task accepted either runs, is cancelled (its future
+ *   says so), or is handed back by tk_executor_shutdown_now().
+ *
+ * Differences from Java, on purpose:
+ * - A task handed back by shutdown_now() has its future completed as
+ *   cancelled, so no get() blocks forever on it.
+ * - Tasks dropped by the discard policies also complete their futures as
+ *   cancelled.
+ * - Caller-runs never runs a task early: it waits in the caller for the
+ *   task's deadline. Periodic tasks cannot be hosted by a caller; for them
+ *   caller-runs behaves as abort.
+ * - There is no interrupt: cancel(may_interrupt) sets a flag that a running
+ *   callback reads with tk_run_interrupted(); shutdown_now() sets it on every
+ *   running task.
+ */
+#ifndef TIMERKIT_EXECUTOR_H
+#define TIMERKIT_EXECUTOR_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alloc.h"
+#include "export.h"
+#include "queue.h"
+
+TK_EXTERN_C_BEGIN
+
+typedef struct tk_executor tk_executor;
+typedef struct tk_future tk_future;
+typedef struct tk_run tk_run; /* a task's view of its own run */
+
+/* A task body. Returns 0 on success; any other value is a failure, kept as the
+ * future's task status (a one-shot task's future then reports TK_ETASKFAILED;
+ * a periodic task stops). A result is set with tk_run_set_result(). */
+typedef int (*tk_task_fn)(tk_run *run, void *arg);
+
+/* Frees a task's argument. If given, called exactly once, when the executor
+ * is done with the task: after its last run, or when it is cancelled,
+ * rejected or discarded. Not called for tasks handed back by shutdown_now()
+ * (the caller owns them then). Runs on whatever thread drops the task, with
+ * no executor lock held. */
+typedef void (*tk_arg_free_fn)(void *arg);
+
+typedef enum tk_task_kind {
+    TK_TASK_ONE_SHOT = 0,
+    TK_TASK_FIXED_RATE = 1,
+    TK_TASK_FIXED_DELAY = 2
+} tk_task_kind;
+
+/* Per-task flags. */
+#define TK_TASK_SKIP_MISSED 0x1u /* fixed rate: after an overrun, skip the
+                                    periods already missed (counted in the
+                                    future and the executor's counters) instead
+                                    of running them back to back */
+
+/* A full task description, for tk_executor_schedule_spec(). */
+typedef struct tk_task_spec {
+    tk_task_fn fn;            /* required */
+    void *arg;                /* passed to fn */
+    tk_arg_free_fn arg_free;  /* optional */
+    tk_task_kind kind;        /* one-shot, fixed rate, fixed delay */
+    int64_t delay_ns;         /* first run after this delay; < 0 means now */
+    int64_t period_ns;        /* periodic only: > 0 */
+    unsigned flags;           /* TK_TASK_* */
+} tk_task_spec;
+
+/* What hooks and handlers see of a task. */
+typedef struct tk_task_info {
+    tk_task_fn fn;
+    void *arg;
+    tk_task_kind kind;
+    int64_t deadline_ns; /* this run's deadline */
+    int64_t period_ns;   /* 0 for one-shot */
+    uint64_t seq;        /* submission sequence number */
+    uint64_t run_count;  /* runs completed before this one */
+} tk_task_info;
+
+typedef enum tk_rejection_policy {
+    TK_REJECT_ABORT = 0,          /* the call returns TK_EREJECTED (default) */
+    TK_REJECT_CALLER_RUNS = 1,    /* one-shot: run in the caller at its deadline,
+                                     unless the executor is shut down (then discard) */
+    TK_REJECT_DISCARD = 2,        /* drop the task; the call returns TK_OK and its
+                                     future is cancelled */
+    TK_REJECT_DISCARD_OLDEST = 3, /* running: drop the queued task with the earliest
+                                     deadline and retry once; shut down: discard */
+    TK_REJECT_CUSTOM = 4          /* call options.reject */
+} tk_rejection_policy;
+
+/* Custom rejection handler. `reason` is TK_EREJECTED (shut down) or TK_EFULL
+ * (engine pending limit). Its return value is returned by the scheduling call
+ * (return TK_OK to pretend acceptance: the future is then cancelled). Runs in
+ * the caller's thread with no executor lock held. */
+typedef int (*tk_reject_fn)(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
+
+/* Thread factory: must start a thread running start(arg), store its handle in
+ * *thread, and return 0, or return non-zero on failure (the executor then
+ * reports TK_ETHREAD). `name` is a suggested name (e.g. "tk-pool-3"). */
+typedef int (*tk_thread_factory_fn)(void *ctx, pthread_t *thread, void *(*start)(void *),
+                                    void *arg, const char *name);
+
+typedef struct tk_executor_hooks {
+    /* Before each run, on the worker thread. */
+    void (*before_execute)(tk_executor *ex, const tk_task_info *task, void *ctx);
+    /* After each run, on the worker thread; `status` is fn's return value, or
+     * TK_ECANCELLED if the run was cancelled while running. */
+    void (*after_execute)(tk_executor *ex, const tk_task_info *task, int status, void *ctx);
+    /* Once, when the executor enters TIDYING, on the thread that takes it there. */
+    void (*terminated)(tk_executor *ex, void *ctx);
+    /* When a periodic task ends because a run failed. */
+    void (*periodic_failed)(tk_executor *ex, const tk_task_info *task, int status, void *ctx);
+    /* Java's decorateTask: may rewrite the spec (wrap fn/arg) before the task
+     * is created. Returning non-zero rejects the call with that status. */
+    int (*decorate)(tk_executor *ex, tk_task_spec *spec, void *ctx);
+    void *ctx;
+} tk_executor_hooks;
+
+typedef struct tk_executor_options {
+    unsigned core_pool_size;        /* threads; 0 is allowed (one thread is still
+                                       started when work arrives, as in Java);
+                                       at most TK_EXECUTOR_MAX_THREADS */
+    const tk_queue_ops *engine;     /* NULL: tk_engine_default() */
+    const tk_queue_config *engine_config; /* NULL: engine defaults */
+    const char *thread_name_prefix; /* NULL: "tk-pool" */
+    tk_thread_factory_fn thread_factory; /* NULL: pthread_create */
+    void *thread_factory_ctx;
+    tk_rejection_policy rejection;
+    tk_reject_fn reject;            /* for TK_REJECT_CUSTOM */
+    void *reject_ctx;
+    tk_executor_hooks hooks;        /* all optional */
+    bool remove_on_cancel;          /* default false (as Java) */
+    bool continue_periodic_after_shutdown; /* default false (as Java) */
+    bool execute_delayed_after_shutdown;   /* default true (as Java) */
+    int64_t timer_slack_ns;         /* < 0: leave the pool threads' timer slack
+                                       alone (default -1); >= 0: set it with
+                                       prctl(PR_SET_TIMERSLACK) on every pool
+                                       thread (0 restores the process default,
+                                       so use 1 for the tightest) */
+    const tk_allocator *allocator;  /* NULL: tk_allocator_default() */
+} tk_executor_options;
+
+#define TK_EXECUTOR_MAX_THREADS 4096u
+
+typedef enum tk_pool_state {
+    TK_POOL_RUNNING = 0,
+    TK_POOL_SHUTDOWN = 1,
+    TK_POOL_STOP = 2,
+    TK_POOL_TIDYING = 3,
+    TK_POOL_TERMINATED = 4
+} tk_pool_state;
+
+typedef struct tk_executor_stats {
+    uint64_t task_count;        /* tasks ever accepted (Java getTaskCount: approx.) */
+    uint64_t completed_count;   /* tasks that finished for good (runs of
+                                   periodic tasks do not count until the task ends) */
+    uint64_t runs;              /* callback invocations, periodic runs included */
+    unsigned pool_size;         /* live worker threads */
+    unsigned active_count;      /* workers running a task now */
+    unsigned largest_pool_size; /* most workers ever alive at once */
+    size_t queue_size;          /* tasks in the engine */
+    uint64_t rejected_count;    /* calls handed to the rejection policy */
+    uint64_t cancelled_count;   /* tasks cancelled */
+    uint64_t failed_count;      /* runs that returned non-zero */
+    uint64_t failed_periodic_count; /* periodic tasks ended by a failed run */
+    uint64_t skipped_periods;   /* periods skipped under TK_TASK_SKIP_MISSED */
+} tk_executor_stats;
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+/* Fills `opt` with the defaults above. Returns TK_OK or TK_EINVAL. */
+TK_API int tk_executor_options_init(tk_executor_options *opt);
+
+/* Creates an executor. `opt` may be NULL (defaults, core_pool_size 1). Core
+ * threads start lazily, one per task submitted while fewer are alive.
+ * Returns TK_OK, TK_EINVAL (bad option: pool size, engine config, custom
+ * policy without handler...), TK_ENOMEM, TK_ETHREAD (engine thread). */
+TK_API int tk_executor_create(const tk_executor_options *opt, tk_executor **out);
+
+/* Shuts the executor down if it is not already (as shutdown_now(), dropping
+ * the handed-back tasks: their arg_free runs), waits for termination and
+ * frees it. Futures stay valid until released. Returns TK_OK, TK_EINVAL,
+ * TK_EDEADLK (called from one of the executor's own threads; nothing done). */
+TK_API int tk_executor_destroy(tk_executor *ex);
+
+/* ---- scheduling -------------------------------------------------------- */
+/* Each returns TK_OK, TK_EINVAL (NULL ex or fn, non-positive period, bad
+ * kind or flags), TK_ENOMEM (the executor stays usable), TK_ETHREAD (no
+ * thread could be started and none is alive; the task is not kept), or what
+ * the rejection policy returns (TK_EREJECTED for abort). Where a future is
+ * asked for (`out` non-NULL), *out is set only on TK_OK and must be released
+ * with tk_future_release(). */
+
+/* Runs fn(arg) as soon as possible. No future. */
+TK_API int tk_executor_execute(tk_executor *ex, tk_task_fn fn, void *arg);
+
+/* Runs fn(arg) as soon as possible; *out gets its future (required). */
+TK_API int tk_executor_submit(tk_executor *ex, tk_task_fn fn, void *arg, tk_future **out);
+
+/* Runs fn(arg) once after delay_ns (< 0: now; huge: clamped). `out` may be NULL. */
+TK_API int tk_executor_schedule(tk_executor *ex, tk_task_fn fn, void *arg, int64_t delay_ns,
+                                tk_future **out);
+
+/* Runs fn(arg) at initial_delay_ns, then every period_ns (> 0) after that. */
+TK_API int tk_executor_schedule_at_fixed_rate(tk_executor *ex, tk_task_fn fn, void *arg,
+                                              int64_t initial_delay_ns, int64_t period_ns,
+                                              tk_future **out);
+
+/* Runs fn(arg) at initial_delay_ns, then delay_ns (> 0) after each run ends. */
+TK_API int tk_executor_schedule_with_fixed_delay(tk_executor *ex, tk_task_fn fn, void *arg,
+                                                 int64_t initial_delay_ns, int64_t delay_ns,
+                                                 tk_future **out);
+
+/* The general form. `spec` is copied. */
+TK_API int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_future **out);
+
+/* ---- pool control ------------------------------------------------------ */
+
+/* Orderly shutdown: no new tasks; queued tasks run or are dropped by the
+ * shutdown policies. Idempotent. Returns TK_OK or TK_EINVAL. */
+TK_API int tk_executor_shutdown(tk_executor *ex);
+
+/* Called once per task handed back by shutdown_now(), in deadline order, on
+ * the calling thread. The caller owns fn/arg from then on. */
+typedef void (*tk_drop_fn)(void *ctx, const tk_task_info *task, tk_arg_free_fn arg_free);
+
+/* Stops: no new tasks, queued tasks are handed to `drop` (may be NULL: their
+ * arg_free then runs), running tasks get their interrupt flag set. Returns
+ * the number of tasks handed back, or TK_EINVAL. */
+TK_API long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx);
+
+/* Waits until TERMINATED or for timeout_ns (< 0: forever). Returns TK_OK,
+ * TK_ETIMEDOUT, TK_EINVAL, TK_EDEADLK (from one of the pool's own threads). */
+TK_API int tk_executor_await_termination(tk_executor *ex, int64_t timeout_ns);
+
+TK_API bool tk_executor_is_shutdown(const tk_executor *ex);    /* state >= SHUTDOWN */
+TK_API bool tk_executor_is_terminating(const tk_executor *ex); /* shut down, not terminated */
+TK_API bool tk_executor_is_terminated(const tk_executor *ex);
+TK_API tk_pool_state tk_executor_state(const tk_executor *ex); /* TERMINATED if NULL */
+TK_API const char *tk_pool_state_name(tk_pool_state state);
+
+/* Removes cancelled tasks still in the queue (Java purge()). Returns the
+ * number removed, or TK_EINVAL. */
+TK_API long tk_executor_purge(tk_executor *ex);
+
+/* Starts one / all missing core threads. Return the number started, or a
+ * negative status (TK_EINVAL, TK_ETHREAD, TK_ESTATE when shut down). */
+TK_API int tk_executor_prestart_core_thread(tk_executor *ex);
+TK_API int tk_executor_prestart_all_core_threads(tk_executor *ex);
+
+/* Runtime policy setters and getters (Java's setXxxPolicy). Setting a
+ * shutdown policy after shutdown applies it to the queue at once. */
+TK_API int tk_executor_set_remove_on_cancel(tk_executor *ex, bool on);
+TK_API int tk_executor_set_continue_periodic_after_shutdown(tk_executor *ex, bool on);
+TK_API int tk_executor_set_execute_delayed_after_shutdown(tk_executor *ex, bool on);
+TK_API bool tk_executor_get_remove_on_cancel(const tk_executor *ex);
+TK_API bool tk_executor_get_continue_periodic_after_shutdown(const tk_executor *ex);
+TK_API bool tk_executor_get_execute_delayed_after_shutdown(const tk_executor *ex);
+
+/* Copies the counters. Returns TK_OK or TK_EINVAL. */
+TK_API int tk_executor_stats_get(const tk_executor *ex, tk_executor_stats *out);
+
+/* The engine this executor runs on. NULL if ex is NULL. */
+TK_API const tk_queue_ops *tk_executor_engine(const tk_executor *ex);
+
+/* ---- futures ----------------------------------------------------------- */
+
+/* Cancels the task. Returns TK_OK (it had not started: it never will; for a
+ * periodic task between runs, no further run), TK_ERUNNING (a run was in
+ * progress: the future is cancelled, no later run happens, the interrupt
+ * flag is set if may_interrupt; the run itself goes on), TK_EDONE (already
+ * completed, failed or cancelled: nothing changed), TK_EINVAL. With
+ * remove-on-cancel the task leaves the queue at once. */
+TK_API int tk_future_cancel(tk_future *f, bool may_interrupt);
+
+TK_API bool tk_future_is_done(const tk_future *f);      /* completed, failed or cancelled */
+TK_API bool tk_future_is_cancelled(const tk_future *f);
+TK_API bool tk_future_is_periodic(const tk_future *f);
+
+/* Waits for the task to finish and stores its result in *result (may be
+ * NULL). Returns TK_OK, TK_ECANCELLED, TK_ETASKFAILED (see
+ * tk_future_task_status), TK_EDEADLK (called from the task's own run),
+ * TK_EINVAL. A periodic task finishes only by cancellation or failure. */
+TK_API int tk_future_get(tk_future *f, void **result);
+
+/* As tk_future_get(), waiting at most timeout_ns (< 0: forever). Adds
+ * TK_ETIMEDOUT. */
+TK_API int tk_future_get_timeout(tk_future *f, int64_t timeout_ns, void **result);
+
+/* The callback's non-zero return value if the task failed; 0 otherwise. */
+TK_API int tk_future_task_status(const tk_future *f);
+
+/* Nanoseconds until the next run is due (Java getDelay): negative when
+ * overdue; 0 if f is NULL. After the task ends, relative to its last deadline. */
+TK_API int64_t tk_future_remaining_ns(const tk_future *f);
+
+/* Runs completed so far, and periods skipped under TK_TASK_SKIP_MISSED. */
+TK_API uint64_t tk_future_run_count(const tk_future *f);
+TK_API uint64_t tk_future_skipped_count(const tk_future *f);
+
+/* Drops the caller's reference. The future stays valid for the executor as
+ * long as it needs it; the task is not cancelled. Returns TK_OK, TK_EINVAL
+ * (NULL, or a second release detected while the task is still alive). */
+TK_API int tk_future_release(tk_future *f);
+
+/* ---- inside a task ----------------------------------------------------- */
+
+/* Sets the result that tk_future_get() returns (one-shot tasks). */
+TK_API void tk_run_set_result(tk_run *run, void *result);
+
+/* True once the run was cancelled with may_interrupt or the executor was
+ * shut down with shutdown_now(). Safe to poll often. */
+TK_API bool tk_run_interrupted(const tk_run *run);
+
+/* The executor running this task, and this run's task info. */
+TK_API tk_executor *tk_run_executor(const tk_run *run);
+TK_API const tk_task_info *tk_run_info(const tk_run *run);
+
+/* The future of the running task (every task has one internally, even when
+ * the caller asked for none), so a task can cancel itself. Borrowed: valid
+ * for the duration of the run; do not release it. */
+TK_API tk_future *tk_run_future(const tk_run *run);
+
+TK_EXTERN_C_END
+
+#endif

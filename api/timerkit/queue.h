@@ -1,0 +1,184 @@
+/* timerkit: the queue interface every timer engine implements.
+ *
+ * The executor never touches an engine directly: it holds a `const
+ * tk_queue_ops *` and calls through it. An engine is a blocking delay queue
+ * of intrusive nodes (tk_node): offer() inserts a node, take()/poll() hand out
+ * nodes whose deadline has passed, in (deadline_ns, seq) order.
+ *
+ * Ownership. A node belongs to exactly one party at a time. offer() that
+ * returns TK_OK moves it into the queue; it comes back to the caller through
+ * take()/poll() (expired), remove() returning TK_OK, drain(), remove_if() or
+ * remove_first(), or, when remove() returned TK_EINPROGRESS, through the
+ * `release` callback given to create(). Until it comes back the caller must
+ * not free the node or change its deadline_ns or seq. Engines never allocate
+ * per node: everything they need lives in the node's private area.
+ *
+ * Threads. Every op except create/destroy may be called from any thread at
+ * once. No op calls user code; the only callbacks are the `pred` given to
+ * remove_if() (called with the engine lock held: it must be pure and quick)
+ * and `release` (called from an engine thread, with no engine lock held).
+ */
+#ifndef TIMERKIT_QUEUE_H
+#define TIMERKIT_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alloc.h"
+#include "export.h"
+
+TK_EXTERN_C_BEGIN
+
+/* The intrusive header a task embeds. Owners set deadline_ns and seq before
+ * offer(); engines read them and use only tk__priv. */
+typedef struct tk_node {
+    int64_t deadline_ns; /* absolute CLOCK_MONOTONIC deadline */
+    uint64_t seq;        /* tie-breaker: equal deadlines leave in seq order */
+    /* Engine-private storage: valid only while the node is in that engine.
+     * Not for users; named so each engine can reach its own view. */
+    union tk__node_priv {
+        struct {
+            size_t index; /* slot in the heap array */
+        } heap;
+        struct {
+            struct tk_node *next; /* bucket or hand-off queue link */
+            struct tk_node *prev; /* bucket link */
+            int64_t rounds;       /* revolutions left before expiry */
+            uint32_t state;       /* engine state, accessed atomically */
+            uint32_t aux;         /* engine use (slot) */
+        } wheel;
+        /* Links of the lists handed back by drain()/remove_if(). */
+        struct tk_node *detached_next;
+        uint64_t raw[4];
+    } tk__priv;
+} tk_node;
+
+/* Returns the next node of a list returned by drain() or remove_if(). */
+static inline tk_node *tk_node_next_detached(const tk_node *n) {
+    return n->tk__priv.detached_next;
+}
+
+typedef struct tk_queue tk_queue; /* an engine instance; opaque */
+
+/* Engine parameters. Zero-initialise, then set what you need: every zero
+ * field means "the engine's default". Fields an engine does not use are
+ * ignored. tk_queue_config_init() sets the defaults explicitly. */
+typedef struct tk_queue_config {
+    const tk_allocator *allocator; /* NULL: tk_allocator_default() */
+    size_t initial_capacity;       /* heap: initial array slots (default 64) */
+    int64_t tick_ns;               /* wheel: tick duration (default 1 ms) */
+    uint32_t ticks_per_wheel;      /* wheel: rounded up to a power of two (default 512) */
+    size_t max_pending;            /* wheel: offers beyond it get TK_EFULL (0: unbounded) */
+    const char *thread_name;       /* wheel: tick thread name (default "tk-wheel") */
+} tk_queue_config;
+
+/* Hands back a node whose remove() returned TK_EINPROGRESS, once the engine
+ * holds no reference to it. Called exactly once per such node, from an engine
+ * thread or from destroy(), with no engine lock held. */
+typedef void (*tk_queue_release_fn)(void *ctx, tk_node *node);
+
+/* How close() ends the queue. */
+typedef enum tk_queue_close_mode {
+    /* take()/poll() return TK_ECLOSED as soon as the queue holds no node;
+     * until then they go on handing out due nodes, and offer() still works
+     * (a periodic task re-queued during shutdown). */
+    TK_QUEUE_CLOSE_WHEN_EMPTY = 1,
+    /* take()/poll() return TK_ECLOSED at once, whatever the queue holds;
+     * offer() returns TK_ECLOSED. Nodes stay queued until drain(). */
+    TK_QUEUE_CLOSE_NOW = 2
+} tk_queue_close_mode;
+
+/* Capability flags. */
+#define TK_QUEUE_CAP_EXACT_ORDER 0x1u /* hands nodes out in exact (deadline, seq) order */
+#define TK_QUEUE_CAP_O1_REMOVE 0x2u   /* remove() is O(1) */
+#define TK_QUEUE_CAP_TICKED 0x4u      /* expiry granularity is a tick (lateness <= 1 tick + noise) */
+#define TK_QUEUE_CAP_OWN_THREAD 0x8u  /* the engine runs a thread of its own */
+
+typedef struct tk_queue_ops {
+    const char *name; /* short engine name: "heap", "wheel" */
+    unsigned caps;    /* TK_QUEUE_CAP_* */
+
+    /* Builds a queue. `cfg` may be NULL (all defaults). `release` may be NULL
+     * only if the engine never returns TK_EINPROGRESS from remove().
+     * Returns TK_OK, TK_EINVAL (bad parameter), TK_ENOMEM, TK_ETHREAD. */
+    int (*create)(const tk_queue_config *cfg, tk_queue_release_fn release,
+                  void *release_ctx, tk_queue **out);
+
+    /* Frees the queue. No thread may be inside another op, and none may call
+     * one later. Nodes still queued are not touched (drain first); nodes
+     * awaiting release are released before it returns. */
+    void (*destroy)(tk_queue *q);
+
+    /* Inserts `n` (deadline_ns and seq already set). A deadline in the past is
+     * due at once. Returns TK_OK (the queue owns `n`), TK_EFULL (pending
+     * limit reached; the caller keeps `n`), TK_ECLOSED (closed NOW), TK_EINVAL. */
+    int (*offer)(tk_queue *q, tk_node *n);
+
+    /* Blocks until a node is due, then removes it and stores it in *out.
+     * Returns TK_OK or TK_ECLOSED (see close()). Never returns a node early. */
+    int (*take)(tk_queue *q, tk_node **out);
+
+    /* As take(), but waits at most `timeout_ns` (0: do not wait).
+     * Returns TK_OK, TK_ETIMEDOUT or TK_ECLOSED. */
+    int (*poll)(tk_queue *q, int64_t timeout_ns, tk_node **out);
+
+    /* Removes `n`, due or not. Returns TK_OK (removed; the caller owns it
+     * again), TK_EINPROGRESS (it will never be handed out again, but the
+     * engine still references it: it comes back through `release`), or
+     * TK_ENOENT (not in this queue: already handed out or never offered). */
+    int (*remove)(tk_queue *q, tk_node *n);
+
+    /* Removes the node with the smallest (deadline, seq), due or not, into
+     * *out. Returns TK_OK or TK_ENOENT (empty). Used by discard-oldest. */
+    int (*remove_first)(tk_queue *q, tk_node **out);
+
+    /* Reads the key of the node that would be handed out first, due or not,
+     * without removing it. Returns TK_OK or TK_ENOENT (empty). */
+    int (*peek)(tk_queue *q, int64_t *deadline_ns, uint64_t *seq);
+
+    /* Returns the number of nodes queued: offered and not yet handed out or
+     * removed. Removed-but-unreleased nodes do not count. */
+    size_t (*size)(tk_queue *q);
+
+    /* Removes every queued node and returns them as a list linked through
+     * tk_node_next_detached(), sorted by (deadline, seq). NULL if empty. */
+    tk_node *(*drain)(tk_queue *q);
+
+    /* Removes every queued node for which pred(node, ctx) returns true and
+     * returns them as a detached list (order unspecified). `pred` runs with
+     * the engine lock held: it must not call into the queue or block. */
+    tk_node *(*remove_if)(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx),
+                          void *ctx);
+
+    /* Closes the queue (see tk_queue_close_mode) and wakes every blocked
+     * take()/poll() so it re-checks. Closing NOW after WHEN_EMPTY is allowed;
+     * the reverse is ignored. */
+    void (*close)(tk_queue *q, tk_queue_close_mode mode);
+
+    /* Verifies the engine's invariants (heap order and indices; wheel slots
+     * and rounds). Returns TK_OK or TK_ESTATE. Takes the engine lock; slow. */
+    int (*check)(tk_queue *q);
+} tk_queue_ops;
+
+/* Sets every field of `cfg` to its default. Returns TK_EINVAL if NULL. */
+TK_API int tk_queue_config_init(tk_queue_config *cfg);
+
+/* The engines built into this library. Never NULL. */
+TK_API const tk_queue_ops *tk_engine_heap(void);
+TK_API const tk_queue_ops *tk_engine_wheel(void);
+
+/* The engine selected at build time (CMake TIMERKIT_DEFAULT_ENGINE). */
+TK_API const tk_queue_ops *tk_engine_default(void);
+
+/* Looks an engine up by name; NULL if there is none. */
+TK_API const tk_queue_ops *tk_engine_by_name(const char *name);
+
+/* Registered engines, for tests and benchmarks that run every engine:
+ * index 0 .. tk_engine_count()-1; NULL past the end. */
+TK_API size_t tk_engine_count(void);
+TK_API const tk_queue_ops *tk_engine_at(size_t index);
+
+TK_EXTERN_C_END
+
+#endif

@@ -1,0 +1,97 @@
+/* timerkit: status table, default allocator, clock, engine config defaults. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common-internal.h"
+#include "timerkit/queue.h"
+
+const char *tk_strerror(int status) {
+    switch (status) {
+#define TK__STATUS_TEXT(name, value, text) \
+    case (value):                          \
+        return (text);
+        TK_STATUS_MAP(TK__STATUS_TEXT)
+#undef TK__STATUS_TEXT
+    default:
+        return "unknown status";
+    }
+}
+
+const char *tk_status_name(int status) {
+    switch (status) {
+#define TK__STATUS_NAME(name, value, text) \
+    case (value):                          \
+        return "TK_" #name;
+        TK_STATUS_MAP(TK__STATUS_NAME)
+#undef TK__STATUS_NAME
+    default:
+        return "TK_UNKNOWN";
+    }
+}
+
+static void *default_alloc(void *ctx, size_t size) {
+    (void)ctx;
+    return malloc(size);
+}
+
+static void default_free(void *ctx, void *ptr, size_t size) {
+    (void)ctx;
+    (void)size;
+    free(ptr);
+}
+
+/* Immutable after static initialisation: not mutable global state. */
+static const tk_allocator default_allocator = {default_alloc, default_free, NULL};
+
+const tk_allocator *tk_allocator_default(void) {
+    return &default_allocator;
+}
+
+int64_t tk_clock_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * TK_NS_PER_S + (int64_t)ts.tv_nsec;
+}
+
+int64_t tk_deadline_after_ns(int64_t now_ns, int64_t delay_ns) {
+    if (delay_ns <= 0)
+        return now_ns;
+    return tk__sat_add(now_ns, delay_ns);
+}
+
+int tk_queue_config_init(tk_queue_config *cfg) {
+    if (cfg == NULL)
+        return TK_EINVAL;
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->allocator = NULL;
+    cfg->initial_capacity = 64;
+    cfg->tick_ns = TK_NS_PER_MS;
+    cfg->ticks_per_wheel = 512;
+    cfg->max_pending = 0;
+    cfg->thread_name = "tk-wheel";
+    return TK_OK;
+}
+
+int tk__cond_init_monotonic(pthread_cond_t *cond) {
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc != 0)
+        return rc;
+    rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(cond, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc;
+}
+
+void tk__thread_set_name(const char *name) {
+    char buf[16];
+    if (name == NULL)
+        return;
+    strncpy(buf, name, sizeof(buf) - 1);
+    buf[sizeof(buf) - 1] = '\0';
+    (void)pthread_setname_np(pthread_self(), buf);
+}

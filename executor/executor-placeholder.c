@@ -1,0 +1,2 @@
+/* Placeholder until the executor lands. */
+typedef int tk__executor_placeholder;
