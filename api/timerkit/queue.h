@@ -14,7 +14,8 @@
  * per node: everything they need lives in the node's private area.
  *
  * Threads. Every op except create/destroy may be called from any thread at
- * once. No op calls user code; the only callbacks are the `pred` given to
+ * once. A NULL queue or NULL output pointer gets TK_EINVAL (or 0 / NULL from
+ * ops that return no status). No op calls user code; the only callbacks are the `pred` given to
  * remove_if() (called with the engine lock held: it must be pure and quick)
  * and `release` (called from an engine thread, with no engine lock held).
  */
@@ -112,14 +113,15 @@ typedef struct tk_queue_ops {
 
     /* Inserts `n` (deadline_ns and seq already set). A deadline in the past is
      * due at once. Returns TK_OK (the queue owns `n`), TK_EFULL (pending
-     * limit reached; the caller keeps `n`), TK_ECLOSED (closed NOW), TK_EINVAL. */
+     * limit reached), TK_ENOMEM (the engine could not grow), TK_ECLOSED
+     * (closed NOW) or TK_EINVAL; on any failure the caller keeps `n`. */
     int (*offer)(tk_queue *q, tk_node *n);
 
     /* Blocks until a node is due, then removes it and stores it in *out.
      * Returns TK_OK or TK_ECLOSED (see close()). Never returns a node early. */
     int (*take)(tk_queue *q, tk_node **out);
 
-    /* As take(), but waits at most `timeout_ns` (0: do not wait).
+    /* As take(), but waits at most `timeout_ns` (0 or negative: do not wait).
      * Returns TK_OK, TK_ETIMEDOUT or TK_ECLOSED. */
     int (*poll)(tk_queue *q, int64_t timeout_ns, tk_node **out);
 
@@ -134,7 +136,8 @@ typedef struct tk_queue_ops {
     int (*remove_first)(tk_queue *q, tk_node **out);
 
     /* Reads the key of the node that would be handed out first, due or not,
-     * without removing it. Returns TK_OK or TK_ENOENT (empty). */
+     * without removing it; either output may be NULL. Returns TK_OK or
+     * TK_ENOENT (empty). */
     int (*peek)(tk_queue *q, int64_t *deadline_ns, uint64_t *seq);
 
     /* Returns the number of nodes queued: offered and not yet handed out or
@@ -146,8 +149,9 @@ typedef struct tk_queue_ops {
     tk_node *(*drain)(tk_queue *q);
 
     /* Removes every queued node for which pred(node, ctx) returns true and
-     * returns them as a detached list (order unspecified). `pred` runs with
-     * the engine lock held: it must not call into the queue or block. */
+     * returns them as a detached list (order unspecified). `pred` is called
+     * exactly once per queued node, with the engine lock held: it must not
+     * call into the queue or block. */
     tk_node *(*remove_if)(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx),
                           void *ctx);
 
