@@ -1,0 +1,365 @@
+/* timerkit: the heap engine's blocking adapter (tk_engine_heap()).
+ *
+ * Structure. The pure core (heap-core.c) behind one mutex, plus one condition
+ * variable, `available`, created on CLOCK_MONOTONIC. This is the JDK's
+ * DelayedWorkQueue (ScheduledThreadPoolExecutor) in C, leader-follower wait
+ * included: of the threads blocked in take()/poll() on a head that is not yet
+ * due, only one, the leader, sleeps until the head's deadline; the others,
+ * the followers, wait without a deadline (or until their own poll timeout),
+ * so one due task wakes one thread instead of a herd. The rules that keep a
+ * thread always responsible for the head:
+ *   - offer() of a node that becomes the new head clears the leader (its
+ *     deadline is stale) and signals `available` once;
+ *   - a taker that leaves (with a node, a timeout or TK_ECLOSED) while there
+ *     is no leader and a head remains signals one waiter to take over;
+ *   - close() and any removal that empties a closed queue broadcast, so every
+ *     taker re-checks the closed state.
+ * Removing the head (remove, remove_first, remove_if) needs no signal: the new
+ * head is no earlier than the old one, so the leader wakes no later than
+ * needed and simply sleeps again.
+ *
+ * Invariants: those of the core (checked by check()), plus: `leader` is NULL
+ * or the token of a thread blocked in take()/poll() on `available`.
+ *
+ * Complexity: offer, take, poll, remove, remove_first O(log n) under the
+ * lock; peek, size O(1); drain O(n log n); remove_if O(n); check O(n).
+ * No operation allocates per node; offer may grow the array and removals may
+ * shrink it (amortised O(1)), always through the configured allocator.
+ *
+ * Accuracy. Never early: a node leaves through take()/poll() only after
+ * tk_clock_now_ns() (CLOCK_MONOTONIC), read under the lock after waking, is
+ * at or past its deadline; a wake-up that comes early (spurious, a signal, a
+ * clock rounding) just loops. Lateness is bounded by the wake-up latency of
+ * pthread_cond_timedwait (scheduler latency plus the thread's timer slack,
+ * 50 us by default on Linux) and by lock contention; with every worker busy
+ * a due node waits for the next free taker, which no queue can help.
+ *
+ * remove() always completes at once (TK_OK or TK_ENOENT): the heap never
+ * returns TK_EINPROGRESS and never calls the `release` callback, so create()
+ * accepts a NULL one. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "common-internal.h"
+#include "heap-core.h"
+#include "timerkit/queue.h"
+
+/* tk_queue.closed holds HEAP_OPEN or the strongest tk_queue_close_mode
+ * received so far (TK_QUEUE_CLOSE_NOW > TK_QUEUE_CLOSE_WHEN_EMPTY > open). */
+enum { HEAP_OPEN = 0 };
+
+struct tk_queue {
+    pthread_mutex_t lock;          /* guards every field below marked "lock" */
+    pthread_cond_t available;      /* CLOCK_MONOTONIC; signalled as described above */
+    tk_heap_core heap;             /* lock */
+    const void *leader;            /* lock: token of the thread waiting for the head, or NULL */
+    int closed;                    /* lock: HEAP_OPEN or a tk_queue_close_mode */
+    const tk_allocator *allocator; /* immutable after create(); frees the queue itself */
+};
+
+/* After a node left the heap (caller holds the lock): a closed queue that
+ * just became empty must release every blocked taker with TK_ECLOSED. */
+static void wake_if_closed_and_empty_locked(tk_queue *q) {
+    if (q->closed != HEAP_OPEN && tk_heap_core_size(&q->heap) == 0)
+        pthread_cond_broadcast(&q->available);
+}
+
+/* Waits on `available` until woken or until `deadline_ns` (INT64_MAX: no
+ * deadline). Caller holds the lock. Spurious wake-ups are the caller's loop's
+ * problem. */
+static void wait_locked(tk_queue *q, int64_t deadline_ns) {
+    if (deadline_ns == INT64_MAX) {
+        pthread_cond_wait(&q->available, &q->lock);
+    } else {
+        struct timespec ts = tk__ns_to_timespec(deadline_ns);
+        (void)pthread_cond_timedwait(&q->available, &q->lock, &ts);
+    }
+}
+
+/* The body of take() and poll(): waits until a node is due, until
+ * `give_up_ns` (INT64_MAX: never) or until the queue is closed. Caller holds
+ * the lock. Returns TK_OK (*out set), TK_ETIMEDOUT or TK_ECLOSED. */
+static int take_locked(tk_queue *q, int64_t give_up_ns, tk_node **out) {
+    char me = 0; /* this thread's leader token: its address is unique while we wait */
+    int rc;
+    for (;;) {
+        if (q->closed == TK_QUEUE_CLOSE_NOW) {
+            rc = TK_ECLOSED;
+            break;
+        }
+        tk_node *head = tk_heap_core_peek(&q->heap);
+        if (head == NULL && q->closed == TK_QUEUE_CLOSE_WHEN_EMPTY) {
+            rc = TK_ECLOSED;
+            break;
+        }
+        int64_t now = tk_clock_now_ns();
+        if (head != NULL && head->deadline_ns <= now) {
+            *out = tk_heap_core_pop(&q->heap);
+            wake_if_closed_and_empty_locked(q);
+            rc = TK_OK;
+            break;
+        }
+        if (now >= give_up_ns) {
+            rc = TK_ETIMEDOUT;
+            break;
+        }
+        if (head == NULL || q->leader != NULL || give_up_ns < head->deadline_ns) {
+            /* follower (or nothing queued, or we give up before the head is due) */
+            wait_locked(q, give_up_ns);
+        } else {
+            q->leader = &me;
+            wait_locked(q, head->deadline_ns);
+            if (q->leader == &me)
+                q->leader = NULL;
+        }
+    }
+    /* Leaving: hand the head over to a waiter if nobody leads. */
+    if (q->leader == NULL && q->closed != TK_QUEUE_CLOSE_NOW && tk_heap_core_size(&q->heap) > 0)
+        pthread_cond_signal(&q->available);
+    return rc;
+}
+
+/* Builds a heap queue: cfg->allocator and cfg->initial_capacity are used,
+ * other fields ignored. `release` is never called and may be NULL.
+ * Returns TK_OK, TK_EINVAL (out NULL, or an impossible capacity),
+ * TK_ENOMEM (memory, or the mutex/condition could not be initialised). */
+static int heap_create(const tk_queue_config *cfg, tk_queue_release_fn release, void *release_ctx,
+                       tk_queue **out) {
+    TK__UNUSED(release);
+    TK__UNUSED(release_ctx);
+    if (out == NULL)
+        return TK_EINVAL;
+    *out = NULL;
+    const tk_allocator *a =
+        cfg != NULL && cfg->allocator != NULL ? cfg->allocator : tk_allocator_default();
+    size_t cap = cfg != NULL ? cfg->initial_capacity : 0;
+    tk_queue *q = tk__alloc(a, sizeof(*q));
+    if (q == NULL)
+        return TK_ENOMEM;
+    memset(q, 0, sizeof(*q));
+    q->allocator = a;
+    q->closed = HEAP_OPEN;
+    q->leader = NULL;
+    int rc = tk_heap_core_init(&q->heap, a, cap);
+    if (rc != TK_OK)
+        goto fail_heap;
+    if (pthread_mutex_init(&q->lock, NULL) != 0) {
+        rc = TK_ENOMEM;
+        goto fail_mutex;
+    }
+    if (tk__cond_init_monotonic(&q->available) != 0) {
+        rc = TK_ENOMEM;
+        goto fail_cond;
+    }
+    *out = q;
+    return TK_OK;
+
+fail_cond:
+    pthread_mutex_destroy(&q->lock);
+fail_mutex:
+fail_heap:
+    tk_heap_core_destroy(&q->heap);
+    tk__free(a, q, sizeof(*q));
+    return rc;
+}
+
+/* Frees the queue. No thread may be inside another op. Queued nodes are not
+ * touched. NULL is a no-op. */
+static void heap_destroy(tk_queue *q) {
+    if (q == NULL)
+        return;
+    tk_heap_core_destroy(&q->heap);
+    pthread_cond_destroy(&q->available);
+    pthread_mutex_destroy(&q->lock);
+    tk__free(q->allocator, q, sizeof(*q));
+}
+
+/* Inserts `n`. Returns TK_OK (queued), TK_ECLOSED (closed NOW; the caller
+ * keeps n), TK_ENOMEM (the array could not grow; the caller keeps n) or
+ * TK_EINVAL (NULL, or n already queued here). Never TK_EFULL. */
+static int heap_offer(tk_queue *q, tk_node *n) {
+    if (q == NULL || n == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&q->lock);
+    int rc = TK_ECLOSED;
+    if (q->closed != TK_QUEUE_CLOSE_NOW) {
+        rc = tk_heap_core_push(&q->heap, n);
+        if (rc == TK_OK && tk_heap_core_peek(&q->heap) == n) {
+            /* new head: whoever leads sleeps for a later deadline */
+            q->leader = NULL;
+            pthread_cond_signal(&q->available);
+        }
+    }
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+/* Blocks until the head is due and hands it out. Returns TK_OK (*out set),
+ * TK_ECLOSED (closed NOW, or closed WHEN_EMPTY and empty) or TK_EINVAL. */
+static int heap_take(tk_queue *q, tk_node **out) {
+    if (q == NULL || out == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&q->lock);
+    int rc = take_locked(q, INT64_MAX, out);
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+/* As take(), waiting at most timeout_ns (<= 0: not at all). Returns TK_OK,
+ * TK_ETIMEDOUT, TK_ECLOSED or TK_EINVAL. A closed state wins over a timeout,
+ * a due node over both when open or closed WHEN_EMPTY. */
+static int heap_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
+    if (q == NULL || out == NULL)
+        return TK_EINVAL;
+    int64_t give_up = tk_deadline_after_ns(tk_clock_now_ns(), timeout_ns);
+    if (give_up == INT64_MAX)
+        give_up = INT64_MAX - 1; /* INT64_MAX means "never" to take_locked */
+    pthread_mutex_lock(&q->lock);
+    int rc = take_locked(q, give_up, out);
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+/* Removes `n`, due or not. Returns TK_OK (the caller owns n again) or
+ * TK_ENOENT (not queued here); TK_EINVAL for a NULL queue. Never
+ * TK_EINPROGRESS. */
+static int heap_remove(tk_queue *q, tk_node *n) {
+    if (q == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&q->lock);
+    int rc = tk_heap_core_remove(&q->heap, n);
+    if (rc == TK_OK)
+        wake_if_closed_and_empty_locked(q);
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+/* Removes the smallest node, due or not. Returns TK_OK (*out set),
+ * TK_ENOENT (empty) or TK_EINVAL. */
+static int heap_remove_first(tk_queue *q, tk_node **out) {
+    if (q == NULL || out == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&q->lock);
+    tk_node *n = tk_heap_core_pop(&q->heap);
+    if (n != NULL)
+        wake_if_closed_and_empty_locked(q);
+    pthread_mutex_unlock(&q->lock);
+    if (n == NULL)
+        return TK_ENOENT;
+    *out = n;
+    return TK_OK;
+}
+
+/* Reads the head's key. Either pointer may be NULL. Returns TK_OK, TK_ENOENT
+ * (empty) or TK_EINVAL. */
+static int heap_peek(tk_queue *q, int64_t *deadline_ns, uint64_t *seq) {
+    if (q == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&q->lock);
+    const tk_node *n = tk_heap_core_peek(&q->heap);
+    if (n != NULL) {
+        if (deadline_ns != NULL)
+            *deadline_ns = n->deadline_ns;
+        if (seq != NULL)
+            *seq = n->seq;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return n != NULL ? TK_OK : TK_ENOENT;
+}
+
+/* Returns the number of queued nodes (0 for NULL). */
+static size_t heap_size(tk_queue *q) {
+    if (q == NULL)
+        return 0;
+    pthread_mutex_lock(&q->lock);
+    size_t n = tk_heap_core_size(&q->heap);
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+/* Empties the queue into a list sorted by (deadline, seq), linked through
+ * tk__priv.detached_next. Returns the list, NULL if empty. */
+static tk_node *heap_drain(tk_queue *q) {
+    if (q == NULL)
+        return NULL;
+    tk_node *head = NULL;
+    tk_node **tail = &head;
+    pthread_mutex_lock(&q->lock);
+    tk_node *n;
+    while ((n = tk_heap_core_pop(&q->heap)) != NULL) {
+        *tail = n;
+        tail = &n->tk__priv.detached_next;
+    }
+    *tail = NULL;
+    if (head != NULL)
+        wake_if_closed_and_empty_locked(q);
+    pthread_mutex_unlock(&q->lock);
+    return head;
+}
+
+/* Removes every node that `pred` accepts (pred called once per node, with
+ * the lock held) and returns them as a detached list in no particular order;
+ * NULL if none (or q/pred NULL). */
+static tk_node *heap_remove_if(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx), void *ctx) {
+    if (q == NULL || pred == NULL)
+        return NULL;
+    pthread_mutex_lock(&q->lock);
+    size_t removed = 0;
+    tk_node *list = tk_heap_core_remove_if(&q->heap, pred, ctx, &removed);
+    if (removed > 0)
+        wake_if_closed_and_empty_locked(q);
+    pthread_mutex_unlock(&q->lock);
+    return list;
+}
+
+/* Closes the queue (WHEN_EMPTY, then optionally NOW; never back) and wakes
+ * every blocked taker. An unknown mode is ignored. */
+static void heap_close(tk_queue *q, tk_queue_close_mode mode) {
+    if (q == NULL || (mode != TK_QUEUE_CLOSE_WHEN_EMPTY && mode != TK_QUEUE_CLOSE_NOW))
+        return;
+    pthread_mutex_lock(&q->lock);
+    if ((int)mode > q->closed)
+        q->closed = (int)mode;
+    pthread_cond_broadcast(&q->available);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* Verifies the core's invariants under the lock. Returns TK_OK or TK_ESTATE
+ * (TK_EINVAL for NULL). */
+static int heap_check(tk_queue *q) {
+    if (q == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&q->lock);
+    int rc = tk_heap_core_check(&q->heap);
+    if (rc == TK_OK && q->closed != HEAP_OPEN && q->closed != TK_QUEUE_CLOSE_WHEN_EMPTY &&
+        q->closed != TK_QUEUE_CLOSE_NOW)
+        rc = TK_ESTATE;
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+static const tk_queue_ops heap_ops = {
+    .name = "heap",
+    .caps = TK_QUEUE_CAP_EXACT_ORDER,
+    .create = heap_create,
+    .destroy = heap_destroy,
+    .offer = heap_offer,
+    .take = heap_take,
+    .poll = heap_poll,
+    .remove = heap_remove,
+    .remove_first = heap_remove_first,
+    .peek = heap_peek,
+    .size = heap_size,
+    .drain = heap_drain,
+    .remove_if = heap_remove_if,
+    .close = heap_close,
+    .check = heap_check,
+};
+
+/* Returns the heap engine's ops table (static, immutable). Never NULL. */
+const tk_queue_ops *tk_engine_heap(void) {
+    return &heap_ops;
+}

@@ -1,0 +1,111 @@
+/* timerkit: the heap engine's pure core, an indexed d-ary min-heap of tk_node.
+ *
+ * Single-threaded: no locks, no threads, no clock (pop_due() is told `now`).
+ * The blocking adapter (heap-adapter.c), the unit tests, the benchmarks and
+ * the differential fuzzer all drive this same API. The structure, its
+ * invariants and its cost are described at the top of heap-core.c.
+ *
+ * Order: (deadline_ns, seq) ascending; equal deadlines leave FIFO by seq.
+ * A node in the heap stores its array slot in n->tk__priv.heap.index; a node
+ * that leaves (pop, pop_due, remove, remove_if) gets index SIZE_MAX, except
+ * that remove_if() reuses the same storage for the detached-list link.
+ *
+ * Ownership: the heap never allocates, frees or otherwise touches a node's
+ * memory beyond tk__priv; while a node is in the heap its owner must not
+ * change its deadline_ns or seq (the heap keeps a copy of the key). */
+#ifndef TIMERKIT_HEAP_CORE_H
+#define TIMERKIT_HEAP_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timerkit/alloc.h"
+#include "timerkit/queue.h"
+
+/* Children per parent: 2 (binary) or 4. A compile-time constant; override
+ * with -DTK_HEAP_ARITY=2 (CMake: -DTIMERKIT_HEAP_ARITY=2). The default is the
+ * faster of the two as measured at N = 1e6 (see heap-core.c). */
+#ifndef TK_HEAP_ARITY
+#define TK_HEAP_ARITY 4
+#endif
+
+/* Default number of slots when tk_heap_core_init() is given 0. */
+#define TK_HEAP_DEFAULT_CAPACITY ((size_t)64)
+
+/* One array slot: the node's key, copied beside the pointer so that a sift
+ * compares contiguous memory and never dereferences a node. */
+typedef struct tk_heap_entry {
+    int64_t deadline_ns;
+    uint64_t seq;
+    tk_node *node;
+} tk_heap_entry;
+
+/* The heap. Caller-allocated; every field is private to heap-core.c (read
+ * them in tests if you must, never write them). */
+typedef struct tk_heap_core {
+    tk_heap_entry *entries;        /* `capacity` slots, the first `size` in use */
+    size_t size;                   /* nodes in the heap */
+    size_t capacity;               /* slots allocated */
+    size_t min_capacity;           /* shrinking never goes below this */
+    const tk_allocator *allocator; /* never NULL after init */
+} tk_heap_core;
+
+/* Initialises an empty heap with room for `initial_capacity` nodes (0: 64)
+ * allocated from `a` (NULL: tk_allocator_default()). The array grows as
+ * needed and never shrinks below `initial_capacity`.
+ * Returns TK_OK, TK_EINVAL (h NULL or capacity too large to represent) or
+ * TK_ENOMEM (h is then left safe to destroy). */
+int tk_heap_core_init(tk_heap_core *h, const tk_allocator *a, size_t initial_capacity);
+
+/* Frees the array. Nodes still in the heap are not touched (their index is
+ * left stale). `h` may be re-initialised afterwards. NULL is a no-op. */
+void tk_heap_core_destroy(tk_heap_core *h);
+
+/* Inserts `n` (deadline_ns and seq already set). O(log n); amortised O(1)
+ * expected for random keys.
+ * Returns TK_OK, TK_ENOMEM (the array could not grow: heap and node
+ * unchanged) or TK_EINVAL (h or n NULL, or n is already in this heap). */
+int tk_heap_core_push(tk_heap_core *h, tk_node *n);
+
+/* Removes `n` wherever it sits, found through its stored index. O(log n).
+ * Returns TK_OK, TK_ENOENT (n is not in this heap, or NULL) or TK_EINVAL
+ * (h NULL). */
+int tk_heap_core_remove(tk_heap_core *h, tk_node *n);
+
+/* Returns the node with the smallest (deadline_ns, seq) without removing it;
+ * NULL if the heap is empty (or h is NULL). O(1). */
+tk_node *tk_heap_core_peek(const tk_heap_core *h);
+
+/* Removes and returns the node with the smallest key; NULL if empty.
+ * O(log n). */
+tk_node *tk_heap_core_pop(tk_heap_core *h);
+
+/* Removes and returns the head if head->deadline_ns <= now_ns; otherwise (or
+ * if empty) returns NULL and leaves the heap unchanged. O(log n). */
+tk_node *tk_heap_core_pop_due(tk_heap_core *h, int64_t now_ns);
+
+/* Returns the number of nodes in the heap (0 for NULL). O(1). */
+size_t tk_heap_core_size(const tk_heap_core *h);
+
+/* Returns true iff `n` is in this heap: its stored index is below the size
+ * and that slot holds `n`. Safe on any node, including one never pushed,
+ * one removed, or one in another heap. O(1). */
+bool tk_heap_core_contains(const tk_heap_core *h, const tk_node *n);
+
+/* Removes every node for which pred(node, ctx) returns true, calling pred
+ * exactly once per node, and returns them as a list linked through
+ * tk__priv.detached_next (read with tk_node_next_detached()), in no
+ * particular order; NULL if none matched. *removed (if not NULL) receives
+ * their number. O(n): the survivors are re-heapified in place. `pred` must
+ * not call into this heap. Not one of the core operations the benchmarks
+ * use: it exists for the adapter's remove_if(). */
+tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, void *ctx),
+                                void *ctx, size_t *removed);
+
+/* Verifies every invariant: size <= capacity, heap order against each
+ * parent, each slot's key equal to its node's key, and each node's stored
+ * index. O(n). Returns TK_OK or TK_ESTATE (TK_EINVAL if h is NULL). */
+int tk_heap_core_check(const tk_heap_core *h);
+
+#endif

@@ -1,0 +1,795 @@
+/* timerkit: tests of the heap engine's blocking adapter (tk_engine_heap()).
+ *
+ * Real time on a noisy 2-core box: every bound is generous and only behaviour
+ * is asserted (who gets which node, never early, who is released by what),
+ * never speed. cmocka asserts longjmp, so helper threads only record what
+ * they saw; the test's main thread joins them and then asserts. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "timerkit/clock.h"
+#include "timerkit/queue.h"
+#include "timerkit/status.h"
+
+#define MS TK_NS_PER_MS
+
+static const tk_queue_ops *ops;
+
+static void sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static tk_queue *make_queue(void) {
+    tk_queue *q = NULL;
+    assert_int_equal(ops->create(NULL, NULL, NULL, &q), TK_OK);
+    assert_non_null(q);
+    return q;
+}
+
+static void node_at(tk_node *n, int64_t deadline_ns, uint64_t seq) {
+    memset(n, 0, sizeof(*n));
+    n->deadline_ns = deadline_ns;
+    n->seq = seq;
+}
+
+/* A thread blocked in take() or poll(); it records, the test asserts. */
+typedef struct taker {
+    pthread_t thread;
+    tk_queue *q;
+    int64_t poll_timeout_ns; /* < 0: take(); else poll() with it */
+    int rc;
+    tk_node *got;
+    int64_t returned_ns;
+} taker;
+
+static void *taker_main(void *arg) {
+    taker *t = arg;
+    t->got = NULL;
+    if (t->poll_timeout_ns < 0)
+        t->rc = ops->take(t->q, &t->got);
+    else
+        t->rc = ops->poll(t->q, t->poll_timeout_ns, &t->got);
+    t->returned_ns = tk_clock_now_ns();
+    return NULL;
+}
+
+static void taker_start(taker *t, tk_queue *q, int64_t poll_timeout_ns) {
+    memset(t, 0, sizeof(*t));
+    t->q = q;
+    t->poll_timeout_ns = poll_timeout_ns;
+    assert_int_equal(pthread_create(&t->thread, NULL, taker_main, t), 0);
+}
+
+static void taker_join(taker *t) {
+    assert_int_equal(pthread_join(t->thread, NULL), 0);
+}
+
+/* ---- the ops table and lifecycle --------------------------------------------- */
+
+static void ops_table_is_named_heap_has_exact_order_and_every_op(void **state) {
+    (void)state;
+    assert_non_null(ops);
+    assert_string_equal(ops->name, "heap");
+    assert_int_equal(ops->caps, TK_QUEUE_CAP_EXACT_ORDER);
+    assert_non_null(ops->create);
+    assert_non_null(ops->destroy);
+    assert_non_null(ops->offer);
+    assert_non_null(ops->take);
+    assert_non_null(ops->poll);
+    assert_non_null(ops->remove);
+    assert_non_null(ops->remove_first);
+    assert_non_null(ops->peek);
+    assert_non_null(ops->size);
+    assert_non_null(ops->drain);
+    assert_non_null(ops->remove_if);
+    assert_non_null(ops->close);
+    assert_non_null(ops->check);
+}
+
+typedef struct count_alloc {
+    long fail_after; /* < 0: never fail */
+    size_t live_bytes;
+} count_alloc;
+
+static void *count_alloc_fn(void *ctx, size_t size) {
+    count_alloc *c = ctx;
+    if (c->fail_after == 0)
+        return NULL;
+    if (c->fail_after > 0)
+        c->fail_after--;
+    void *p = malloc(size);
+    if (p != NULL)
+        c->live_bytes += size;
+    return p;
+}
+
+static void count_free_fn(void *ctx, void *ptr, size_t size) {
+    count_alloc *c = ctx;
+    c->live_bytes -= size;
+    free(ptr);
+}
+
+static void create_uses_the_configured_allocator_and_reports_enomem(void **state) {
+    (void)state;
+    tk_queue *q = NULL;
+    assert_int_equal(ops->create(NULL, NULL, NULL, NULL), TK_EINVAL);
+
+    for (long fail_after = 0; fail_after < 2; fail_after++) {
+        count_alloc c = {.fail_after = fail_after};
+        tk_allocator a = {count_alloc_fn, count_free_fn, &c};
+        tk_queue_config cfg;
+        assert_int_equal(tk_queue_config_init(&cfg), TK_OK);
+        cfg.allocator = &a;
+        assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_ENOMEM);
+        assert_null(q);
+        assert_int_equal(c.live_bytes, 0);
+    }
+
+    count_alloc c = {.fail_after = -1};
+    tk_allocator a = {count_alloc_fn, count_free_fn, &c};
+    tk_queue_config cfg = {.allocator = &a, .initial_capacity = 1000};
+    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_OK);
+    assert_true(c.live_bytes >= 1000 * 2 * sizeof(int64_t));
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+    assert_int_equal(c.live_bytes, 0);
+}
+
+static void offer_rejects_null_and_a_node_already_queued(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node n;
+    node_at(&n, tk_clock_now_ns(), 1);
+    assert_int_equal(ops->offer(q, NULL), TK_EINVAL);
+    assert_int_equal(ops->offer(NULL, &n), TK_EINVAL);
+    assert_int_equal(ops->offer(q, &n), TK_OK);
+    assert_int_equal(ops->offer(q, &n), TK_EINVAL);
+    assert_int_equal(ops->size(q), 1);
+    assert_int_equal(ops->remove(q, &n), TK_OK);
+    ops->destroy(q);
+}
+
+/* ---- take() and poll() ------------------------------------------------------- */
+
+static void take_never_returns_a_node_before_its_deadline(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    int64_t now = tk_clock_now_ns();
+    const int64_t offsets_ms[6] = {30, 5, 20, 10, 0, -5};
+    tk_node n[6];
+    for (int i = 0; i < 6; i++) {
+        node_at(&n[i], now + offsets_ms[i] * MS, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    const int expect[6] = {5, 4, 1, 3, 2, 0};
+    for (int i = 0; i < 6; i++) {
+        tk_node *got = NULL;
+        assert_int_equal(ops->take(q, &got), TK_OK);
+        int64_t after = tk_clock_now_ns();
+        assert_ptr_equal(got, &n[expect[i]]);
+        assert_true(after >= got->deadline_ns);
+        assert_int_equal(ops->check(q), TK_OK);
+    }
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+}
+
+static void equal_deadlines_are_taken_in_seq_order(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    int64_t when = tk_clock_now_ns() + 5 * MS;
+    tk_node n[64];
+    for (int i = 63; i >= 0; i--) { /* offered in reverse seq order */
+        node_at(&n[i], when, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    for (int i = 0; i < 64; i++) {
+        tk_node *got = NULL;
+        assert_int_equal(ops->take(q, &got), TK_OK);
+        assert_ptr_equal(got, &n[i]);
+    }
+    ops->destroy(q);
+}
+
+static void blocked_takers_each_get_one_node_none_early(void **state) {
+    (void)state;
+    enum { T = 4 };
+    tk_queue *q = make_queue();
+    taker t[T];
+    for (int i = 0; i < T; i++)
+        taker_start(&t[i], q, -1);
+    sleep_ms(20); /* let them block: one leader, the rest followers */
+    int64_t now = tk_clock_now_ns();
+    const int64_t offsets_ms[T] = {40, 30, 20, 50};
+    tk_node n[T];
+    for (int i = 0; i < T; i++) {
+        node_at(&n[i], now + offsets_ms[i] * MS, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    for (int i = 0; i < T; i++)
+        taker_join(&t[i]);
+    int seen[T] = {0};
+    for (int i = 0; i < T; i++) {
+        assert_int_equal(t[i].rc, TK_OK);
+        assert_non_null(t[i].got);
+        assert_true(t[i].returned_ns >= t[i].got->deadline_ns);
+        seen[t[i].got - n]++;
+    }
+    for (int i = 0; i < T; i++)
+        assert_int_equal(seen[i], 1);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+}
+
+static void an_earlier_offer_wakes_the_sleeping_leader(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node far, near;
+    node_at(&far, tk_clock_now_ns() + 10 * TK_NS_PER_S, 1);
+    assert_int_equal(ops->offer(q, &far), TK_OK);
+    taker t[2];
+    taker_start(&t[0], q, -1);
+    sleep_ms(30); /* t[0] leads, sleeping until far's deadline */
+    taker_start(&t[1], q, -1);
+    sleep_ms(10); /* t[1] follows */
+    int64_t offered = tk_clock_now_ns();
+    node_at(&near, offered + 30 * MS, 2);
+    assert_int_equal(ops->offer(q, &near), TK_OK);
+    /* one of them takes `near`; the other goes on waiting for `far` */
+    sleep_ms(100);
+    assert_int_equal(ops->remove(q, &far), TK_OK);
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    taker_join(&t[0]);
+    taker_join(&t[1]);
+    taker *winner = t[0].rc == TK_OK ? &t[0] : &t[1];
+    taker *other = winner == &t[0] ? &t[1] : &t[0];
+    assert_int_equal(winner->rc, TK_OK);
+    assert_ptr_equal(winner->got, &near);
+    assert_true(winner->returned_ns >= near.deadline_ns);
+    assert_true(winner->returned_ns - offered < 5 * TK_NS_PER_S); /* not far's 10 s */
+    assert_int_equal(other->rc, TK_ECLOSED);
+    ops->destroy(q);
+}
+
+static void a_leader_waiting_for_the_end_of_time_is_still_released_by_close(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node n;
+    node_at(&n, INT64_MAX, 0);
+    assert_int_equal(ops->offer(q, &n), TK_OK);
+    taker t[2];
+    taker_start(&t[0], q, -1);
+    taker_start(&t[1], q, INT64_MAX); /* poll() that never gives up */
+    sleep_ms(30);
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    taker_join(&t[0]);
+    taker_join(&t[1]);
+    assert_int_equal(t[0].rc, TK_ECLOSED);
+    assert_int_equal(t[1].rc, TK_ECLOSED);
+    assert_int_equal(ops->size(q), 1);
+    assert_ptr_equal(ops->drain(q), &n);
+    ops->destroy(q);
+}
+
+static void poll_gives_up_after_its_timeout(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node *got = NULL;
+    assert_int_equal(ops->poll(q, 0, &got), TK_ETIMEDOUT);
+    assert_int_equal(ops->poll(q, -5 * MS, &got), TK_ETIMEDOUT);
+    int64_t start = tk_clock_now_ns();
+    assert_int_equal(ops->poll(q, 30 * MS, &got), TK_ETIMEDOUT);
+    assert_true(tk_clock_now_ns() - start >= 30 * MS);
+
+    tk_node later;
+    node_at(&later, tk_clock_now_ns() + 10 * TK_NS_PER_S, 0);
+    assert_int_equal(ops->offer(q, &later), TK_OK);
+    start = tk_clock_now_ns();
+    assert_int_equal(ops->poll(q, 20 * MS, &got), TK_ETIMEDOUT);
+    assert_true(tk_clock_now_ns() - start >= 20 * MS);
+    assert_int_equal(ops->poll(q, 0, &got), TK_ETIMEDOUT);
+    assert_int_equal(ops->size(q), 1);
+    assert_int_equal(ops->remove(q, &later), TK_OK);
+    ops->destroy(q);
+}
+
+static void poll_returns_a_node_that_falls_due_within_the_timeout(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node soon, due;
+    node_at(&soon, tk_clock_now_ns() + 20 * MS, 1);
+    assert_int_equal(ops->offer(q, &soon), TK_OK);
+    tk_node *got = NULL;
+    assert_int_equal(ops->poll(q, 5 * TK_NS_PER_S, &got), TK_OK);
+    assert_ptr_equal(got, &soon);
+    assert_true(tk_clock_now_ns() >= soon.deadline_ns);
+
+    node_at(&due, tk_clock_now_ns() - 1, 2);
+    assert_int_equal(ops->offer(q, &due), TK_OK);
+    got = NULL;
+    assert_int_equal(ops->poll(q, 0, &got), TK_OK); /* due: no wait needed */
+    assert_ptr_equal(got, &due);
+    ops->destroy(q);
+}
+
+/* ---- close() ------------------------------------------------------------------ */
+
+static void close_when_empty_hands_out_what_is_left_then_reports_closed(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    int64_t now = tk_clock_now_ns();
+    tk_node n[4];
+    node_at(&n[0], now - MS, 0);
+    node_at(&n[1], now, 1);
+    node_at(&n[2], now + 30 * MS, 2);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    tk_node *got = NULL;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ops->take(q, &got), TK_OK);
+        assert_ptr_equal(got, &n[i]);
+        assert_true(tk_clock_now_ns() >= got->deadline_ns);
+    }
+    assert_int_equal(ops->take(q, &got), TK_ECLOSED);
+    assert_int_equal(ops->poll(q, 10 * MS, &got), TK_ECLOSED);
+    /* offer still works (a periodic task re-queued during shutdown) */
+    node_at(&n[3], tk_clock_now_ns() + 5 * MS, 3);
+    assert_int_equal(ops->offer(q, &n[3]), TK_OK);
+    assert_int_equal(ops->take(q, &got), TK_OK);
+    assert_ptr_equal(got, &n[3]);
+    assert_int_equal(ops->poll(q, 0, &got), TK_ECLOSED);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+}
+
+static void close_when_empty_releases_takers_blocked_on_an_empty_queue(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    taker t[3];
+    taker_start(&t[0], q, -1);
+    taker_start(&t[1], q, -1);
+    taker_start(&t[2], q, 10 * TK_NS_PER_S);
+    sleep_ms(30);
+    int64_t closed = tk_clock_now_ns();
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    for (int i = 0; i < 3; i++)
+        taker_join(&t[i]);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(t[i].rc, TK_ECLOSED);
+        assert_true(t[i].returned_ns - closed < 5 * TK_NS_PER_S);
+    }
+    ops->destroy(q);
+}
+
+static void close_when_empty_releases_the_other_takers_once_the_last_node_is_taken(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node n;
+    node_at(&n, tk_clock_now_ns() + 40 * MS, 0);
+    assert_int_equal(ops->offer(q, &n), TK_OK);
+    taker t[3];
+    for (int i = 0; i < 3; i++)
+        taker_start(&t[i], q, -1);
+    sleep_ms(10);
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    for (int i = 0; i < 3; i++)
+        taker_join(&t[i]);
+    int ok = 0, closed = 0;
+    for (int i = 0; i < 3; i++) {
+        if (t[i].rc == TK_OK) {
+            ok++;
+            assert_ptr_equal(t[i].got, &n);
+            assert_true(t[i].returned_ns >= n.deadline_ns);
+        } else {
+            assert_int_equal(t[i].rc, TK_ECLOSED);
+            closed++;
+        }
+    }
+    assert_int_equal(ok, 1);
+    assert_int_equal(closed, 2);
+    ops->destroy(q);
+}
+
+static bool pred_true(const tk_node *n, void *ctx) {
+    (void)n;
+    (void)ctx;
+    return true;
+}
+
+static void close_when_empty_releases_takers_when_a_removal_empties_the_queue(void **state) {
+    (void)state;
+    /* the four ways to empty a queue without taking: remove, remove_first,
+     * drain, remove_if */
+    for (int way = 0; way < 4; way++) {
+        tk_queue *q = make_queue();
+        tk_node far;
+        node_at(&far, tk_clock_now_ns() + 10 * TK_NS_PER_S, 0);
+        assert_int_equal(ops->offer(q, &far), TK_OK);
+        taker t[2];
+        taker_start(&t[0], q, -1);
+        taker_start(&t[1], q, -1);
+        sleep_ms(20);
+        ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY); /* not empty yet: they wait on */
+        sleep_ms(20);
+        int64_t emptied = tk_clock_now_ns();
+        tk_node *got = NULL;
+        int rc = TK_OK;
+        switch (way) {
+        case 0:
+            rc = ops->remove(q, &far);
+            got = &far;
+            break;
+        case 1:
+            rc = ops->remove_first(q, &got);
+            break;
+        case 2:
+            got = ops->drain(q);
+            break;
+        default:
+            got = ops->remove_if(q, pred_true, NULL);
+            break;
+        }
+        taker_join(&t[0]);
+        taker_join(&t[1]);
+        assert_int_equal(rc, TK_OK);
+        assert_ptr_equal(got, &far);
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(t[i].rc, TK_ECLOSED);
+            assert_true(t[i].returned_ns >= emptied);
+            assert_true(t[i].returned_ns - emptied < 5 * TK_NS_PER_S);
+        }
+        assert_int_equal(ops->size(q), 0);
+        ops->destroy(q);
+    }
+}
+
+static void close_now_fails_takers_and_offers_at_once_and_keeps_the_nodes(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    int64_t now = tk_clock_now_ns();
+    tk_node far, late;
+    node_at(&far, now + 10 * TK_NS_PER_S, 1);
+    assert_int_equal(ops->offer(q, &far), TK_OK);
+    taker t[2];
+    taker_start(&t[0], q, -1);
+    taker_start(&t[1], q, 10 * TK_NS_PER_S);
+    sleep_ms(30);
+    int64_t closed = tk_clock_now_ns();
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    taker_join(&t[0]);
+    taker_join(&t[1]);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(t[i].rc, TK_ECLOSED);
+        assert_true(t[i].returned_ns - closed < 5 * TK_NS_PER_S);
+    }
+    node_at(&late, now, 2);
+    assert_int_equal(ops->offer(q, &late), TK_ECLOSED);
+    assert_int_equal(ops->size(q), 1);
+    tk_node *got = NULL;
+    assert_int_equal(ops->take(q, &got), TK_ECLOSED);
+    assert_int_equal(ops->poll(q, 0, &got), TK_ECLOSED);
+    assert_int_equal(ops->check(q), TK_OK);
+    tk_node *list = ops->drain(q);
+    assert_ptr_equal(list, &far);
+    assert_null(tk_node_next_detached(list));
+    ops->destroy(q);
+}
+
+static void close_now_fails_take_even_with_a_due_node_queued(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node due;
+    node_at(&due, tk_clock_now_ns() - MS, 0);
+    assert_int_equal(ops->offer(q, &due), TK_OK);
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    tk_node *got = NULL;
+    assert_int_equal(ops->take(q, &got), TK_ECLOSED);
+    assert_int_equal(ops->remove(q, &due), TK_OK);
+    ops->destroy(q);
+}
+
+static void close_now_may_follow_when_empty_but_not_the_reverse(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node n;
+    node_at(&n, tk_clock_now_ns(), 0);
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    assert_int_equal(ops->offer(q, &n), TK_OK);
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    assert_int_equal(ops->remove(q, &n), TK_OK);
+    assert_int_equal(ops->offer(q, &n), TK_ECLOSED);
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY); /* ignored: still NOW */
+    assert_int_equal(ops->offer(q, &n), TK_ECLOSED);
+    ops->close(q, (tk_queue_close_mode)42); /* unknown: ignored */
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+
+    q = make_queue();
+    ops->close(q, (tk_queue_close_mode)42);
+    assert_int_equal(ops->offer(q, &n), TK_OK); /* still open */
+    assert_int_equal(ops->remove(q, &n), TK_OK);
+    ops->destroy(q);
+}
+
+/* ---- remove, remove_first, peek, size, drain, remove_if ------------------------- */
+
+static void remove_takes_a_node_out_once_then_reports_enoent(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    int64_t now = tk_clock_now_ns();
+    tk_node a, b, never;
+    node_at(&a, now - MS, 0);               /* due */
+    node_at(&b, now + 10 * TK_NS_PER_S, 1); /* not due */
+    node_at(&never, now, 2);
+    assert_int_equal(ops->offer(q, &a), TK_OK);
+    assert_int_equal(ops->offer(q, &b), TK_OK);
+    assert_int_equal(ops->remove(q, &b), TK_OK);
+    assert_int_equal(ops->remove(q, &b), TK_ENOENT);
+    assert_int_equal(ops->remove(q, &never), TK_ENOENT);
+    assert_int_equal(ops->remove(q, NULL), TK_ENOENT);
+    tk_node *got = NULL;
+    assert_int_equal(ops->take(q, &got), TK_OK);
+    assert_ptr_equal(got, &a);
+    assert_int_equal(ops->remove(q, &a), TK_ENOENT); /* already handed out */
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+}
+
+static void remove_first_returns_the_earliest_node_even_before_it_is_due(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    int64_t now = tk_clock_now_ns();
+    tk_node a, b;
+    node_at(&a, now + 20 * TK_NS_PER_S, 0);
+    node_at(&b, now + 10 * TK_NS_PER_S, 1);
+    tk_node *got = NULL;
+    assert_int_equal(ops->remove_first(q, &got), TK_ENOENT);
+    assert_int_equal(ops->offer(q, &a), TK_OK);
+    assert_int_equal(ops->offer(q, &b), TK_OK);
+    assert_int_equal(ops->remove_first(q, &got), TK_OK);
+    assert_ptr_equal(got, &b);
+    assert_int_equal(ops->remove_first(q, &got), TK_OK);
+    assert_ptr_equal(got, &a);
+    assert_int_equal(ops->remove_first(q, &got), TK_ENOENT);
+    ops->destroy(q);
+}
+
+static void peek_and_size_report_the_head_without_removing_it(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    int64_t d = 0;
+    uint64_t s = 0;
+    assert_int_equal(ops->peek(q, &d, &s), TK_ENOENT);
+    assert_int_equal(ops->size(q), 0);
+    int64_t now = tk_clock_now_ns();
+    tk_node n[3];
+    node_at(&n[0], now + 30 * TK_NS_PER_S, 7);
+    node_at(&n[1], now + 10 * TK_NS_PER_S, 9);
+    node_at(&n[2], now + 10 * TK_NS_PER_S, 8);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+        assert_int_equal(ops->size(q), (size_t)i + 1);
+    }
+    assert_int_equal(ops->peek(q, &d, &s), TK_OK);
+    assert_int_equal(d, now + 10 * TK_NS_PER_S);
+    assert_int_equal(s, 8);
+    assert_int_equal(ops->peek(q, NULL, NULL), TK_OK);
+    assert_int_equal(ops->size(q), 3);
+    assert_int_equal(ops->remove(q, &n[2]), TK_OK);
+    assert_int_equal(ops->size(q), 2);
+    assert_int_equal(ops->peek(q, &d, &s), TK_OK);
+    assert_int_equal(s, 9);
+    assert_non_null(ops->drain(q));
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+}
+
+static void drain_returns_every_node_sorted_and_empties_the_queue(void **state) {
+    (void)state;
+    enum { N = 500 };
+    tk_queue *q = make_queue();
+    assert_null(ops->drain(q));
+    tk_node *n = calloc(N, sizeof(*n));
+    assert_non_null(n);
+    int64_t now = tk_clock_now_ns();
+    uint64_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        node_at(&n[i], now + TK_NS_PER_S + (int64_t)(x >> 54), (uint64_t)i); /* ties likely */
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    size_t count = 0;
+    const tk_node *prev = NULL;
+    for (tk_node *it = ops->drain(q); it != NULL; it = tk_node_next_detached(it)) {
+        if (prev != NULL)
+            assert_true(prev->deadline_ns < it->deadline_ns ||
+                        (prev->deadline_ns == it->deadline_ns && prev->seq < it->seq));
+        prev = it;
+        count++;
+    }
+    assert_int_equal(count, N);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    assert_int_equal(ops->remove(q, &n[0]), TK_ENOENT);
+    ops->destroy(q);
+    free(n);
+}
+
+static bool pred_odd_seq(const tk_node *n, void *ctx) {
+    int *calls = ctx;
+    (*calls)++;
+    return n->seq % 2 == 1;
+}
+
+static void remove_if_removes_only_the_matching_nodes(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    int64_t now = tk_clock_now_ns();
+    tk_node n[40];
+    for (int i = 0; i < 40; i++) {
+        node_at(&n[i], now + (40 - i) * TK_NS_PER_S, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    int calls = 0;
+    size_t removed = 0;
+    for (tk_node *it = ops->remove_if(q, pred_odd_seq, &calls); it != NULL;
+         it = tk_node_next_detached(it)) {
+        assert_int_equal(it->seq % 2, 1);
+        removed++;
+    }
+    assert_int_equal(calls, 40);
+    assert_int_equal(removed, 20);
+    assert_int_equal(ops->size(q), 20);
+    assert_int_equal(ops->check(q), TK_OK);
+    assert_null(ops->remove_if(q, pred_odd_seq, &calls));
+    tk_node *got = NULL;
+    assert_int_equal(ops->remove_first(q, &got), TK_OK);
+    assert_ptr_equal(got, &n[38]);
+    assert_int_equal(ops->remove(q, &n[1]), TK_ENOENT);
+    assert_int_equal(ops->remove(q, &n[0]), TK_OK);
+    assert_non_null(ops->drain(q));
+    ops->destroy(q);
+}
+
+/* ---- concurrency ----------------------------------------------------------------- */
+
+enum { PRODUCERS = 2, CONSUMERS = 2, PER_PRODUCER = 1500 };
+
+typedef struct exchange {
+    tk_queue *q;
+    tk_node *nodes; /* PRODUCERS * PER_PRODUCER */
+} exchange;
+
+typedef struct producer {
+    pthread_t thread;
+    exchange *x;
+    int id;
+    int failures;
+} producer;
+
+typedef struct consumer {
+    pthread_t thread;
+    exchange *x;
+    unsigned char *got; /* per node: how many times this consumer took it */
+    int early;
+    int final_rc;
+} consumer;
+
+static void *producer_main(void *arg) {
+    producer *p = arg;
+    uint64_t s = (uint64_t)p->id * 7919 + 1;
+    for (int i = 0; i < PER_PRODUCER; i++) {
+        tk_node *n = &p->x->nodes[p->id * PER_PRODUCER + i];
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t delay = (int64_t)((s >> 33) % (3 * MS)) - MS; /* some already due */
+        node_at(n, tk_clock_now_ns() + delay, (uint64_t)(p->id * PER_PRODUCER + i));
+        if (ops->offer(p->x->q, n) != TK_OK)
+            p->failures++;
+    }
+    return NULL;
+}
+
+static void *consumer_main(void *arg) {
+    consumer *c = arg;
+    for (;;) {
+        tk_node *n = NULL;
+        int rc = ops->take(c->x->q, &n);
+        if (rc != TK_OK) {
+            c->final_rc = rc;
+            return NULL;
+        }
+        if (tk_clock_now_ns() < n->deadline_ns)
+            c->early++;
+        c->got[n - c->x->nodes]++;
+    }
+}
+
+static void producers_and_consumers_exchange_every_node_once_never_early(void **state) {
+    (void)state;
+    enum { TOTAL = PRODUCERS * PER_PRODUCER };
+    exchange x = {make_queue(), calloc(TOTAL, sizeof(tk_node))};
+    assert_non_null(x.nodes);
+    producer p[PRODUCERS];
+    consumer c[CONSUMERS];
+    for (int i = 0; i < CONSUMERS; i++) {
+        c[i] = (consumer){.x = &x, .got = calloc(TOTAL, 1)};
+        assert_non_null(c[i].got);
+        assert_int_equal(pthread_create(&c[i].thread, NULL, consumer_main, &c[i]), 0);
+    }
+    for (int i = 0; i < PRODUCERS; i++) {
+        p[i] = (producer){.x = &x, .id = i};
+        assert_int_equal(pthread_create(&p[i].thread, NULL, producer_main, &p[i]), 0);
+    }
+    for (int i = 0; i < PRODUCERS; i++)
+        assert_int_equal(pthread_join(p[i].thread, NULL), 0);
+    ops->close(x.q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    for (int i = 0; i < CONSUMERS; i++)
+        assert_int_equal(pthread_join(c[i].thread, NULL), 0);
+    for (int i = 0; i < PRODUCERS; i++)
+        assert_int_equal(p[i].failures, 0);
+    for (int i = 0; i < CONSUMERS; i++) {
+        assert_int_equal(c[i].early, 0);
+        assert_int_equal(c[i].final_rc, TK_ECLOSED);
+    }
+    for (int k = 0; k < TOTAL; k++) {
+        int times = 0;
+        for (int i = 0; i < CONSUMERS; i++)
+            times += c[i].got[k];
+        assert_int_equal(times, 1);
+    }
+    assert_int_equal(ops->size(x.q), 0);
+    assert_int_equal(ops->check(x.q), TK_OK);
+    for (int i = 0; i < CONSUMERS; i++)
+        free(c[i].got);
+    ops->destroy(x.q);
+    free(x.nodes);
+}
+
+static int setup_ops(void **state) {
+    (void)state;
+    ops = tk_engine_heap();
+    return ops != NULL ? 0 : -1;
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ops_table_is_named_heap_has_exact_order_and_every_op),
+        cmocka_unit_test(create_uses_the_configured_allocator_and_reports_enomem),
+        cmocka_unit_test(offer_rejects_null_and_a_node_already_queued),
+        cmocka_unit_test(take_never_returns_a_node_before_its_deadline),
+        cmocka_unit_test(equal_deadlines_are_taken_in_seq_order),
+        cmocka_unit_test(blocked_takers_each_get_one_node_none_early),
+        cmocka_unit_test(an_earlier_offer_wakes_the_sleeping_leader),
+        cmocka_unit_test(a_leader_waiting_for_the_end_of_time_is_still_released_by_close),
+        cmocka_unit_test(poll_gives_up_after_its_timeout),
+        cmocka_unit_test(poll_returns_a_node_that_falls_due_within_the_timeout),
+        cmocka_unit_test(close_when_empty_hands_out_what_is_left_then_reports_closed),
+        cmocka_unit_test(close_when_empty_releases_takers_blocked_on_an_empty_queue),
+        cmocka_unit_test(close_when_empty_releases_the_other_takers_once_the_last_node_is_taken),
+        cmocka_unit_test(close_when_empty_releases_takers_when_a_removal_empties_the_queue),
+        cmocka_unit_test(close_now_fails_takers_and_offers_at_once_and_keeps_the_nodes),
+        cmocka_unit_test(close_now_fails_take_even_with_a_due_node_queued),
+        cmocka_unit_test(close_now_may_follow_when_empty_but_not_the_reverse),
+        cmocka_unit_test(remove_takes_a_node_out_once_then_reports_enoent),
+        cmocka_unit_test(remove_first_returns_the_earliest_node_even_before_it_is_due),
+        cmocka_unit_test(peek_and_size_report_the_head_without_removing_it),
+        cmocka_unit_test(drain_returns_every_node_sorted_and_empties_the_queue),
+        cmocka_unit_test(remove_if_removes_only_the_matching_nodes),
+        cmocka_unit_test(producers_and_consumers_exchange_every_node_once_never_early),
+    };
+    return cmocka_run_group_tests_name("heap_adapter", tests, setup_ops, NULL);
+}

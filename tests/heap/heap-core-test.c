@@ -1,0 +1,659 @@
+/* timerkit: unit tests of the heap engine's pure core (heap-core.h).
+ *
+ * Single-threaded and deterministic: random operation sequences with fixed
+ * seeds are checked step by step against a sorted-array reference model, with
+ * tk_heap_core_check() after every step; plus the edges (FIFO ties, growth,
+ * shrinking, allocation failure, membership after removal). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "heap-core.h"
+#include "timerkit/status.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *s) { /* xorshift64* */
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * UINT64_C(2685821657736338717);
+}
+
+static size_t rng_below(uint64_t *s, size_t n) {
+    return (size_t)(rng_next(s) % n);
+}
+
+static bool key_less(const tk_node *a, const tk_node *b) {
+    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
+}
+
+static void set_key(tk_node *n, int64_t deadline_ns, uint64_t seq) {
+    n->deadline_ns = deadline_ns;
+    n->seq = seq;
+}
+
+/* An allocator that counts live bytes and can be told to fail. */
+typedef struct test_alloc {
+    long fail_after; /* allocations left before failures start; < 0: never fail */
+    size_t live_bytes;
+    size_t allocs;
+    size_t frees;
+} test_alloc;
+
+static void *test_alloc_fn(void *ctx, size_t size) {
+    test_alloc *t = ctx;
+    if (t->fail_after == 0)
+        return NULL;
+    if (t->fail_after > 0)
+        t->fail_after--;
+    void *p = malloc(size);
+    if (p != NULL) {
+        t->live_bytes += size;
+        t->allocs++;
+    }
+    return p;
+}
+
+static void test_free_fn(void *ctx, void *ptr, size_t size) {
+    test_alloc *t = ctx;
+    t->live_bytes -= size;
+    t->frees++;
+    free(ptr);
+}
+
+static tk_allocator make_allocator(test_alloc *t) {
+    tk_allocator a = {test_alloc_fn, test_free_fn, t};
+    return a;
+}
+
+/* The reference: nodes kept sorted by (deadline, seq) in a plain array. */
+typedef struct model {
+    tk_node *v[1024];
+    size_t n;
+} model;
+
+static void model_insert(model *m, tk_node *x) {
+    size_t i = m->n;
+    while (i > 0 && key_less(x, m->v[i - 1])) {
+        m->v[i] = m->v[i - 1];
+        i--;
+    }
+    m->v[i] = x;
+    m->n++;
+}
+
+static void model_erase_at(model *m, size_t i) {
+    memmove(&m->v[i], &m->v[i + 1], (m->n - i - 1) * sizeof(m->v[0]));
+    m->n--;
+}
+
+static size_t model_find(const model *m, const tk_node *x) {
+    for (size_t i = 0; i < m->n; i++)
+        if (m->v[i] == x)
+            return i;
+    return SIZE_MAX;
+}
+
+/* ---- lifecycle -------------------------------------------------------------- */
+
+static void init_with_zero_capacity_gives_default_capacity_and_allocator(void **state) {
+    (void)state;
+    tk_heap_core h;
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    assert_int_equal(h.capacity, TK_HEAP_DEFAULT_CAPACITY);
+    assert_ptr_equal(h.allocator, tk_allocator_default());
+    assert_int_equal(tk_heap_core_size(&h), 0);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    tk_heap_core_destroy(&h);
+    tk_heap_core_destroy(NULL); /* no-op */
+}
+
+static void init_rejects_null_heap_and_impossible_capacity(void **state) {
+    (void)state;
+    tk_heap_core h;
+    assert_int_equal(tk_heap_core_init(NULL, NULL, 0), TK_EINVAL);
+    assert_int_equal(tk_heap_core_init(&h, NULL, SIZE_MAX), TK_EINVAL);
+    tk_heap_core_destroy(&h); /* safe after a failed init */
+}
+
+static void init_reports_enomem_when_the_array_cannot_be_allocated(void **state) {
+    (void)state;
+    test_alloc t = {.fail_after = 0};
+    tk_allocator a = make_allocator(&t);
+    tk_heap_core h;
+    assert_int_equal(tk_heap_core_init(&h, &a, 16), TK_ENOMEM);
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+}
+
+static void empty_heap_has_nothing_to_peek_pop_or_remove(void **state) {
+    (void)state;
+    tk_heap_core h;
+    tk_node n;
+    memset(&n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    assert_null(tk_heap_core_peek(&h));
+    assert_null(tk_heap_core_pop(&h));
+    assert_null(tk_heap_core_pop_due(&h, INT64_MAX));
+    assert_int_equal(tk_heap_core_remove(&h, &n), TK_ENOENT);
+    assert_int_equal(tk_heap_core_remove(&h, NULL), TK_ENOENT);
+    assert_false(tk_heap_core_contains(&h, &n));
+    assert_int_equal(tk_heap_core_remove(NULL, &n), TK_EINVAL);
+    assert_int_equal(tk_heap_core_check(NULL), TK_EINVAL);
+    tk_heap_core_destroy(&h);
+}
+
+/* ---- order ------------------------------------------------------------------ */
+
+static void pop_returns_nodes_by_deadline_then_seq(void **state) {
+    (void)state;
+    tk_heap_core h;
+    tk_node n[6];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    set_key(&n[0], 30, 0);
+    set_key(&n[1], 10, 5);
+    set_key(&n[2], 20, 1);
+    set_key(&n[3], 10, 2);
+    set_key(&n[4], INT64_MIN, UINT64_MAX);
+    set_key(&n[5], INT64_MAX, 0);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    const int expect[6] = {4, 3, 1, 2, 0, 5};
+    for (int i = 0; i < 6; i++) {
+        assert_ptr_equal(tk_heap_core_peek(&h), &n[expect[i]]);
+        assert_ptr_equal(tk_heap_core_pop(&h), &n[expect[i]]);
+        assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    }
+    assert_int_equal(tk_heap_core_size(&h), 0);
+    tk_heap_core_destroy(&h);
+}
+
+static void pop_due_hands_out_the_head_only_once_its_deadline_is_reached(void **state) {
+    (void)state;
+    tk_heap_core h;
+    tk_node a, b;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    set_key(&a, 100, 0);
+    set_key(&b, 200, 1);
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    assert_int_equal(tk_heap_core_push(&h, &b), TK_OK);
+    assert_int_equal(tk_heap_core_push(&h, &a), TK_OK);
+    assert_null(tk_heap_core_pop_due(&h, 99));
+    assert_int_equal(tk_heap_core_size(&h), 2);
+    assert_ptr_equal(tk_heap_core_pop_due(&h, 100), &a); /* deadline == now is due */
+    assert_null(tk_heap_core_pop_due(&h, 199));
+    assert_ptr_equal(tk_heap_core_pop_due(&h, 1000), &b);
+    assert_null(tk_heap_core_pop_due(&h, INT64_MAX));
+    tk_heap_core_destroy(&h);
+}
+
+static void thousands_of_equal_deadlines_leave_in_fifo_order(void **state) {
+    (void)state;
+    enum { N = 5000 };
+    tk_node *n = calloc(N, sizeof(*n));
+    size_t *order = malloc(N * sizeof(*order));
+    assert_non_null(n);
+    assert_non_null(order);
+    uint64_t rng = 42;
+    for (int round = 0; round < 2; round++) {
+        tk_heap_core h;
+        assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+        /* round 0 pushes in seq order (the usual case), round 1 in a shuffled one */
+        for (size_t i = 0; i < N; i++)
+            order[i] = i;
+        if (round == 1)
+            for (size_t i = N - 1; i > 0; i--) {
+                size_t j = rng_below(&rng, i + 1), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+        for (size_t i = 0; i < N; i++) {
+            set_key(&n[order[i]], 777, order[i]);
+            assert_int_equal(tk_heap_core_push(&h, &n[order[i]]), TK_OK);
+        }
+        /* cancel every third one: the rest must still leave FIFO */
+        for (size_t i = 0; i < N; i += 3)
+            assert_int_equal(tk_heap_core_remove(&h, &n[i]), TK_OK);
+        assert_int_equal(tk_heap_core_check(&h), TK_OK);
+        for (size_t i = 0; i < N; i++) {
+            if (i % 3 == 0)
+                continue;
+            assert_ptr_equal(tk_heap_core_pop_due(&h, 777), &n[i]);
+        }
+        assert_int_equal(tk_heap_core_size(&h), 0);
+        tk_heap_core_destroy(&h);
+    }
+    free(order);
+    free(n);
+}
+
+/* ---- the model-based random test ------------------------------------------------ */
+
+static void run_random_model(uint64_t seed, int64_t deadline_span, int steps) {
+    enum { POOL = 600 };
+    static tk_node pool[POOL];
+    static tk_node outsider; /* never pushed into this heap */
+    memset(pool, 0, sizeof(pool));
+    memset(&outsider, 0, sizeof(outsider));
+    model m = {.n = 0};
+    bool in[POOL] = {false};
+    uint64_t rng = seed, next_seq = 0;
+    tk_heap_core h;
+    /* a small initial capacity so the walk crosses growth and shrink points */
+    assert_int_equal(tk_heap_core_init(&h, NULL, 4), TK_OK);
+
+    for (int step = 0; step < steps; step++) {
+        /* bias towards pushing in the first half, towards removing in the second */
+        size_t r = rng_below(&rng, 100);
+        size_t push_pct = step < steps / 2 ? 55 : 35;
+        if (r < push_pct) {
+            size_t i = rng_below(&rng, POOL);
+            if (in[i]) {
+                assert_int_equal(tk_heap_core_push(&h, &pool[i]), TK_EINVAL); /* already in */
+            } else {
+                set_key(&pool[i], (int64_t)rng_below(&rng, (size_t)deadline_span), next_seq++);
+                assert_int_equal(tk_heap_core_push(&h, &pool[i]), TK_OK);
+                in[i] = true;
+                model_insert(&m, &pool[i]);
+            }
+        } else if (r < push_pct + 25) {
+            size_t i = rng_below(&rng, POOL);
+            int rc = tk_heap_core_remove(&h, &pool[i]);
+            if (in[i]) {
+                assert_int_equal(rc, TK_OK);
+                model_erase_at(&m, model_find(&m, &pool[i]));
+                in[i] = false;
+            } else {
+                assert_int_equal(rc, TK_ENOENT);
+            }
+            assert_int_equal(tk_heap_core_remove(&h, &outsider), TK_ENOENT);
+        } else if (r < push_pct + 35) {
+            tk_node *got = tk_heap_core_pop(&h);
+            if (m.n == 0) {
+                assert_null(got);
+            } else {
+                assert_ptr_equal(got, m.v[0]);
+                in[got - pool] = false;
+                model_erase_at(&m, 0);
+            }
+        } else {
+            int64_t now = (int64_t)rng_below(&rng, (size_t)deadline_span);
+            tk_node *got = tk_heap_core_pop_due(&h, now);
+            if (m.n > 0 && m.v[0]->deadline_ns <= now) {
+                assert_ptr_equal(got, m.v[0]);
+                in[got - pool] = false;
+                model_erase_at(&m, 0);
+            } else {
+                assert_null(got);
+            }
+        }
+        assert_int_equal(tk_heap_core_check(&h), TK_OK);
+        assert_int_equal(tk_heap_core_size(&h), m.n);
+        assert_ptr_equal(tk_heap_core_peek(&h), m.n > 0 ? m.v[0] : NULL);
+        for (int k = 0; k < 4; k++) {
+            size_t i = rng_below(&rng, POOL);
+            assert_int_equal(tk_heap_core_contains(&h, &pool[i]), in[i]);
+        }
+        assert_true(h.capacity >= h.size);
+    }
+    /* what is left comes out in the model's order */
+    for (size_t i = 0; i < m.n; i++)
+        assert_ptr_equal(tk_heap_core_pop(&h), m.v[i]);
+    assert_null(tk_heap_core_pop(&h));
+    tk_heap_core_destroy(&h);
+}
+
+static void random_operations_match_a_sorted_reference_model(void **state) {
+    (void)state;
+    static const uint64_t seeds[] = {1, 2, 3, 0x5eed, 0xdeadbeef, 20240601};
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+        run_random_model(seeds[i], 1000000, 6000);
+}
+
+static void random_operations_with_many_ties_match_the_model(void **state) {
+    (void)state;
+    static const uint64_t seeds[] = {7, 11, 0xc0ffee, 99991};
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+        run_random_model(seeds[i], 8, 6000); /* 8 distinct deadlines: seq decides */
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+static void array_grows_by_half_again_when_full(void **state) {
+    (void)state;
+    tk_heap_core h;
+    tk_node n[10];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, NULL, 4), TK_OK);
+    const size_t expect_cap[10] = {4, 4, 4, 4, 6, 6, 9, 9, 9, 13};
+    for (int i = 0; i < 10; i++) {
+        set_key(&n[i], 10 - i, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+        assert_int_equal(h.capacity, expect_cap[i]);
+        assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    }
+    for (int i = 9; i >= 0; i--)
+        assert_ptr_equal(tk_heap_core_pop(&h), &n[i]);
+    tk_heap_core_destroy(&h);
+
+    /* capacity 1 still grows */
+    assert_int_equal(tk_heap_core_init(&h, NULL, 1), TK_OK);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_int_equal(tk_heap_core_size(&h), 10);
+    tk_heap_core_destroy(&h);
+}
+
+static void memory_comes_back_after_mass_cancellation(void **state) {
+    (void)state;
+    enum { N = 100000 };
+    test_alloc t = {.fail_after = -1};
+    tk_allocator a = make_allocator(&t);
+    tk_node *n = calloc(N, sizeof(*n));
+    assert_non_null(n);
+    tk_heap_core h;
+    assert_int_equal(tk_heap_core_init(&h, &a, 0), TK_OK);
+    uint64_t rng = 5;
+    for (size_t i = 0; i < N; i++) {
+        set_key(&n[i], (int64_t)rng_below(&rng, 1000000), i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    size_t peak = t.live_bytes;
+    assert_true(peak >= N * sizeof(tk_heap_entry));
+    /* cancel in a scattered order down to a handful */
+    for (size_t k = 0; k < N - 10; k++)
+        assert_int_equal(tk_heap_core_remove(&h, &n[(k * 7919) % N]), TK_OK);
+    assert_int_equal(tk_heap_core_size(&h), 10);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_int_equal(h.capacity, TK_HEAP_DEFAULT_CAPACITY);
+    assert_int_equal(t.live_bytes, TK_HEAP_DEFAULT_CAPACITY * sizeof(tk_heap_entry));
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+    assert_int_equal(t.allocs, t.frees);
+    free(n);
+}
+
+static void shrinking_stops_at_the_initial_capacity(void **state) {
+    (void)state;
+    tk_heap_core h;
+    tk_node n[1000];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, NULL, 500), TK_OK);
+    for (int i = 0; i < 1000; i++) {
+        set_key(&n[i], i % 17, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    assert_true(h.capacity >= 1000);
+    while (tk_heap_core_pop(&h) != NULL)
+        assert_true(h.capacity >= 500);
+    assert_int_equal(h.capacity, 500);
+    tk_heap_core_destroy(&h);
+}
+
+static void push_that_cannot_grow_reports_enomem_and_leaves_the_heap_intact(void **state) {
+    (void)state;
+    test_alloc t = {.fail_after = 1}; /* the initial array, then nothing */
+    tk_allocator a = make_allocator(&t);
+    tk_heap_core h;
+    tk_node n[9];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, &a, 8), TK_OK);
+    for (int i = 0; i < 8; i++) {
+        set_key(&n[i], 100 - i, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    set_key(&n[8], 0, 8); /* would become the head */
+    n[8].tk__priv.heap.index = SIZE_MAX;
+    assert_int_equal(tk_heap_core_push(&h, &n[8]), TK_ENOMEM);
+    assert_int_equal(tk_heap_core_size(&h), 8);
+    assert_int_equal(h.capacity, 8);
+    assert_false(tk_heap_core_contains(&h, &n[8]));
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_ptr_equal(tk_heap_core_peek(&h), &n[7]);
+    /* memory returns: the same push now works */
+    t.fail_after = -1;
+    assert_int_equal(tk_heap_core_push(&h, &n[8]), TK_OK);
+    assert_ptr_equal(tk_heap_core_pop(&h), &n[8]);
+    for (int i = 7; i >= 0; i--)
+        assert_ptr_equal(tk_heap_core_pop(&h), &n[i]);
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+}
+
+static void failed_shrink_keeps_the_larger_array_and_the_heap_working(void **state) {
+    (void)state;
+    test_alloc t = {.fail_after = -1};
+    tk_allocator a = make_allocator(&t);
+    tk_heap_core h;
+    tk_node n[400];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, &a, 4), TK_OK);
+    for (int i = 0; i < 400; i++) {
+        set_key(&n[i], i, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    size_t cap = h.capacity;
+    t.fail_after = 0; /* every shrink fails from now on */
+    for (int i = 0; i < 390; i++)
+        assert_ptr_equal(tk_heap_core_pop(&h), &n[i]);
+    assert_int_equal(h.capacity, cap);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    t.fail_after = -1; /* the next removal shrinks again */
+    assert_ptr_equal(tk_heap_core_pop(&h), &n[390]);
+    assert_true(h.capacity < cap);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+}
+
+/* ---- membership ------------------------------------------------------------ */
+
+static void removed_and_popped_nodes_are_no_longer_contained(void **state) {
+    (void)state;
+    tk_heap_core h;
+    tk_node n[5];
+    memset(n, 0, sizeof(n)); /* index 0 on every node: must not fool contains() */
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    assert_false(tk_heap_core_contains(&h, &n[0]));
+    for (int i = 0; i < 5; i++) {
+        set_key(&n[i], i, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+        assert_true(tk_heap_core_contains(&h, &n[i]));
+    }
+    assert_int_equal(tk_heap_core_remove(&h, &n[3]), TK_OK);
+    assert_false(tk_heap_core_contains(&h, &n[3]));
+    assert_int_equal(n[3].tk__priv.heap.index, SIZE_MAX);
+    assert_int_equal(tk_heap_core_remove(&h, &n[3]), TK_ENOENT);
+    assert_ptr_equal(tk_heap_core_pop(&h), &n[0]);
+    assert_false(tk_heap_core_contains(&h, &n[0]));
+    assert_int_equal(tk_heap_core_remove(&h, &n[0]), TK_ENOENT);
+    assert_ptr_equal(tk_heap_core_pop_due(&h, 10), &n[1]);
+    assert_false(tk_heap_core_contains(&h, &n[1]));
+    /* a removed node can be pushed again */
+    assert_int_equal(tk_heap_core_push(&h, &n[3]), TK_OK);
+    assert_true(tk_heap_core_contains(&h, &n[3]));
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    tk_heap_core_destroy(&h);
+}
+
+static void a_node_of_another_heap_is_not_contained_and_not_removed(void **state) {
+    (void)state;
+    tk_heap_core h1, h2;
+    tk_node a, b;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    set_key(&a, 1, 1);
+    set_key(&b, 2, 2);
+    assert_int_equal(tk_heap_core_init(&h1, NULL, 0), TK_OK);
+    assert_int_equal(tk_heap_core_init(&h2, NULL, 0), TK_OK);
+    assert_int_equal(tk_heap_core_push(&h1, &a), TK_OK);
+    assert_int_equal(tk_heap_core_push(&h2, &b), TK_OK); /* both at index 0 */
+    assert_false(tk_heap_core_contains(&h1, &b));
+    assert_int_equal(tk_heap_core_remove(&h1, &b), TK_ENOENT);
+    assert_int_equal(tk_heap_core_size(&h2), 1);
+    assert_true(tk_heap_core_contains(&h2, &b));
+    tk_heap_core_destroy(&h1);
+    tk_heap_core_destroy(&h2);
+}
+
+static void push_rejects_null_and_a_node_already_in_the_heap(void **state) {
+    (void)state;
+    tk_heap_core h;
+    tk_node a;
+    memset(&a, 0, sizeof(a));
+    set_key(&a, 1, 1);
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    assert_int_equal(tk_heap_core_push(&h, NULL), TK_EINVAL);
+    assert_int_equal(tk_heap_core_push(NULL, &a), TK_EINVAL);
+    assert_int_equal(tk_heap_core_push(&h, &a), TK_OK);
+    assert_int_equal(tk_heap_core_push(&h, &a), TK_EINVAL);
+    assert_int_equal(tk_heap_core_size(&h), 1);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    tk_heap_core_destroy(&h);
+}
+
+/* ---- check() and remove_if() ------------------------------------------------ */
+
+static void check_detects_a_wrong_index_a_changed_key_and_broken_order(void **state) {
+    (void)state;
+    tk_heap_core h;
+    tk_node n[8];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    for (int i = 0; i < 8; i++) {
+        set_key(&n[i], i * 10, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+
+    size_t saved = n[5].tk__priv.heap.index;
+    n[5].tk__priv.heap.index = saved + 1;
+    assert_int_equal(tk_heap_core_check(&h), TK_ESTATE);
+    n[5].tk__priv.heap.index = saved;
+
+    n[6].deadline_ns = -1; /* an owner changed a queued key */
+    assert_int_equal(tk_heap_core_check(&h), TK_ESTATE);
+    n[6].deadline_ns = 60;
+
+    tk_heap_entry t = h.entries[0]; /* swap root and a leaf, indices kept right */
+    h.entries[0] = h.entries[7];
+    h.entries[7] = t;
+    h.entries[0].node->tk__priv.heap.index = 0;
+    h.entries[7].node->tk__priv.heap.index = 7;
+    assert_int_equal(tk_heap_core_check(&h), TK_ESTATE);
+    h.entries[7] = h.entries[0];
+    h.entries[0] = t;
+    h.entries[0].node->tk__priv.heap.index = 0;
+    h.entries[7].node->tk__priv.heap.index = 7;
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    tk_heap_core_destroy(&h);
+}
+
+typedef struct pred_ctx {
+    int calls[300];
+} pred_ctx;
+
+static tk_node g_pred_nodes[300];
+
+static bool pred_multiple_of_three(const tk_node *n, void *ctx) {
+    pred_ctx *c = ctx;
+    c->calls[n - g_pred_nodes]++;
+    return n->seq % 3 == 0;
+}
+
+static bool pred_none(const tk_node *n, void *ctx) {
+    (void)n;
+    (void)ctx;
+    return false;
+}
+
+static bool pred_all(const tk_node *n, void *ctx) {
+    (void)n;
+    (void)ctx;
+    return true;
+}
+
+static void remove_if_removes_exactly_the_matches_asking_once_per_node(void **state) {
+    (void)state;
+    tk_heap_core h;
+    pred_ctx c;
+    memset(&c, 0, sizeof(c));
+    uint64_t rng = 77;
+    assert_int_equal(tk_heap_core_init(&h, NULL, 4), TK_OK);
+    for (size_t i = 0; i < 300; i++) {
+        set_key(&g_pred_nodes[i], (int64_t)rng_below(&rng, 50), i);
+        assert_int_equal(tk_heap_core_push(&h, &g_pred_nodes[i]), TK_OK);
+    }
+    size_t removed = 0;
+    assert_null(tk_heap_core_remove_if(&h, pred_none, NULL, &removed));
+    assert_int_equal(removed, 0);
+
+    tk_node *list = tk_heap_core_remove_if(&h, pred_multiple_of_three, &c, &removed);
+    assert_int_equal(removed, 100);
+    for (int i = 0; i < 300; i++)
+        assert_int_equal(c.calls[i], 1);
+    size_t listed = 0;
+    for (tk_node *n = list; n != NULL; n = tk_node_next_detached(n)) {
+        assert_int_equal(n->seq % 3, 0);
+        assert_false(tk_heap_core_contains(&h, n));
+        listed++;
+    }
+    assert_int_equal(listed, 100);
+    assert_int_equal(tk_heap_core_size(&h), 200);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    /* the survivors still leave in order */
+    tk_node *prev = NULL, *n;
+    while ((n = tk_heap_core_pop(&h)) != NULL) {
+        assert_int_not_equal(n->seq % 3, 0);
+        if (prev != NULL)
+            assert_true(key_less(prev, n));
+        prev = n;
+    }
+
+    /* removing everything empties the heap and shrinks it */
+    for (size_t i = 0; i < 300; i++)
+        assert_int_equal(tk_heap_core_push(&h, &g_pred_nodes[i]), TK_OK);
+    list = tk_heap_core_remove_if(&h, pred_all, NULL, &removed);
+    assert_non_null(list);
+    assert_int_equal(removed, 300);
+    assert_int_equal(tk_heap_core_size(&h), 0);
+    assert_int_equal(h.capacity, 4);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    tk_heap_core_destroy(&h);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(init_with_zero_capacity_gives_default_capacity_and_allocator),
+        cmocka_unit_test(init_rejects_null_heap_and_impossible_capacity),
+        cmocka_unit_test(init_reports_enomem_when_the_array_cannot_be_allocated),
+        cmocka_unit_test(empty_heap_has_nothing_to_peek_pop_or_remove),
+        cmocka_unit_test(pop_returns_nodes_by_deadline_then_seq),
+        cmocka_unit_test(pop_due_hands_out_the_head_only_once_its_deadline_is_reached),
+        cmocka_unit_test(thousands_of_equal_deadlines_leave_in_fifo_order),
+        cmocka_unit_test(random_operations_match_a_sorted_reference_model),
+        cmocka_unit_test(random_operations_with_many_ties_match_the_model),
+        cmocka_unit_test(array_grows_by_half_again_when_full),
+        cmocka_unit_test(memory_comes_back_after_mass_cancellation),
+        cmocka_unit_test(shrinking_stops_at_the_initial_capacity),
+        cmocka_unit_test(push_that_cannot_grow_reports_enomem_and_leaves_the_heap_intact),
+        cmocka_unit_test(failed_shrink_keeps_the_larger_array_and_the_heap_working),
+        cmocka_unit_test(removed_and_popped_nodes_are_no_longer_contained),
+        cmocka_unit_test(a_node_of_another_heap_is_not_contained_and_not_removed),
+        cmocka_unit_test(push_rejects_null_and_a_node_already_in_the_heap),
+        cmocka_unit_test(check_detects_a_wrong_index_a_changed_key_and_broken_order),
+        cmocka_unit_test(remove_if_removes_exactly_the_matches_asking_once_per_node),
+    };
+    return cmocka_run_group_tests_name("heap_core", tests, NULL, NULL);
+}
