@@ -1,0 +1,46 @@
+# timerkit: the two commands of the README, and a few helpers.
+#   make bench     the main job: install what is missing, build in Release, run the
+#                  quick benchmark suite, render its figures and report
+#   make test      the whole test suite (see scripts/test.sh)
+#   make example   build and run the example program
+#   make full      the full benchmark suite (long)
+#   make format    clang-format the tree;  make format-check  fail if it is not formatted
+JOBS ?= 2
+SUITE ?= quick
+RESULTS ?= results/$(shell date -u +%Y%m%d-%H%M%S)-$(SUITE)
+
+.PHONY: all deps build test bench full example format format-check clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh all
+
+build: deps
+	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build build/default -j $(JOBS)
+
+test: deps
+	@scripts/test.sh
+
+bench: deps
+	@scripts/bench.sh $(SUITE) "$(RESULTS)"
+
+full:
+	@$(MAKE) --no-print-directory bench SUITE=full
+
+example: deps
+	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_BUILD_BENCH=OFF
+	cmake --build build/default -j $(JOBS) --target tk_hello
+	build/default/examples/tk_hello heap
+	build/default/examples/tk_hello wheel
+
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc')
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf build build-*

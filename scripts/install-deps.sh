@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages timerkit needs, if any is missing.
+#   scripts/install-deps.sh [test|bench|all]   (default: all)
+# Runs apt-get as root (or through sudo when available). Prints what it
+# installs; does nothing when everything is present.
+set -euo pipefail
+
+what=${1:-all}
+base=(build-essential cmake pkg-config git)
+test_pkgs=(libcmocka-dev valgrind clang libclang-rt-14-dev gnuplot-nox)
+bench_pkgs=(libbenchmark-dev libjansson-dev libuv1-dev libevent-dev gnuplot-nox)
+
+case "$what" in
+  test) pkgs=("${base[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  bench) pkgs=("${base[@]}" "${bench_pkgs[@]}") ;;
+  all) pkgs=("${base[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  *) echo "usage: $0 [test|bench|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "install-deps: missing packages (${missing[*]}) and not root; install them with apt-get" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done" >&2

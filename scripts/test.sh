@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The whole test suite: what `make test` runs and what CI runs.
+#
+# Passes (each a separate build under build/):
+#   default   RelWithDebInfo, heap as the build-time default: every CTest test
+#   wheel     the same tree with the wheel as the build-time default
+#   asan      ASan + UBSan: every CTest test
+#   tsan      ThreadSanitizer: every CTest test
+#   valgrind  memcheck over the tests named in VALGRIND_TESTS (default pass binaries)
+#   fuzz      the differential fuzzer for TK_FUZZ_SECONDS (default 60; 0 skips)
+#   bench     the benchmark CLI's smoke suite and the figures it renders (no speed asserted)
+# TK_TEST_PASSES selects passes (default: all, in that order).
+# Ends with one line "N passed, N failed" summed over every pass.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=${JOBS:-2}
+passes=${TK_TEST_PASSES:-"default wheel asan tsan valgrind fuzz bench"}
+total_pass=0
+total_fail=0
+failed_passes=()
+start=$(date +%s)
+
+log() { printf '\n=== %s (%ds)\n' "$*" "$(( $(date +%s) - start ))"; }
+
+# configure NAME [cmake args...]: configure and build build/NAME
+configure() {
+  local name=$1; shift
+  cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"build/$name.configure.log" 2>&1 &&
+    cmake --build "build/$name" -j "$jobs" >"build/$name.build.log" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    tail -n 40 "build/$name.configure.log" "build/$name.build.log" 2>/dev/null
+    echo "pass $name: configure/build FAILED"
+  fi
+  return $rc
+}
+
+# ctest_pass NAME [ctest args...]: run CTest in build/NAME and add its counts
+ctest_pass() {
+  local name=$1; shift
+  local out="build/$name.ctest.log"
+  (cd "build/$name" && ctest --output-on-failure -j "$jobs" "$@") 2>&1 | tee "$out"
+  local line
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$out" | tail -n 1)
+  if [ -z "$line" ]; then
+    echo "pass $name: CTest printed no summary"
+    total_fail=$((total_fail + 1)); failed_passes+=("$name")
+    return
+  fi
+  local failed all
+  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+  all=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+  total_pass=$((total_pass + all - failed))
+  total_fail=$((total_fail + failed))
+  [ "$failed" -eq 0 ] || failed_passes+=("$name")
+}
+
+# count NAME RC: add one pass-level check
+count() {
+  if [ "$2" -eq 0 ]; then total_pass=$((total_pass + 1)); else
+    total_fail=$((total_fail + 1)); failed_passes+=("$1"); fi
+}
+
+mkdir -p build
+for pass in $passes; do
+  case "$pass" in
+    default)
+      log "default build (heap default engine)"
+      if configure default -DTIMERKIT_BUILD_BENCH=OFF; then ctest_pass default; else count default 1; fi ;;
+    wheel)
+      log "wheel as the build-time default engine"
+      if configure wheel -DTIMERKIT_DEFAULT_ENGINE=wheel -DTIMERKIT_BUILD_BENCH=OFF; then
+        ctest_pass wheel -R 'conformance|example|reliability_bad_input'
+      else count wheel 1; fi ;;
+    asan)
+      log "ASan + UBSan"
+      if configure asan -DTIMERKIT_SANITIZE=address -DTIMERKIT_BUILD_BENCH=OFF; then
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+          ctest_pass asan -E 'plots_'
+      else count asan 1; fi ;;
+    tsan)
+      log "ThreadSanitizer"
+      if configure tsan -DTIMERKIT_SANITIZE=thread -DTIMERKIT_BUILD_BENCH=OFF; then
+        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest_pass tsan -E 'plots_|fuzz_replay'
+      else count tsan 1; fi ;;
+    valgrind)
+      log "valgrind memcheck"
+      [ -d build/default ] || configure default -DTIMERKIT_BUILD_BENCH=OFF
+      if ! command -v valgrind >/dev/null; then echo "valgrind missing"; count valgrind 1; continue; fi
+      IFS=';' read -r -a vg_cmds <<<"${VALGRIND_TESTS:-tests/conformance/tk_conformance --engine heap;tests/conformance/tk_conformance --engine wheel;tests/reliability/reliability_bad_input;tests/reliability/reliability_faults}"
+      for cmd in "${vg_cmds[@]}"; do
+        read -r -a argv <<<"$cmd"
+        if [ ! -x "build/default/${argv[0]}" ]; then echo "valgrind: build/default/${argv[0]} not built"; count "valgrind:$cmd" 1; continue; fi
+        echo "--- valgrind $cmd"
+        (cd build/default && TK_VALGRIND=1 valgrind --quiet --error-exitcode=99 --leak-check=full \
+          --errors-for-leak-kinds=definite,indirect --track-origins=no "${argv[@]}") >"build/valgrind.$(basename "${argv[0]}").${argv[2]:-x}.log" 2>&1
+        rc=$?
+        tail -n 5 "build/valgrind.$(basename "${argv[0]}").${argv[2]:-x}.log"
+        echo "valgrind $cmd: exit $rc"
+        count "valgrind:$cmd" $rc
+      done ;;
+    fuzz)
+      secs=${TK_FUZZ_SECONDS:-60}
+      log "differential fuzzing for ${secs}s"
+      if [ "$secs" -gt 0 ] && [ -x fuzz/run.sh ]; then
+        fuzz/run.sh "$secs"; count fuzz $?
+      else echo "fuzz: skipped (TK_FUZZ_SECONDS=$secs or fuzz/run.sh missing)"; fi ;;
+    bench)
+      log "benchmark smoke run (Release) and figures"
+      if configure release -DCMAKE_BUILD_TYPE=Release -DTIMERKIT_BUILD_TESTS=OFF; then
+        out=$(mktemp -d)
+        build/release/bench/tkbench run --suite smoke --out "$out/smoke" && build/release/bench/tkbench plot "$out/smoke"
+        rc=$?
+        ls "$out/smoke" "$out/smoke/figures" 2>/dev/null | head -n 40
+        count bench $rc
+        rm -rf "$out"
+      else count bench 1; fi ;;
+    *) echo "unknown pass '$pass'"; count "$pass" 1 ;;
+  esac
+done
+
+log "summary"
+if [ ${#failed_passes[@]} -gt 0 ]; then echo "failing passes: ${failed_passes[*]}"; fi
+echo "timerkit: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
