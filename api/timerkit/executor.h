@@ -61,9 +61,13 @@ typedef int (*tk_task_fn)(tk_run *run, void *arg);
 
 /* Frees a task's argument. If given, called exactly once, when the executor
  * is done with the task: after its last run, or when it is cancelled,
- * rejected or discarded. Not called for tasks handed back by shutdown_now()
- * (the caller owns them then). Runs on whatever thread drops the task, with
- * no executor lock held. */
+ * rejected by the policy (abort, or a custom handler's non-OK return) or
+ * discarded. Not called for tasks handed back by shutdown_now() (the caller
+ * owns them then), nor when the scheduling call fails before the task exists
+ * (TK_EINVAL, TK_ENOMEM, TK_ETHREAD, a decorate hook's refusal: the caller
+ * keeps `arg`). A one-shot task's arg_free runs before its future shows done;
+ * for a task cancelled while running, when that run returns. Runs on
+ * whatever thread drops the task, with no executor lock held. */
 typedef void (*tk_arg_free_fn)(void *arg);
 
 typedef enum tk_task_kind {
@@ -76,7 +80,10 @@ typedef enum tk_task_kind {
 #define TK_TASK_SKIP_MISSED 0x1u /* fixed rate: after an overrun, skip the
                                     periods already missed (counted in the
                                     future and the executor's counters) instead
-                                    of running them back to back */
+                                    of running them back to back; the next run
+                                    is the first period boundary not yet past.
+                                    Ignored for other kinds; unknown flag bits
+                                    are TK_EINVAL. */
 
 /* A full task description, for tk_executor_schedule_spec(). */
 typedef struct tk_task_spec {
@@ -117,9 +124,10 @@ typedef enum tk_rejection_policy {
  * the caller's thread with no executor lock held. */
 typedef int (*tk_reject_fn)(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
-/* Thread factory: must start a thread running start(arg), store its handle in
- * *thread, and return 0, or return non-zero on failure (the executor then
- * reports TK_ETHREAD). `name` is a suggested name (e.g. "tk-pool-3"). */
+/* Thread factory: must start a joinable thread running start(arg), store its
+ * handle in *thread, and return 0, or return non-zero on failure (the
+ * executor then reports TK_ETHREAD). `name` is a suggested name (e.g.
+ * "tk-pool-3"). Called with no executor lock held. */
 typedef int (*tk_thread_factory_fn)(void *ctx, pthread_t *thread, void *(*start)(void *),
                                     void *arg, const char *name);
 
@@ -160,7 +168,8 @@ typedef struct tk_executor_options {
                                        prctl(PR_SET_TIMERSLACK) on every pool
                                        thread (0 restores the process default,
                                        so use 1 for the tightest) */
-    const tk_allocator *allocator;  /* NULL: tk_allocator_default() */
+    const tk_allocator *allocator;  /* NULL: tk_allocator_default(). Copied at
+                                       create; its ctx must outlive every future. */
 } tk_executor_options;
 
 #define TK_EXECUTOR_MAX_THREADS 4096u
@@ -212,7 +221,11 @@ TK_API int tk_executor_destroy(tk_executor *ex);
  * thread could be started and none is alive; the task is not kept), or what
  * the rejection policy returns (TK_EREJECTED for abort). Where a future is
  * asked for (`out` non-NULL), *out is set only on TK_OK and must be released
- * with tk_future_release(). */
+ * with tk_future_release(). A call that races with shutdown and loses after
+ * the task was queued returns TK_OK with the future already cancelled (as
+ * Java's delayedExecute). A periodic re-queue refused by the engine's
+ * pending limit cancels the task and counts it in rejected_count. Hooks do
+ * not run for caller-runs runs, nor for cancelled tasks that a worker drops. */
 
 /* Runs fn(arg) as soon as possible. No future. */
 TK_API int tk_executor_execute(tk_executor *ex, tk_task_fn fn, void *arg);
@@ -248,14 +261,17 @@ TK_API int tk_executor_shutdown(tk_executor *ex);
 typedef void (*tk_drop_fn)(void *ctx, const tk_task_info *task, tk_arg_free_fn arg_free);
 
 /* Stops: no new tasks, queued tasks are handed to `drop` (may be NULL: their
- * arg_free then runs), running tasks get their interrupt flag set. Returns
- * the number of tasks handed back, or TK_EINVAL. */
+ * arg_free then runs), running tasks get their interrupt flag set. Tasks
+ * already cancelled but still queued are not handed back (their arg_free has
+ * run). Returns the number of tasks handed back, or TK_EINVAL. */
 TK_API long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx);
 
 /* Waits until TERMINATED or for timeout_ns (< 0: forever). Returns TK_OK,
  * TK_ETIMEDOUT, TK_EINVAL, TK_EDEADLK (from one of the pool's own threads). */
 TK_API int tk_executor_await_termination(tk_executor *ex, int64_t timeout_ns);
 
+/* Predicates on the pool state. A NULL executor reads as TERMINATED
+ * (is_shutdown and is_terminated true, is_terminating false). */
 TK_API bool tk_executor_is_shutdown(const tk_executor *ex);    /* state >= SHUTDOWN */
 TK_API bool tk_executor_is_terminating(const tk_executor *ex); /* shut down, not terminated */
 TK_API bool tk_executor_is_terminated(const tk_executor *ex);
@@ -301,7 +317,8 @@ TK_API bool tk_future_is_cancelled(const tk_future *f);
 TK_API bool tk_future_is_periodic(const tk_future *f);
 
 /* Waits for the task to finish and stores its result in *result (may be
- * NULL). Returns TK_OK, TK_ECANCELLED, TK_ETASKFAILED (see
+ * NULL; written only on TK_OK). Linux: waits on a futex in the future itself,
+ * so futures outlive their executor. Returns TK_OK, TK_ECANCELLED, TK_ETASKFAILED (see
  * tk_future_task_status), TK_EDEADLK (called from the task's own run),
  * TK_EINVAL. A periodic task finishes only by cancellation or failure. */
 TK_API int tk_future_get(tk_future *f, void **result);

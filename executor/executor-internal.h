@@ -1,0 +1,245 @@
+/* timerkit executor: internal types shared by the executor's files.
+ *
+ * executor.c  lifecycle, pool states, shutdown, termination, policies, stats
+ * worker.c    worker threads and the run loop (one-shot and periodic runs)
+ * submit.c    the scheduling calls and the rejection policies
+ * future.c    task objects (allocation, recycling, reference counts), the
+ *             future API and the tk_run API
+ *
+ * The design essay (states, references, locks, lock order, races) opens
+ * executor.c. Everything here is private to the library. */
+#ifndef TIMERKIT_EXECUTOR_INTERNAL_H
+#define TIMERKIT_EXECUTOR_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common-internal.h"
+#include "timerkit/executor.h"
+#include "timerkit/queue.h"
+
+/* ---- task states (tk_future.state) --------------------------------------
+ * PENDING   queued, or in the hands of a worker that has not started it yet,
+ *           or between two periodic runs
+ * RUNNING   a worker (or a caller-runs caller) is inside fn
+ * COMPLETED one-shot run returned 0                         (terminal)
+ * FAILED    a run returned non-zero                          (terminal)
+ * CANCELLED cancelled, dropped by a policy or handed back  (terminal) */
+enum {
+    TK__TASK_PENDING = 0,
+    TK__TASK_RUNNING = 1,
+    TK__TASK_COMPLETED = 2,
+    TK__TASK_FAILED = 3,
+    TK__TASK_CANCELLED = 4
+};
+
+static inline bool tk__task_state_terminal(uint32_t s) {
+    return s >= TK__TASK_COMPLETED;
+}
+
+/* The task. It IS the future: the public tk_future is this struct.
+ *
+ * Field ownership:
+ * - node: owned by whoever owns the node (see queue.h): the submitter until
+ *   offer(), the engine while queued, the worker between take() and the next
+ *   offer(). Readers elsewhere use the atomic `deadline_ns` copy.
+ * - fn, arg, arg_free, kind, flags, period_ns, ex, has_user_ref: written once
+ *   before the first offer(), read-only afterwards (happens-before through the
+ *   engine lock).
+ * - result: written by the running thread, read after a terminal state is
+ *   observed with acquire ordering.
+ * - everything _Atomic: lock-free, see each comment. */
+struct tk_future {
+    tk_node node;
+
+    _Atomic uint32_t state;   /* TK__TASK_*; also the futex word of get() */
+    _Atomic uint32_t waiters; /* threads blocked in get(); wake only if > 0 */
+    _Atomic uint32_t refs;    /* user + executor + queue/holder (+ submitter) */
+    _Atomic bool interrupted; /* cancel(may_interrupt) while running */
+    _Atomic bool user_released;
+    bool has_user_ref; /* a future was handed to the user */
+
+    tk_executor *ex;
+    tk_task_fn fn;
+    void *arg;
+    tk_arg_free_fn arg_free;
+    tk_task_kind kind;
+    unsigned flags;
+    int64_t period_ns;
+
+    _Atomic int64_t deadline_ns; /* copy of node.deadline_ns for readers */
+    _Atomic uint64_t run_count;
+    _Atomic uint64_t skipped;
+    _Atomic int task_status; /* fn's non-zero return, if it failed */
+    void *result;
+
+    struct tk_future *free_next; /* free list link (free_lock) */
+};
+
+typedef struct tk_future tk__task;
+
+/* A task's view of its own run (lives on the running thread's stack). */
+struct tk_run {
+    tk__task *task;
+    tk_executor *ex;
+    tk_task_info info;
+};
+
+/* One worker thread. Allocated before the thread starts, linked into
+ * ex->workers for its whole life, freed by destroy() after the join. */
+typedef struct tk__worker {
+    tk_executor *ex;
+    pthread_t thread;        /* written by pthread_create/the factory */
+    bool started;            /* thread created (pool_lock) */
+    struct tk__worker *next; /* ex->workers list (pool_lock) */
+    char name[32];
+} tk__worker;
+
+#define TK__CACHELINE 64
+
+/* The executor. */
+struct tk_executor {
+    /* ---- immutable after create ---- */
+    tk_allocator alloc; /* copy of options.allocator */
+    const tk_queue_ops *ops;
+    tk_queue *q;
+    unsigned core;   /* core_pool_size */
+    unsigned target; /* max(core, 1): threads started on demand */
+    tk_rejection_policy rejection;
+    tk_reject_fn reject;
+    void *reject_ctx;
+    tk_executor_hooks hooks;
+    tk_thread_factory_fn thread_factory;
+    void *thread_factory_ctx;
+    int64_t timer_slack_ns;
+    char name_prefix[24];
+
+    /* ---- lock-free state, read on the submit path ---- */
+    /* (padding, not _Alignas: the allocator only promises max_align_t) */
+    char pad1_[TK__CACHELINE];
+    _Atomic int state;   /* tk_pool_state; written under pool_lock, read anywhere */
+    _Atomic unsigned wc; /* worker count, reserved or alive; written under
+                            pool_lock, read anywhere */
+    _Atomic bool remove_on_cancel;
+    _Atomic bool continue_periodic;
+    _Atomic bool execute_delayed;
+
+    /* ---- submit-side counters ---- */
+    char pad2_[TK__CACHELINE];
+    _Atomic uint64_t seq;
+    _Atomic uint64_t task_count;
+    _Atomic uint64_t rejected_count;
+
+    /* ---- worker-side counters ---- */
+    char pad3_[TK__CACHELINE];
+    _Atomic uint64_t completed_count;
+    _Atomic uint64_t runs;
+    _Atomic unsigned active_count;
+    _Atomic uint64_t cancelled_count;
+    _Atomic uint64_t failed_count;
+    _Atomic uint64_t failed_periodic_count;
+    _Atomic uint64_t skipped_periods;
+
+    /* ---- pool lock: guards workers, thread_seq, largest, the state
+     * transitions, termination; term_cond signals TERMINATED. ---- */
+    char pad4_[TK__CACHELINE];
+    pthread_mutex_t pool_lock;
+    pthread_cond_t term_cond;
+    tk__worker *workers;      /* every worker ever started (pool_lock) */
+    unsigned thread_seq;      /* names "<prefix>-<n>" (pool_lock) */
+    int alive;                /* threads created, not yet exited (pool_lock) */
+    _Atomic unsigned largest; /* largest_pool_size (written under pool_lock) */
+
+    /* ---- task recycling: free_lock guards free_head, free_len, destroyed
+     * (a leaf lock: nothing is called while it is held) ---- */
+    char pad5_[TK__CACHELINE];
+    pthread_mutex_t free_lock;
+    tk__task *free_head;
+    size_t free_len;
+    /* Lifetime of this struct: 1 for the owner (dropped by destroy) + 1 per
+     * task object allocated and not yet returned to the allocator (in use or
+     * on the free list). The struct is freed at zero, so a future released
+     * after destroy() can still reach alloc and free_lock. */
+    _Atomic size_t live;
+    bool destroyed; /* set by destroy (free_lock) */
+};
+
+#define TK__FREE_LIST_MAX 1024u
+
+/* The one place of per-thread state: which executor this thread works for
+ * (set once by a pool thread) and which task it is running now (pool
+ * threads and caller-runs callers). Used for TK_EDEADLK checks only. */
+typedef struct tk__tls {
+    tk_executor *ex;
+    tk__task *task;
+} tk__tls;
+extern _Thread_local tk__tls tk__current;
+
+/* ---- future.c ---- (no lock needed by any of these; free_lock is taken
+ * inside, as a leaf) */
+/* A zeroed task from the free list or the allocator; NULL on failure. */
+tk__task *tk__task_alloc(tk_executor *ex);
+/* Frees a task that was never shared (no offer() succeeded); its references
+ * are not looked at and arg_free is not called. */
+void tk__task_discard_unused(tk__task *t);
+/* Drops n references; the last one recycles or frees the task. */
+void tk__task_unref(tk__task *t, uint32_t n);
+/* Moves PENDING/RUNNING -> terminal `to` by CAS from `from`; wakes waiters.
+ * Returns true if this call made the transition. */
+bool tk__task_complete(tk__task *t, uint32_t from, uint32_t to);
+/* Fills a tk_task_info from t (hooks, handlers, drop callbacks). */
+void tk__task_info(const tk__task *t, tk_task_info *info);
+/* Cancels a PENDING task (CAS PENDING -> CANCELLED). If it wins: counts it,
+ * wakes waiters, runs arg_free (unless hand_back) and drops the executor
+ * reference. Returns true if it won. No lock needed. */
+bool tk__task_cancel_pending(tk__task *t, bool hand_back);
+/* Cancels (if still pending) and pulls the task out of the queue, handling
+ * all three remove() results. Caller holds a reference on t. */
+void tk__task_cancel_and_remove(tk__task *t);
+/* Executor bookkeeping when its interest in t ends after a run: arg_free,
+ * drop the executor reference (and `extra` more). */
+void tk__task_finish(tk__task *t, uint32_t extra);
+/* Drops one reference on the executor struct (ex->live); the last frees it. */
+void tk__executor_live_release(tk_executor *ex);
+/* Marks the executor destroyed (no more recycling) and frees the free list. */
+void tk__free_list_drain(tk_executor *ex);
+/* futex wake of all get() waiters (only if any). */
+void tk__task_wake(tk__task *t);
+
+/* ---- worker.c ---- */
+void tk__run_task(tk_executor *ex, tk__task *t); /* a node taken from the queue */
+/* Starts one worker if the pool is in a state that admits it and fewer than
+ * `limit` are counted. Returns 1 (started), 0 (not needed), or
+ * TK_ENOMEM/TK_ETHREAD. Takes pool_lock; call with no lock held. */
+int tk__add_worker(tk_executor *ex, unsigned limit, bool shutdown_ok);
+/* Runs fn once on the calling thread (state already RUNNING): the hooks if
+ * `hooks`, the counters, the thread-local current task. Returns fn's status
+ * and, if given, the run's task info and the time fn returned. No lock. */
+int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out, int64_t *end_ns);
+/* Ends a one-shot run: arg_free, then COMPLETED or FAILED unless cancelled
+ * meanwhile (so a future seen done has had its arg_free run), then drops the
+ * executor reference and `extra` more. No lock held. */
+void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extra);
+
+/* ---- executor.c ---- */
+/* JDK canRunInCurrentRunState for pool state `state`. Lock-free. */
+bool tk__can_run_in_state(const tk_executor *ex, const tk__task *t, int state);
+/* Takes the pool towards TERMINATED if it may go. Call with pool_lock held;
+ * it may drop and retake it to run the terminated hook. */
+void tk__try_terminate_locked(tk_executor *ex);
+/* After a removal while shut down: wake blocked takers so they re-check, and
+ * try to terminate. Call with no lock held. */
+void tk__rewake_if_shutdown(tk_executor *ex);
+
+/* ---- submit.c ---- */
+/* Re-queues a periodic task after a run (state PENDING, the caller holds the
+ * holder reference and gives it to the queue, or drops it). No lock held. */
+void tk__requeue_periodic(tk_executor *ex, tk__task *t);
+
+static inline tk__task *tk__task_of(tk_node *n) {
+    return tk__container_of(n, tk__task, node);
+}
+
+#endif

@@ -1,2 +1,0 @@
-/* Placeholder until the executor lands. */
-typedef int tk__executor_placeholder;

@@ -1,0 +1,551 @@
+/* timerkit executor: a ScheduledThreadPoolExecutor on a pluggable engine.
+ *
+ * Design
+ * ======
+ * The executor follows the JDK's ScheduledThreadPoolExecutor (STPE) on top
+ * of ThreadPoolExecutor (TPE), with the engine (tk_queue_ops) in the role of
+ * DelayedWorkQueue. Files: executor.c (this: lifecycle, pool states,
+ * shutdown, termination, policies, counters), worker.c (threads, run loop),
+ * submit.c (scheduling calls, rejection), future.c (task objects, futures).
+ *
+ * Pool states (ex->state, tk_pool_state), as TPE's runState:
+ *   RUNNING -> SHUTDOWN -> (STOP) -> TIDYING -> TERMINATED, never backwards.
+ * Transitions happen under pool_lock; the submit path and workers read the
+ * state lock-free (sequentially consistent atomics). The worker count
+ * (ex->wc) is a separate atomic, changed only under pool_lock. TPE packs both
+ * into ctl so that addWorker can CAS them together; here addWorker and worker
+ * exit take pool_lock instead, which is off the submit fast path.
+ *
+ * Tasks. A task (struct tk_future, future.c) embeds its tk_node; the engine
+ * hands nodes back and tk__container_of recovers the task. Every task IS its
+ * future. States (atomic, t->state):
+ *   PENDING --worker CAS--> RUNNING --one-shot--> COMPLETED | FAILED
+ *                              |----periodic ok--> PENDING (re-queued)
+ *                              '----periodic fail-> FAILED
+ *   PENDING | RUNNING --cancel CAS--> CANCELLED
+ * Every terminal transition is one CAS, so exactly one party wins: a cancel
+ * of a pending task wins against the worker that took it (the worker's
+ * PENDING->RUNNING CAS fails and it drops the node); a cancel of a running
+ * task makes the worker's RUNNING->x CAS fail, so it neither completes nor
+ * re-queues. get() blocks on the state word with a futex (no mutex per task).
+ *
+ * References (t->refs). The task object is freed (to the executor's bounded
+ * free list, or the allocator) when the count drops to zero:
+ *   - the user's, if a future was handed out (tk_future_release drops it;
+ *     user_released catches a second release);
+ *   - the executor's, from submission until the executor is done with the
+ *     task: dropped together with arg_free by whoever ends it (the worker
+ *     after the last run, the canceller of a pending task, the rejection
+ *     policy, shutdown);
+ *   - the queue's, while the engine owns the node. A worker that takes the
+ *     node holds that reference ("holder") until it re-offers the node
+ *     (periodic) or is done with it. If remove() returns TK_OK the remover
+ *     gets it; TK_EINPROGRESS: the engine's release callback drops it later;
+ *     TK_ENOENT: a worker holds it and drops it on seeing CANCELLED.
+ *   - a guard while a submitter (or a worker re-queuing a periodic task)
+ *     re-checks the pool state after offer(), when the node may already be
+ *     run and finished by another worker (a submitter asking for a future
+ *     uses the user's reference instead).
+ * arg_free runs exactly once, where the executor reference is dropped; for a
+ * one-shot run it runs before the future is published as done.
+ * The executor struct itself lives until destroy() has run and the last task
+ * object is freed (ex->live), so a future released after destroy() is fine.
+ *
+ * Locks and what they guard:
+ *   pool_lock  the state transitions, worker creation and exit (wc changes),
+ *              the workers list, termination (term_cond). Never held while
+ *              calling user code (thread factory, hooks, fn, arg_free).
+ *   free_lock  the task free list; a leaf: nothing is called while held.
+ *   engine     each engine's own lock, inside its ops.
+ * Lock order: pool_lock -> engine lock (size() under pool_lock);
+ * free_lock is innermost. Neither executor lock is held across fn, a hook,
+ * arg_free, a factory or a rejection handler ("detach, then run").
+ *
+ * Shutdown races with submission (JDK delayedExecute). The submitter reads
+ * the state (RUNNING or reject), offers, and reads the state again. If the
+ * pool left RUNNING meanwhile and the task may not run in the new state, it
+ * is cancelled and removed (all three remove() results handled); if the
+ * shutdown policies keep it, a worker is made sure of under pool_lock
+ * (ensurePrestart). A worker exits only when, under pool_lock, the pool is
+ * stopping or the queue is empty, and decrements wc in the same critical
+ * section; so a submitter that offered and then looks under pool_lock either
+ * sees the worker gone (and starts one, or, past SHUTDOWN, pulls its task
+ * out) or the worker saw the task and stayed. shutdown() sets SHUTDOWN before
+ * its remove_if() sweep, so a task offered concurrently is either swept or
+ * seen by its submitter's re-check. shutdown_now() closes the queue (NOW)
+ * before draining it, so every offer either lands before the drain (handed
+ * back) or fails with TK_ECLOSED (rejected). Nothing is lost: every accepted
+ * task runs, is cancelled (its future says so) or is handed back.
+ *
+ * Per-thread state: only tk__current (future.c): the executor a pool thread
+ * belongs to and the task the thread is running, for the TK_EDEADLK checks.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "executor-internal.h"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+bool tk__can_run_in_state(const tk_executor *ex, const tk__task *t, int state) {
+    /* JDK canRunInCurrentRunState */
+    if (state == TK_POOL_RUNNING)
+        return true;
+    if (state >= TK_POOL_STOP)
+        return false;
+    if (t->kind != TK_TASK_ONE_SHOT)
+        return atomic_load_explicit(&((tk_executor *)ex)->continue_periodic, memory_order_relaxed);
+    if (atomic_load_explicit(&((tk_executor *)ex)->execute_delayed, memory_order_relaxed))
+        return true;
+    return atomic_load_explicit(&((tk__task *)t)->deadline_ns, memory_order_relaxed) <=
+           tk_clock_now_ns();
+}
+
+void tk__try_terminate_locked(tk_executor *ex) {
+    int s = atomic_load(&ex->state);
+    if (s == TK_POOL_RUNNING || s >= TK_POOL_TIDYING)
+        return;
+    if (s == TK_POOL_SHUTDOWN && ex->ops->size(ex->q) > 0)
+        return;
+    if (atomic_load(&ex->wc) > 0)
+        return; /* the last worker out comes back here */
+    atomic_store(&ex->state, TK_POOL_TIDYING);
+    if (ex->hooks.terminated != NULL) {
+        pthread_mutex_unlock(&ex->pool_lock);
+        ex->hooks.terminated(ex, ex->hooks.ctx);
+        pthread_mutex_lock(&ex->pool_lock);
+    }
+    atomic_store(&ex->state, TK_POOL_TERMINATED);
+    pthread_cond_broadcast(&ex->term_cond);
+}
+
+void tk__rewake_if_shutdown(tk_executor *ex) {
+    if (atomic_load(&ex->state) != TK_POOL_SHUTDOWN)
+        return;
+    /* A removal may have emptied the queue: wake blocked takers so they see
+     * it (close() wakes them), and terminate if nobody is left. */
+    ex->ops->close(ex->q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    pthread_mutex_lock(&ex->pool_lock);
+    tk__try_terminate_locked(ex);
+    pthread_mutex_unlock(&ex->pool_lock);
+}
+
+static void queue_release(void *ctx, tk_node *n) {
+    (void)ctx;
+    tk__task_unref(tk__task_of(n), 1); /* the queue's reference */
+}
+
+/* Drops the queue's reference of every node of a detached list. */
+static long unref_list(tk_node *n) {
+    long count = 0;
+    while (n != NULL) {
+        tk_node *next = tk_node_next_detached(n);
+        tk__task_unref(tk__task_of(n), 1);
+        n = next;
+        count++;
+    }
+    return count;
+}
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+int tk_executor_options_init(tk_executor_options *opt) {
+    if (opt == NULL)
+        return TK_EINVAL;
+    memset(opt, 0, sizeof(*opt));
+    opt->core_pool_size = 1;
+    opt->rejection = TK_REJECT_ABORT;
+    opt->remove_on_cancel = false;
+    opt->continue_periodic_after_shutdown = false;
+    opt->execute_delayed_after_shutdown = true;
+    opt->timer_slack_ns = -1;
+    return TK_OK;
+}
+
+static bool ops_complete(const tk_queue_ops *o) {
+    return o->create != NULL && o->destroy != NULL && o->offer != NULL && o->take != NULL &&
+           o->remove != NULL && o->remove_first != NULL && o->size != NULL && o->drain != NULL &&
+           o->remove_if != NULL && o->close != NULL;
+}
+
+int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
+    if (out == NULL)
+        return TK_EINVAL;
+    tk_executor_options defaults;
+    const tk_executor_options *opt = opt_in;
+    if (opt == NULL) {
+        tk_executor_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (opt->core_pool_size > TK_EXECUTOR_MAX_THREADS)
+        return TK_EINVAL;
+    if ((int)opt->rejection < TK_REJECT_ABORT || (int)opt->rejection > TK_REJECT_CUSTOM)
+        return TK_EINVAL;
+    if (opt->rejection == TK_REJECT_CUSTOM && opt->reject == NULL)
+        return TK_EINVAL;
+    if (opt->allocator != NULL && (opt->allocator->alloc == NULL || opt->allocator->free == NULL))
+        return TK_EINVAL;
+    const tk_queue_ops *ops = opt->engine != NULL ? opt->engine : tk_engine_default();
+    if (ops == NULL || !ops_complete(ops))
+        return TK_EINVAL;
+
+    tk_allocator alloc = opt->allocator != NULL ? *opt->allocator : *tk_allocator_default();
+    tk_executor *ex = tk__alloc(&alloc, sizeof(*ex));
+    if (ex == NULL)
+        return TK_ENOMEM;
+    memset(ex, 0, sizeof(*ex));
+    ex->alloc = alloc;
+    ex->ops = ops;
+    ex->core = opt->core_pool_size;
+    ex->target = opt->core_pool_size > 0 ? opt->core_pool_size : 1;
+    ex->rejection = opt->rejection;
+    ex->reject = opt->reject;
+    ex->reject_ctx = opt->reject_ctx;
+    ex->hooks = opt->hooks;
+    ex->thread_factory = opt->thread_factory;
+    ex->thread_factory_ctx = opt->thread_factory_ctx;
+    ex->timer_slack_ns = opt->timer_slack_ns;
+    const char *prefix = opt->thread_name_prefix != NULL ? opt->thread_name_prefix : "tk-pool";
+    strncpy(ex->name_prefix, prefix, sizeof(ex->name_prefix) - 1);
+    atomic_init(&ex->state, TK_POOL_RUNNING);
+    atomic_init(&ex->remove_on_cancel, opt->remove_on_cancel);
+    atomic_init(&ex->continue_periodic, opt->continue_periodic_after_shutdown);
+    atomic_init(&ex->execute_delayed, opt->execute_delayed_after_shutdown);
+    atomic_init(&ex->live, 1);
+
+    int rc = TK_ENOMEM;
+    if (pthread_mutex_init(&ex->pool_lock, NULL) != 0)
+        goto fail_pool;
+    if (pthread_mutex_init(&ex->free_lock, NULL) != 0)
+        goto fail_free;
+    if (tk__cond_init_monotonic(&ex->term_cond) != 0)
+        goto fail_cond;
+
+    tk_queue_config cfg;
+    if (opt->engine_config != NULL)
+        cfg = *opt->engine_config;
+    else
+        memset(&cfg, 0, sizeof(cfg)); /* zero: every engine default */
+    if (cfg.allocator == NULL)
+        cfg.allocator = &ex->alloc; /* one allocator for everything */
+    rc = ops->create(&cfg, queue_release, ex, &ex->q);
+    if (rc != TK_OK)
+        goto fail_queue;
+    *out = ex;
+    return TK_OK;
+
+fail_queue:
+    pthread_cond_destroy(&ex->term_cond);
+fail_cond:
+    pthread_mutex_destroy(&ex->free_lock);
+fail_free:
+    pthread_mutex_destroy(&ex->pool_lock);
+fail_pool:
+    tk__free(&alloc, ex, sizeof(*ex));
+    return rc;
+}
+
+static bool on_own_thread(const tk_executor *ex) {
+    return tk__current.ex == ex;
+}
+
+int tk_executor_destroy(tk_executor *ex) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    if (on_own_thread(ex) || (tk__current.task != NULL && tk__current.task->ex == ex))
+        return TK_EDEADLK;
+    if (atomic_load(&ex->state) != TK_POOL_TERMINATED)
+        (void)tk_executor_shutdown_now(ex, NULL, NULL);
+    (void)tk_executor_await_termination(ex, -1);
+
+    pthread_mutex_lock(&ex->pool_lock);
+    tk__worker *w = ex->workers;
+    ex->workers = NULL;
+    pthread_mutex_unlock(&ex->pool_lock);
+    while (w != NULL) {
+        tk__worker *next = w->next;
+        if (w->started)
+            pthread_join(w->thread, NULL);
+        tk__free(&ex->alloc, w, sizeof(*w));
+        w = next;
+    }
+
+    /* Defensive: a terminated pool's queue is empty. */
+    for (tk_node *n = ex->ops->drain(ex->q); n != NULL;) {
+        tk_node *next = tk_node_next_detached(n);
+        tk__task *t = tk__task_of(n);
+        tk__task_cancel_pending(t, false);
+        tk__task_unref(t, 1);
+        n = next;
+    }
+    ex->ops->destroy(ex->q); /* releases nodes awaiting release */
+
+    tk__free_list_drain(ex); /* marks it destroyed: no more recycling */
+    tk__executor_live_release(ex);
+    return TK_OK;
+}
+
+/* ---- shutdown ---------------------------------------------------------- */
+
+typedef struct sweep_ctx {
+    int64_t now_ns;
+    bool keep_delayed;
+    bool keep_periodic;
+} sweep_ctx;
+
+/* remove_if() predicate (engine lock held: reads only). */
+static bool shutdown_excludes(const tk_node *n, void *arg) {
+    const sweep_ctx *c = arg;
+    tk__task *t = tk__task_of((tk_node *)n);
+    if (atomic_load(&t->state) == TK__TASK_CANCELLED)
+        return true;
+    if (t->kind != TK_TASK_ONE_SHOT)
+        return !c->keep_periodic;
+    return !c->keep_delayed && n->deadline_ns > c->now_ns;
+}
+
+/* JDK onShutdown(): removes and cancels what the policies exclude (and what
+ * is already cancelled), then re-wakes the takers and tries to terminate. */
+static void on_shutdown(tk_executor *ex) {
+    sweep_ctx c = {
+        .now_ns = tk_clock_now_ns(),
+        .keep_delayed = atomic_load(&ex->execute_delayed),
+        .keep_periodic = atomic_load(&ex->continue_periodic),
+    };
+    tk_node *n = ex->ops->remove_if(ex->q, shutdown_excludes, &c);
+    while (n != NULL) {
+        tk_node *next = tk_node_next_detached(n);
+        tk__task *t = tk__task_of(n);
+        tk__task_cancel_pending(t, false);
+        tk__task_unref(t, 1);
+        n = next;
+    }
+}
+
+int tk_executor_shutdown(tk_executor *ex) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&ex->pool_lock);
+    if (atomic_load(&ex->state) == TK_POOL_RUNNING)
+        atomic_store(&ex->state, TK_POOL_SHUTDOWN);
+    pthread_mutex_unlock(&ex->pool_lock);
+    on_shutdown(ex);
+    ex->ops->close(ex->q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    pthread_mutex_lock(&ex->pool_lock);
+    tk__try_terminate_locked(ex);
+    pthread_mutex_unlock(&ex->pool_lock);
+    return TK_OK;
+}
+
+long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&ex->pool_lock);
+    if (atomic_load(&ex->state) < TK_POOL_STOP)
+        atomic_store(&ex->state, TK_POOL_STOP); /* running tasks now read interrupted */
+    pthread_mutex_unlock(&ex->pool_lock);
+    ex->ops->close(ex->q, TK_QUEUE_CLOSE_NOW);
+
+    long count = 0;
+    tk_node *n = ex->ops->drain(ex->q); /* (deadline, seq) order */
+    while (n != NULL) {
+        tk_node *next = tk_node_next_detached(n);
+        tk__task *t = tk__task_of(n);
+        if (tk__task_cancel_pending(t, true)) {
+            tk_task_info info;
+            tk__task_info(t, &info);
+            if (drop != NULL)
+                drop(ctx, &info, t->arg_free);
+            else if (t->arg_free != NULL)
+                t->arg_free(t->arg);
+            count++;
+        }
+        tk__task_unref(t, 1); /* the queue's reference */
+        n = next;
+    }
+
+    pthread_mutex_lock(&ex->pool_lock);
+    tk__try_terminate_locked(ex);
+    pthread_mutex_unlock(&ex->pool_lock);
+    return count;
+}
+
+int tk_executor_await_termination(tk_executor *ex, int64_t timeout_ns) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    if (on_own_thread(ex))
+        return TK_EDEADLK;
+    int rc = TK_OK;
+    int64_t deadline = timeout_ns < 0 ? -1 : tk_deadline_after_ns(tk_clock_now_ns(), timeout_ns);
+    pthread_mutex_lock(&ex->pool_lock);
+    while (atomic_load(&ex->state) != TK_POOL_TERMINATED) {
+        if (deadline < 0) {
+            pthread_cond_wait(&ex->term_cond, &ex->pool_lock);
+            continue;
+        }
+        if (tk_clock_now_ns() >= deadline) {
+            rc = TK_ETIMEDOUT;
+            break;
+        }
+        struct timespec ts = tk__ns_to_timespec(deadline);
+        pthread_cond_timedwait(&ex->term_cond, &ex->pool_lock, &ts);
+    }
+    pthread_mutex_unlock(&ex->pool_lock);
+    return rc;
+}
+
+/* ---- state ------------------------------------------------------------- */
+
+tk_pool_state tk_executor_state(const tk_executor *ex) {
+    if (ex == NULL)
+        return TK_POOL_TERMINATED;
+    return (tk_pool_state)atomic_load(&((tk_executor *)ex)->state);
+}
+
+bool tk_executor_is_shutdown(const tk_executor *ex) {
+    return tk_executor_state(ex) >= TK_POOL_SHUTDOWN;
+}
+
+bool tk_executor_is_terminating(const tk_executor *ex) {
+    tk_pool_state s = tk_executor_state(ex);
+    return s >= TK_POOL_SHUTDOWN && s < TK_POOL_TERMINATED;
+}
+
+bool tk_executor_is_terminated(const tk_executor *ex) {
+    return tk_executor_state(ex) == TK_POOL_TERMINATED;
+}
+
+const char *tk_pool_state_name(tk_pool_state state) {
+    switch (state) {
+    case TK_POOL_RUNNING:
+        return "RUNNING";
+    case TK_POOL_SHUTDOWN:
+        return "SHUTDOWN";
+    case TK_POOL_STOP:
+        return "STOP";
+    case TK_POOL_TIDYING:
+        return "TIDYING";
+    case TK_POOL_TERMINATED:
+        return "TERMINATED";
+    }
+    return "UNKNOWN";
+}
+
+/* ---- pool control ------------------------------------------------------ */
+
+static bool is_cancelled_node(const tk_node *n, void *arg) {
+    (void)arg;
+    return atomic_load(&tk__task_of((tk_node *)n)->state) == TK__TASK_CANCELLED;
+}
+
+long tk_executor_purge(tk_executor *ex) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    /* Cancelled tasks were finished by their canceller: only the queue's
+     * reference is left to drop. */
+    long count = unref_list(ex->ops->remove_if(ex->q, is_cancelled_node, NULL));
+    if (count > 0)
+        tk__rewake_if_shutdown(ex);
+    return count;
+}
+
+int tk_executor_prestart_core_thread(tk_executor *ex) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    if (atomic_load(&ex->state) != TK_POOL_RUNNING)
+        return TK_ESTATE;
+    return tk__add_worker(ex, ex->core, false);
+}
+
+int tk_executor_prestart_all_core_threads(tk_executor *ex) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    if (atomic_load(&ex->state) != TK_POOL_RUNNING)
+        return TK_ESTATE;
+    int started = 0;
+    for (;;) {
+        int rc = tk__add_worker(ex, ex->core, false);
+        if (rc == 1) {
+            started++;
+            continue;
+        }
+        if (rc < 0 && started == 0)
+            return rc;
+        return started;
+    }
+}
+
+/* ---- policies ---------------------------------------------------------- */
+
+int tk_executor_set_remove_on_cancel(tk_executor *ex, bool on) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    atomic_store(&ex->remove_on_cancel, on);
+    return TK_OK;
+}
+
+/* Setting a shutdown policy to false after shutdown applies it at once (JDK:
+ * onShutdown()). */
+static void reapply_shutdown_policies(tk_executor *ex) {
+    if (atomic_load(&ex->state) < TK_POOL_SHUTDOWN)
+        return;
+    on_shutdown(ex);
+    tk__rewake_if_shutdown(ex);
+}
+
+int tk_executor_set_continue_periodic_after_shutdown(tk_executor *ex, bool on) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    atomic_store(&ex->continue_periodic, on);
+    if (!on)
+        reapply_shutdown_policies(ex);
+    return TK_OK;
+}
+
+int tk_executor_set_execute_delayed_after_shutdown(tk_executor *ex, bool on) {
+    if (ex == NULL)
+        return TK_EINVAL;
+    atomic_store(&ex->execute_delayed, on);
+    if (!on)
+        reapply_shutdown_policies(ex);
+    return TK_OK;
+}
+
+bool tk_executor_get_remove_on_cancel(const tk_executor *ex) {
+    return ex != NULL && atomic_load(&((tk_executor *)ex)->remove_on_cancel);
+}
+
+bool tk_executor_get_continue_periodic_after_shutdown(const tk_executor *ex) {
+    return ex != NULL && atomic_load(&((tk_executor *)ex)->continue_periodic);
+}
+
+bool tk_executor_get_execute_delayed_after_shutdown(const tk_executor *ex) {
+    return ex != NULL && atomic_load(&((tk_executor *)ex)->execute_delayed);
+}
+
+/* ---- introspection ----------------------------------------------------- */
+
+int tk_executor_stats_get(const tk_executor *cex, tk_executor_stats *out) {
+    if (cex == NULL || out == NULL)
+        return TK_EINVAL;
+    tk_executor *ex = (tk_executor *)cex;
+    memset(out, 0, sizeof(*out));
+    out->task_count = atomic_load_explicit(&ex->task_count, memory_order_relaxed);
+    out->completed_count = atomic_load_explicit(&ex->completed_count, memory_order_relaxed);
+    out->runs = atomic_load_explicit(&ex->runs, memory_order_relaxed);
+    out->pool_size = atomic_load_explicit(&ex->wc, memory_order_relaxed);
+    out->active_count = atomic_load_explicit(&ex->active_count, memory_order_relaxed);
+    out->largest_pool_size = atomic_load_explicit(&ex->largest, memory_order_relaxed);
+    out->queue_size = ex->ops->size(ex->q);
+    out->rejected_count = atomic_load_explicit(&ex->rejected_count, memory_order_relaxed);
+    out->cancelled_count = atomic_load_explicit(&ex->cancelled_count, memory_order_relaxed);
+    out->failed_count = atomic_load_explicit(&ex->failed_count, memory_order_relaxed);
+    out->failed_periodic_count =
+        atomic_load_explicit(&ex->failed_periodic_count, memory_order_relaxed);
+    out->skipped_periods = atomic_load_explicit(&ex->skipped_periods, memory_order_relaxed);
+    return TK_OK;
+}
+
+const tk_queue_ops *tk_executor_engine(const tk_executor *ex) {
+    return ex == NULL ? NULL : ex->ops;
+}

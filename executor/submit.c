@@ -1,0 +1,273 @@
+/* timerkit executor: the scheduling calls and the rejection policies.
+ *
+ * The submit path takes no pool lock while the pool is RUNNING and has its
+ * threads: an atomic read of the pool state, the engine's offer(), and the
+ * JDK's re-check (delayedExecute): if the pool stopped accepting while the
+ * task was being offered, the task is pulled out again and cancelled, unless
+ * the shutdown policies keep it, in which case a worker is guaranteed
+ * (ensurePrestart). Rejected tasks go through the rejection policy with no
+ * lock held. */
+#define _GNU_SOURCE
+#include <time.h>
+
+#include "executor-internal.h"
+
+static int validate_spec(const tk_task_spec *s) {
+    if (s->fn == NULL)
+        return TK_EINVAL;
+    if (s->kind != TK_TASK_ONE_SHOT && s->kind != TK_TASK_FIXED_RATE &&
+        s->kind != TK_TASK_FIXED_DELAY)
+        return TK_EINVAL;
+    if ((s->flags & ~TK_TASK_SKIP_MISSED) != 0)
+        return TK_EINVAL;
+    if (s->kind != TK_TASK_ONE_SHOT && s->period_ns <= 0)
+        return TK_EINVAL;
+    return TK_OK;
+}
+
+/* Hands the caller its future, or drops the submitter's guard reference.
+ * t holds: executor ref (maybe already dropped) + one user-or-guard ref. */
+static void hand_out(tk__task *t, tk_future **out) {
+    if (out != NULL)
+        *out = t;
+    else
+        tk__task_unref(t, 1);
+}
+
+/* The task is dropped and the call fails with `rc`: arg_free runs (the task
+ * was rejected), no future is handed out. t was never shared. */
+static int drop_rejected(tk__task *t, int rc) {
+    if (t->arg_free != NULL)
+        t->arg_free(t->arg);
+    tk__task_discard_unused(t);
+    return rc;
+}
+
+/* Discard: the call succeeds, the future is cancelled, arg_free runs. */
+static int discard(tk__task *t, tk_future **out) {
+    tk__task_cancel_pending(t, false); /* drops the executor reference */
+    hand_out(t, out);
+    return TK_OK;
+}
+
+/* Caller-runs for a one-shot task: wait for the deadline in the caller, then
+ * run it here (never early); discard if the pool shut down meanwhile. */
+static int caller_runs(tk_executor *ex, tk__task *t, tk_future **out) {
+    int64_t deadline = t->node.deadline_ns;
+    for (;;) {
+        if (tk_clock_now_ns() >= deadline)
+            break;
+        struct timespec ts = tk__ns_to_timespec(deadline);
+        /* EINTR or an early wake-up: the loop re-reads the clock. */
+        (void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+    if (atomic_load(&ex->state) != TK_POOL_RUNNING)
+        return discard(t, out);
+    atomic_store(&t->state, TK__TASK_RUNNING);
+    int status = tk__invoke(ex, t, false, NULL, NULL);
+    tk__finish_one_shot(ex, t, status, 0);
+    hand_out(t, out);
+    return TK_OK;
+}
+
+static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried);
+
+/* A task the pool did not accept. `reason`: TK_EREJECTED (shut down) or
+ * TK_EFULL (engine pending limit). t holds executor + user-or-guard refs and
+ * was never shared. No lock held. */
+static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, bool retried) {
+    if (!retried)
+        atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+    bool shut = atomic_load(&ex->state) != TK_POOL_RUNNING;
+    switch (ex->rejection) {
+    case TK_REJECT_CALLER_RUNS:
+        if (t->kind != TK_TASK_ONE_SHOT)
+            return drop_rejected(t, TK_EREJECTED);
+        if (shut)
+            return discard(t, out);
+        return caller_runs(ex, t, out);
+    case TK_REJECT_DISCARD:
+        return discard(t, out);
+    case TK_REJECT_DISCARD_OLDEST: {
+        if (shut || retried)
+            return discard(t, out);
+        tk_node *n = NULL;
+        if (ex->ops->remove_first(ex->q, &n) == TK_OK) {
+            tk__task *oldest = tk__task_of(n);
+            tk__task_cancel_pending(oldest, false);
+            tk__task_unref(oldest, 1); /* the queue's reference came back */
+        }
+        return enqueue(ex, t, out, true);
+    }
+    case TK_REJECT_CUSTOM: {
+        tk_task_info info;
+        tk__task_info(t, &info);
+        int rc = ex->reject(ex, &info, reason, ex->reject_ctx);
+        if (rc == TK_OK)
+            return discard(t, out);
+        return drop_rejected(t, rc);
+    }
+    case TK_REJECT_ABORT:
+    default:
+        return drop_rejected(t, TK_EREJECTED);
+    }
+}
+
+/* A task offered while the pool was shutting down and kept by the policies
+ * needs a live worker (JDK ensurePrestart). If none can be had, or the pool
+ * is already past SHUTDOWN, the task is pulled out and cancelled. */
+static void ensure_prestart_shutdown(tk_executor *ex, tk__task *t) {
+    if (tk__add_worker(ex, ex->target, true) == 1)
+        return;
+    pthread_mutex_lock(&ex->pool_lock);
+    bool stranded = atomic_load(&ex->state) >= TK_POOL_STOP || atomic_load(&ex->wc) == 0;
+    pthread_mutex_unlock(&ex->pool_lock);
+    if (stranded)
+        tk__task_cancel_and_remove(t);
+}
+
+/* Offers a fully built task. t->refs is not yet shared: executor + one
+ * user-or-guard reference. */
+static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) {
+    if (atomic_load(&ex->state) != TK_POOL_RUNNING)
+        return reject(ex, t, TK_EREJECTED, out, retried);
+
+    if (TK__UNLIKELY(atomic_load_explicit(&ex->wc, memory_order_relaxed) < ex->target)) {
+        int rc = tk__add_worker(ex, ex->target, false);
+        if (rc < 0 && atomic_load(&ex->wc) == 0) {
+            tk__task_discard_unused(t); /* not kept: the caller keeps arg */
+            return rc;
+        }
+    }
+
+    /* + the queue's reference, taken before the node becomes visible. */
+    atomic_store_explicit(&t->refs, 3, memory_order_relaxed);
+    int rc = ex->ops->offer(ex->q, &t->node);
+    if (TK__UNLIKELY(rc != TK_OK)) {
+        atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
+        if (rc == TK_EFULL)
+            return reject(ex, t, TK_EFULL, out, retried);
+        if (rc == TK_ECLOSED)
+            return reject(ex, t, TK_EREJECTED, out, retried);
+        tk__task_discard_unused(t);
+        return rc;
+    }
+    atomic_fetch_add_explicit(&ex->task_count, 1, memory_order_relaxed);
+
+    /* The re-check. The user-or-guard reference keeps t alive even if a
+     * worker has already run and finished it. */
+    int s = atomic_load(&ex->state);
+    if (TK__UNLIKELY(s != TK_POOL_RUNNING)) {
+        if (!tk__can_run_in_state(ex, t, s))
+            tk__task_cancel_and_remove(t);
+        else
+            ensure_prestart_shutdown(ex, t);
+    }
+    hand_out(t, out);
+    return TK_OK;
+}
+
+void tk__requeue_periodic(tk_executor *ex, tk__task *t) {
+    int s = atomic_load(&ex->state);
+    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, t, s)) {
+        tk__task_cancel_pending(t, false); /* JDK reExecutePeriodic: cancel */
+        tk__task_unref(t, 1);
+        return;
+    }
+    atomic_fetch_add(&t->refs, 1); /* guard for the re-check below */
+    int rc = ex->ops->offer(ex->q, &t->node);
+    if (rc != TK_OK) {
+        /* Stopped (TK_ECLOSED) or the engine's pending limit (TK_EFULL): the
+         * task cannot go on; its future reports it cancelled. */
+        if (rc == TK_EFULL)
+            atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+        tk__task_cancel_pending(t, false);
+        tk__task_unref(t, 2);
+        return;
+    }
+    s = atomic_load(&ex->state);
+    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, t, s)) {
+        tk__task_cancel_and_remove(t);
+    } else if (atomic_load(&t->state) == TK__TASK_CANCELLED &&
+               atomic_load_explicit(&ex->remove_on_cancel, memory_order_relaxed)) {
+        /* Cancelled between the end of the run and the offer: the canceller's
+         * remove() found nothing, so remove it now. */
+        if (ex->ops->remove(ex->q, &t->node) == TK_OK) {
+            tk__task_unref(t, 1);
+            tk__rewake_if_shutdown(ex);
+        }
+    }
+    tk__task_unref(t, 1);
+}
+
+int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_future **out) {
+    if (ex == NULL || spec == NULL)
+        return TK_EINVAL;
+    tk_task_spec s = *spec;
+    int rc = validate_spec(&s);
+    if (rc != TK_OK)
+        return rc;
+    if (ex->hooks.decorate != NULL) {
+        rc = ex->hooks.decorate(ex, &s, ex->hooks.ctx);
+        if (rc != TK_OK)
+            return rc;
+        if (validate_spec(&s) != TK_OK)
+            return TK_EINVAL;
+    }
+    tk__task *t = tk__task_alloc(ex);
+    if (t == NULL)
+        return TK_ENOMEM;
+    t->fn = s.fn;
+    t->arg = s.arg;
+    t->arg_free = s.arg_free;
+    t->kind = s.kind;
+    t->flags = s.flags;
+    t->period_ns = s.kind == TK_TASK_ONE_SHOT ? 0 : s.period_ns;
+    t->has_user_ref = out != NULL;
+    int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);
+    t->node.deadline_ns = deadline;
+    atomic_store_explicit(&t->deadline_ns, deadline, memory_order_relaxed);
+    t->node.seq = atomic_fetch_add_explicit(&ex->seq, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
+    return enqueue(ex, t, out, false);
+}
+
+int tk_executor_execute(tk_executor *ex, tk_task_fn fn, void *arg) {
+    tk_task_spec s = {.fn = fn, .arg = arg, .kind = TK_TASK_ONE_SHOT};
+    return tk_executor_schedule_spec(ex, &s, NULL);
+}
+
+int tk_executor_submit(tk_executor *ex, tk_task_fn fn, void *arg, tk_future **out) {
+    if (out == NULL)
+        return TK_EINVAL;
+    tk_task_spec s = {.fn = fn, .arg = arg, .kind = TK_TASK_ONE_SHOT};
+    return tk_executor_schedule_spec(ex, &s, out);
+}
+
+int tk_executor_schedule(tk_executor *ex, tk_task_fn fn, void *arg, int64_t delay_ns,
+                         tk_future **out) {
+    tk_task_spec s = {.fn = fn, .arg = arg, .kind = TK_TASK_ONE_SHOT, .delay_ns = delay_ns};
+    return tk_executor_schedule_spec(ex, &s, out);
+}
+
+int tk_executor_schedule_at_fixed_rate(tk_executor *ex, tk_task_fn fn, void *arg,
+                                       int64_t initial_delay_ns, int64_t period_ns,
+                                       tk_future **out) {
+    tk_task_spec s = {.fn = fn,
+                      .arg = arg,
+                      .kind = TK_TASK_FIXED_RATE,
+                      .delay_ns = initial_delay_ns,
+                      .period_ns = period_ns};
+    return tk_executor_schedule_spec(ex, &s, out);
+}
+
+int tk_executor_schedule_with_fixed_delay(tk_executor *ex, tk_task_fn fn, void *arg,
+                                          int64_t initial_delay_ns, int64_t delay_ns,
+                                          tk_future **out) {
+    tk_task_spec s = {.fn = fn,
+                      .arg = arg,
+                      .kind = TK_TASK_FIXED_DELAY,
+                      .delay_ns = initial_delay_ns,
+                      .period_ns = delay_ns};
+    return tk_executor_schedule_spec(ex, &s, out);
+}

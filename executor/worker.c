@@ -1,0 +1,236 @@
+/* timerkit executor: worker threads and the run loop.
+ *
+ * A worker takes due nodes from the engine and runs them; it exits when
+ * take() reports TK_ECLOSED and, under pool_lock, the pool is stopping or the
+ * queue is really empty (JDK getTask()/processWorkerExit(): the emptiness
+ * check and the worker-count decrement are one step under the pool lock, so
+ * a submitter that offers a task and then looks at the worker count under the
+ * same lock either sees the worker gone and starts another, or the worker
+ * sees the task and stays). The last worker out takes the pool to TIDYING
+ * and TERMINATED (tk__try_terminate_locked). */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "executor-internal.h"
+
+/* ---- one run ----------------------------------------------------------- */
+
+int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out, int64_t *end_ns) {
+    struct tk_run run;
+    run.task = t;
+    run.ex = ex;
+    tk__task_info(t, &run.info);
+
+    tk__task *saved = tk__current.task;
+    tk__current.task = t;
+    if (hooks && ex->hooks.before_execute != NULL)
+        ex->hooks.before_execute(ex, &run.info, ex->hooks.ctx);
+
+    int status = t->fn(&run, t->arg);
+    if (end_ns != NULL)
+        *end_ns = tk_clock_now_ns(); /* fixed delay counts from here (JDK) */
+
+    atomic_fetch_add_explicit(&t->run_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ex->runs, 1, memory_order_relaxed);
+    if (status != 0)
+        atomic_fetch_add_explicit(&ex->failed_count, 1, memory_order_relaxed);
+    if (hooks && ex->hooks.after_execute != NULL) {
+        bool cancelled = atomic_load(&t->state) == TK__TASK_CANCELLED;
+        ex->hooks.after_execute(ex, &run.info, cancelled ? TK_ECANCELLED : status, ex->hooks.ctx);
+    }
+    tk__current.task = saved;
+    if (info_out != NULL)
+        *info_out = run.info;
+    return status;
+}
+
+void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extra) {
+    if (status != 0)
+        atomic_store(&t->task_status, status);
+    /* arg_free first, so that a future seen done (get(), is_done()) has had
+     * its arg_free run; only a cancel during the run publishes earlier. */
+    if (t->arg_free != NULL)
+        t->arg_free(t->arg);
+    /* If the CAS fails the run was cancelled while running (already counted). */
+    if (tk__task_complete(t, TK__TASK_RUNNING, status == 0 ? TK__TASK_COMPLETED : TK__TASK_FAILED))
+        atomic_fetch_add_explicit(&ex->completed_count, 1, memory_order_relaxed);
+    tk__task_unref(t, 1 + extra);
+}
+
+/* The next deadline of a periodic task after a successful run. Called by the
+ * worker that owns the node. */
+static int64_t next_deadline(tk_executor *ex, tk__task *t, int64_t run_end_ns) {
+    int64_t prev = t->node.deadline_ns;
+    int64_t period = t->period_ns;
+    if (t->kind == TK_TASK_FIXED_DELAY)
+        return tk_deadline_after_ns(run_end_ns, period);
+    int64_t next = tk__sat_add(prev, period); /* fixed rate: catch up */
+    if ((t->flags & TK_TASK_SKIP_MISSED) != 0 && next != INT64_MAX) {
+        int64_t now = tk_clock_now_ns();
+        if (next < now) {
+            /* Due times next, next+p, ... that are already past are skipped;
+             * the next run is the first due time >= now. */
+            uint64_t behind = (uint64_t)now - (uint64_t)next;
+            uint64_t missed = (behind + (uint64_t)period - 1) / (uint64_t)period;
+            next = tk__sat_add(next, (int64_t)(missed * (uint64_t)period));
+            atomic_fetch_add_explicit(&t->skipped, missed, memory_order_relaxed);
+            atomic_fetch_add_explicit(&ex->skipped_periods, missed, memory_order_relaxed);
+        }
+    }
+    return next;
+}
+
+/* Runs a node a worker took from the queue. The worker holds the queue's
+ * reference ("holder reference") and gives it up here. No lock held. */
+void tk__run_task(tk_executor *ex, tk__task *t) {
+    int s = atomic_load(&ex->state);
+    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, t, s)) {
+        /* JDK ScheduledFutureTask.run(): cancel(false) if it may not run. */
+        tk__task_cancel_pending(t, false);
+        tk__task_unref(t, 1);
+        return;
+    }
+    uint32_t expected = TK__TASK_PENDING;
+    if (!atomic_compare_exchange_strong(&t->state, &expected, TK__TASK_RUNNING)) {
+        tk__task_unref(t, 1); /* cancelled while queued: the canceller finished it */
+        return;
+    }
+
+    atomic_fetch_add_explicit(&ex->active_count, 1, memory_order_relaxed);
+    tk_task_info info;
+    int64_t end_ns = 0;
+    int status = tk__invoke(ex, t, true, &info, t->kind == TK_TASK_FIXED_DELAY ? &end_ns : NULL);
+    atomic_fetch_sub_explicit(&ex->active_count, 1, memory_order_relaxed);
+
+    if (t->kind == TK_TASK_ONE_SHOT) {
+        tk__finish_one_shot(ex, t, status, 1);
+        return;
+    }
+    if (status != 0) {
+        /* A failed periodic run ends the task (the JDK suppresses later runs). */
+        atomic_store(&t->task_status, status);
+        if (tk__task_complete(t, TK__TASK_RUNNING, TK__TASK_FAILED)) {
+            atomic_fetch_add_explicit(&ex->failed_periodic_count, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&ex->completed_count, 1, memory_order_relaxed);
+            if (ex->hooks.periodic_failed != NULL)
+                ex->hooks.periodic_failed(ex, &info, status, ex->hooks.ctx);
+        }
+        tk__task_finish(t, 1);
+        return;
+    }
+    int64_t next = next_deadline(ex, t, end_ns);
+    expected = TK__TASK_RUNNING;
+    if (!atomic_compare_exchange_strong(&t->state, &expected, TK__TASK_PENDING)) {
+        tk__task_finish(t, 1); /* cancelled during the run: no further run */
+        return;
+    }
+    t->node.deadline_ns = next;
+    atomic_store_explicit(&t->deadline_ns, next, memory_order_relaxed);
+    tk__requeue_periodic(ex, t);
+}
+
+/* ---- worker threads ---------------------------------------------------- */
+
+static void *worker_main(void *arg) {
+    tk__worker *w = arg;
+    tk_executor *ex = w->ex;
+    tk__current.ex = ex;
+    if (ex->thread_factory == NULL)
+        tk__thread_set_name(w->name);
+    if (ex->timer_slack_ns >= 0)
+        (void)prctl(PR_SET_TIMERSLACK, (unsigned long)ex->timer_slack_ns, 0, 0, 0);
+
+    unsigned spins = 0;
+    for (;;) {
+        tk_node *n = NULL;
+        int rc = ex->ops->take(ex->q, &n);
+        if (rc == TK_OK) {
+            spins = 0;
+            tk__run_task(ex, tk__task_of(n));
+            continue;
+        }
+        if (rc != TK_ECLOSED) {
+            /* Not part of the contract; back off rather than spin. */
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        pthread_mutex_lock(&ex->pool_lock);
+        if (atomic_load(&ex->state) < TK_POOL_STOP && ex->ops->size(ex->q) > 0) {
+            /* A node arrived after take() saw the queue empty: stay. */
+            pthread_mutex_unlock(&ex->pool_lock);
+            if (++spins > 64)
+                sched_yield();
+            continue;
+        }
+        atomic_fetch_sub(&ex->wc, 1);
+        ex->alive--;
+        tk__try_terminate_locked(ex);
+        pthread_mutex_unlock(&ex->pool_lock);
+        return NULL;
+    }
+}
+
+static void unlink_worker_locked(tk_executor *ex, tk__worker *w) {
+    for (tk__worker **p = &ex->workers; *p != NULL; p = &(*p)->next) {
+        if (*p == w) {
+            *p = w->next;
+            return;
+        }
+    }
+}
+
+int tk__add_worker(tk_executor *ex, unsigned limit, bool shutdown_ok) {
+    tk__worker *w = tk__alloc(&ex->alloc, sizeof(*w));
+    if (w == NULL)
+        return TK_ENOMEM;
+    memset(w, 0, sizeof(*w));
+    w->ex = ex;
+
+    pthread_mutex_lock(&ex->pool_lock);
+    int s = atomic_load(&ex->state);
+    bool admitted = s == TK_POOL_RUNNING || (shutdown_ok && s == TK_POOL_SHUTDOWN);
+    unsigned wc = atomic_load(&ex->wc);
+    if (!admitted || wc >= limit) {
+        pthread_mutex_unlock(&ex->pool_lock);
+        tk__free(&ex->alloc, w, sizeof(*w));
+        return 0;
+    }
+    atomic_store(&ex->wc, wc + 1); /* reserve the slot (JDK addWorker's CAS) */
+    unsigned n = ++ex->thread_seq;
+    snprintf(w->name, sizeof(w->name), "%s-%u", ex->name_prefix, n);
+    w->next = ex->workers;
+    ex->workers = w;
+    pthread_mutex_unlock(&ex->pool_lock);
+
+    /* No lock held: the factory is user code. */
+    int rc;
+    if (ex->thread_factory != NULL)
+        rc = ex->thread_factory(ex->thread_factory_ctx, &w->thread, worker_main, w, w->name);
+    else
+        rc = pthread_create(&w->thread, NULL, worker_main, w);
+
+    pthread_mutex_lock(&ex->pool_lock);
+    if (rc != 0) {
+        unlink_worker_locked(ex, w);
+        atomic_fetch_sub(&ex->wc, 1);
+        tk__try_terminate_locked(ex); /* JDK addWorkerFailed() */
+        pthread_mutex_unlock(&ex->pool_lock);
+        tk__free(&ex->alloc, w, sizeof(*w));
+        return TK_ETHREAD;
+    }
+    w->started = true;
+    /* largest_pool_size counts threads really created (JDK: workers added),
+     * not slots reserved for a start that failed. `alive` may already have
+     * been decremented by this very worker if it exited at once. */
+    int alive = ++ex->alive;
+    if (alive > 0 && (unsigned)alive > atomic_load_explicit(&ex->largest, memory_order_relaxed))
+        atomic_store_explicit(&ex->largest, (unsigned)alive, memory_order_relaxed);
+    pthread_mutex_unlock(&ex->pool_lock);
+    return 1;
+}
