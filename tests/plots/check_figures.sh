@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# CTest driver for plots/: render (or compare) a copy of the fixture and check every output.
+# Usage: check_figures.sh render  PLOTS_DIR FIXTURE_DIR WORK_DIR
+#        check_figures.sh compare PLOTS_DIR FIXTURE_DIR WORK_DIR
+# Exit 0 pass, 1 fail, 77 skip (gnuplot not installed).
+set -euo pipefail
+mode=${1:?mode}; plots=${2:?plots dir}; fixture=${3:?fixture dir}; work=${4:?work dir}
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+  echo "SKIP: gnuplot not installed (apt-get install gnuplot-nox)"
+  exit 77
+fi
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+# The figures every complete fixture must give (each as .pdf, .png and .svg)
+FIGS="w1_core_schedule w1_core_cancel w1_core_churn w1_core_expire w1_exec_schedule w1_exec_cancel
+w1_exec_churn w1_core_overview w1_exec_overview w2_burst_rate w2_spread_lateness w3_latency_percentiles
+w3_latency_cdf w4_idle_cpu w4_idle_wakeups w5_bytes_per_timer w5_rss_after_cancel w6_cancel_ratio
+w6_delay_range_schedule w6_delay_range_expire w6_dist_churn w7_contention"
+
+check_pdf() {
+  local f=$1 head tail
+  head=$(head -c 5 "$f")
+  [[ "$head" == "%PDF-" ]] || { fail "$f does not start with %PDF-"; return; }
+  # the trailer: %%EOF within the last bytes (optionally followed by a newline)
+  tail=$(tail -c 32 "$f" | tr -d '\r\n')
+  [[ "$tail" == *"%%EOF" ]] || { fail "$f does not end with %%EOF"; return; }
+}
+check_png() {
+  local f=$1 sig size
+  sig=$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')
+  [[ "$sig" == "89504e470d0a1a0a" ]] || { fail "$f lacks the PNG signature ($sig)"; return; }
+  size=$(wc -c <"$f")
+  ((size > 5000)) || fail "$f is only $size bytes"
+  # IHDR width and height (big endian at offsets 16 and 20) must be those of a real figure
+  local w h
+  w=$(od -An -tu1 -j16 -N4 "$f" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+  h=$(od -An -tu1 -j20 -N4 "$f" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+  ((w >= 300 && h >= 200)) || fail "$f is ${w}x${h} px"
+}
+check_svg() {
+  local f=$1
+  if command -v xmllint >/dev/null 2>&1; then
+    xmllint --noout "$f" 2>/dev/null || { fail "$f is not well-formed XML"; return; }
+    [[ "$(xmllint --xpath 'local-name(/*)' "$f" 2>/dev/null)" == svg ]] || { fail "$f: root element is not <svg>"; return; }
+  else
+    grep -q '<svg' "$f" || { fail "$f has no <svg> element"; return; }
+    grep -q '</svg>' "$f" || { fail "$f has no </svg>"; return; }
+  fi
+  grep -q '<path\|<polyline\|<line' "$f" || fail "$f draws nothing"
+}
+check_figs() { # check_figs FIGDIR
+  local d=$1 n
+  for n in $FIGS; do
+    for ext in pdf png svg; do
+      [[ -s "$d/$n.$ext" ]] || { fail "missing $d/$n.$ext"; continue; }
+      case $ext in pdf) check_pdf "$d/$n.$ext" ;; png) check_png "$d/$n.$ext" ;; svg) check_svg "$d/$n.$ext" ;; esac
+    done
+  done
+  ok "checked $(wc -w <<<"$FIGS") figures x 3 formats in $d"
+}
+check_md_images() { # every image link in the markdown file resolves
+  local md=$1 dir rel cnt=0
+  dir=$(dirname "$md")
+  while IFS= read -r rel; do
+    cnt=$((cnt + 1))
+    [[ -s "$dir/$rel" ]] || fail "$md links a missing image $rel"
+  done < <(grep -o '!\[[^]]*\]([^)]*)' "$md" | sed 's/.*](\(.*\))/\1/')
+  ((cnt >= 20)) || fail "$md embeds only $cnt images"
+  ok "$md embeds $cnt images, all present"
+}
+need() { # need FILE TEXT WHAT
+  grep -qF -- "$2" "$1" || fail "$1 lacks $3 ($2)"
+}
+
+rm -rf -- "$work"
+mkdir -p -- "$work"
+
+case $mode in
+render)
+  run="$work/run with space"
+  cp -R -- "$fixture" "$run"
+  rm -rf -- "$run/figures" "$run/report.md"
+  rc=0; "$plots/render.sh" "$run" 2>"$work/stderr.txt" || rc=$?
+  ((rc == 0)) || fail "render.sh exited $rc"
+  cat "$work/stderr.txt"
+  check_figs "$run/figures"
+  md="$run/report.md"
+  [[ -s "$md" ]] || { fail "no report.md"; exit 1; }
+  need "$md" "| insert (ns) at N = | 1e3 | 1e4 | 1e5 | 1e6 |" "the W1 insert table"
+  need "$md" "| cancel (ns) at N =" "the W1 cancel table"
+  need "$md" "W3 p99 (µs)" "the W2-W5 headline table"
+  need "$md" "W5 bytes per timer" "the W4/W5 table"
+  need "$md" "| M ops/s at threads = |" "the W7 table"
+  need "$md" "| commit | 3f9c2ab |" "the metadata table"
+  need "$md" "](figures/w1_core_schedule.png)" "the embedded W1 figure"
+  # the value traced in plots/README.md: heap W1_core schedule_ns at N=1e5, mean of 107.9, 105.3, 108.7
+  need "$md" "| heap | 31.3 | 53.4 | 107.3 | 193.8 |" "the heap insert row (mean of the repetitions)"
+  check_md_images "$md"
+  # a folder with little in it: a figure set with gaps, reported on stderr, exit status 0
+  part="$work/partial"
+  mkdir -p "$part"
+  head -1 "$fixture/results.csv" >"$part/results.csv"
+  grep '^heap,W1_core,' "$fixture/results.csv" >>"$part/results.csv"
+  if "$plots/render.sh" "$part" 2>"$work/partial.stderr"; then
+    grep -q 'skipped w7_contention' "$work/partial.stderr" || fail "render.sh did not say which figure it skipped"
+    [[ -s "$part/figures/w1_core_schedule.png" ]] || fail "partial folder: w1_core_schedule.png missing"
+    [[ ! -e "$part/figures/w7_contention.png" ]] || fail "partial folder: w7_contention.png drawn from nothing"
+    need "$part/report.md" "## Not drawn" "the list of missing figures"
+    ok "partial folder: rendered what exists, reported the rest"
+  else
+    cat "$work/partial.stderr"; fail "render.sh failed on a partial folder"
+  fi
+  # idempotent: a second render of the same folder gives the same report
+  cp "$md" "$work/report.first"
+  "$plots/render.sh" "$run" 2>/dev/null || fail "second render failed"
+  cmp -s "$md" "$work/report.first" || fail "second render changed report.md"
+  # real errors exit non-zero
+  if "$plots/render.sh" "$work/does not exist" 2>/dev/null; then fail "render.sh accepted a missing folder"; fi
+  ;;
+compare)
+  a="$work/run A"; b="$work/run B"
+  cp -R -- "$fixture" "$a"; cp -R -- "$fixture" "$b"
+  rm -rf -- "$a/figures" "$a/report.md" "$b/figures" "$b/report.md"
+  sed -i 's/^label:.*/label: before/' "$a/metadata.txt"
+  sed -i 's/^label:.*/label: after/; s/^commit:.*/commit: 4a0d1e7/' "$b/metadata.txt"
+  # run B: every wheel value 20 % lower
+  awk -F, -v OFS=, 'NR > 1 && $1 ~ /^wheel/ { $5 = $5 * 0.8 } 1' "$fixture/results.csv" >"$b/results.csv"
+  out="$work/compare out"
+  rc=0; "$plots/compare.sh" "$out" "$a" "$b" 2>"$work/stderr.txt" || rc=$?
+  ((rc == 0)) || fail "compare.sh exited $rc"
+  cat "$work/stderr.txt"
+  check_figs "$out/figures"
+  md="$out/compare.md"
+  [[ -s "$md" ]] || { fail "no compare.md"; exit 1; }
+  need "$md" "| workload | n | metric | peer | before | after | after/before |" "the ratio table header"
+  need "$md" "| W1_core | 1e5 | schedule_ns (ns) | wheel-1ms-1024 | 25.4 | 20.3 | 0.800 better |" "the wheel ratio row"
+  need "$md" "| W1_core | 1e5 | schedule_ns (ns) | heap | 107.3 | 107.3 | 1.000 ≈ |" "the heap ratio row"
+  need "$md" "| commit | 3f9c2ab | 4a0d1e7 |" "the metadata side by side"
+  check_md_images "$md"
+  # series are labelled by run in the figures
+  grep -q 'before: heap' "$out/figures/w1_core_schedule.svg" || fail "w1_core_schedule.svg has no 'before: heap' series"
+  grep -q 'after: wheel-1ms-1024' "$out/figures/w1_core_schedule.svg" || fail "w1_core_schedule.svg has no 'after: wheel-1ms-1024' series"
+  if "$plots/compare.sh" "$out" "$a" 2>/dev/null; then fail "compare.sh accepted a single run"; fi
+  ;;
+*)
+  echo "unknown mode $mode"; exit 1 ;;
+esac
+
+if ((fails > 0)); then echo "$fails check(s) failed"; exit 1; fi
+echo "all checks passed"
