@@ -1,0 +1,1034 @@
+/* timerkit: the hashed wheel engine (blocking adapter over wheel-core).
+ *
+ * Structure. Netty's HashedWheelTimer, rebuilt for a delay queue:
+ *
+ *   user threads --offer--> pending stack --+
+ *                --remove-> cancel stack ---+--> tick thread: core wheel
+ *                                                 |  (buckets, bitmap)
+ *   worker threads <--take/poll-- ready list <----+  expired batches, sorted
+ *
+ * - offer() pushes the node onto the pending stack, a lock-free Treiber stack
+ *   linked through tk__priv.wheel.next that only the holder of core_lock
+ *   empties, whole, with one atomic exchange (no ABA: nothing pops single
+ *   nodes). Offering never touches the wheel or any lock: a fetch-add on the
+ *   size, a store and a CAS, plus a load of the tick thread's wake threshold.
+ * - The tick thread owns the core (under core_lock). Each pass it unlinks the
+ *   cancelled nodes, moves pending nodes into buckets (at most
+ *   TRANSFER_LIMIT and about one tick of work a pass, as Netty bounds it,
+ *   so a flood of offers cannot starve expiry; unlike Netty, nodes due within a revolution go
+ * first, so a flood of far timers cannot hold up a near one either), advances the core to the tick
+ * of the current time, and merges the sorted expired batch into the ready list (under ready_lock),
+ * which the executor's workers take from.
+ * - remove() of a pending or bucketed node is an atomic state change (plus,
+ *   for a bucketed node, a lock-free push onto the cancel stack) and returns
+ *   TK_EINPROGRESS; size() drops at once. The tick thread unlinks it at its
+ *   next pass, within RECLAIM_NS (10 ms; the remover wakes it if that pass
+ *   is planned later), and runs the release callback with no lock held. A ready node is unlinked at
+ * once under ready_lock (TK_OK). Created without a release callback, the queue removes
+ * synchronously under core_lock instead and always answers TK_OK or TK_ENOENT.
+ *
+ * Node state. The 64-bit word that overlays tk__priv.wheel.state and .aux
+ * (tk__priv.raw[3]), accessed only atomically, is the node's state:
+ *   NONE (0)      not in the queue (handed out, removed, released; a node
+ *                 never offered must have a zeroed private area for remove()
+ *                 to answer TK_ENOENT, as a zero-initialised task has);
+ *   PENDING       on the pending stack or the tick thread's backlog;
+ *   CANCELLED_PENDING  removed while pending; released when the stack is
+ *                 emptied;
+ *   BUCKETED      in the core;
+ *   READY         in the ready list;
+ *   ptr | 7       removed while bucketed: it is on the cancel stack and the
+ *                 word is also the stack link (nodes are 8-byte aligned). The
+ *                 bucket keeps using next/prev, so the cancel link cannot share
+ *                 them; one CAS both claims the node and links it.
+ * Transitions PENDING -> BUCKETED and BUCKETED -> READY are CASes by the
+ * core_lock holder, racing with remove()'s CASes: exactly one side wins. A
+ * node the core expired while a remover claimed it is marked detached
+ * (rounds = DETACHED) so the cancel pass does not unlink it twice.
+ *
+ * Ordering and accuracy. The core hands out each tick's batch sorted by
+ * (deadline, seq) and the ready list is kept sorted, so the nodes the tick
+ * thread has taken in leave in the heap's order. It is not exact across the
+ * hand-off: a node offered with a deadline already past becomes visible to
+ * take() only at the next tick, so a ready node with a larger key may leave
+ * before it (a reordering within one tick, which DESIGN.md allows when said;
+ * so the engine does not claim TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the ready list
+ * only once the clock has reached a tick instant t_k >= its deadline: never
+ * early. Lateness <= one tick + the tick thread's wake-up latency (timer
+ * slack is set to 1 us on that thread) + the time to process the pass + a
+ * worker's wake-up: with a 1 ms tick, about 1.1 ms on an idle machine.
+ *
+ * Idle behaviour. Netty's thread wakes every tick. Here the tick thread
+ * sleeps until the instant of the next tick that can expire something (the
+ * core's bucket minima and occupancy bitmap), or forever when empty. Before
+ * sleeping it publishes a wake threshold, t_next - tick: an offer whose
+ * deadline is at or before it (it would expire at an earlier tick) wakes the
+ * thread; any other offer just waits on the stack for the planned wake-up.
+ * A removal wakes it only if the planned sleep is longer than RECLAIM_NS.
+ * The publish and the producers' push are sequentially consistent (Dekker):
+ * either the producer sees the plan, or the tick thread sees the pushed node
+ * before it sleeps, and then sleeps only to the next tick, so that a stream
+ * of offers or removals is taken in per-tick batches rather than spun on.
+ * One timer an hour ahead costs one wake-up, not 3.6 million (Netty).
+ *
+ * Configuration. tick_ns: default 1 ms, floor TK_WHEEL_MIN_TICK_NS (10 us,
+ * see wheel-internal.h), below it TK_EINVAL. ticks_per_wheel: default 512,
+ * rounded up to a power of two, above 2^24 TK_EINVAL. max_pending bounds
+ * size() (Netty's maxPendingTimeouts counts the same: every node offered and
+ * not yet handed out or removed); past it offer() returns TK_EFULL. The tick
+ * thread (named thread_name, default "tk-wheel") starts on the first offer.
+ *
+ * Locks and order: core_lock -> ready_lock -> tick_lock; start_lock is taken
+ * alone. No callback runs with any of them held except remove_if()'s `pred`
+ * (allowed by queue.h). Complexity: offer O(1) lock-free; remove O(1)
+ * (lock-free, or ready_lock for a ready node); take/poll O(1); per tick pass
+ * O(cancelled + moved + expired log expired); peek/remove_first flush the
+ * pending stack and scan the earliest buckets; drain/remove_if O(n).
+ *
+ * Reference: Netty io.netty.util.HashedWheelTimer; G. Varghese and T. Lauck,
+ * "Hashed and hierarchical timing wheels", SOSP 1987.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+#include "common-internal.h"
+#include "timerkit/queue.h"
+#include "wheel-core.h"
+#include "wheel-internal.h"
+
+/* ---- node state word ------------------------------------------------------ */
+
+#define ST_NONE UINT64_C(0)
+#define ST_PENDING UINT64_C(1)
+#define ST_BUCKETED UINT64_C(2)
+#define ST_READY UINT64_C(3)
+#define ST_CANCELLED_PENDING UINT64_C(4)
+#define ST_CANCEL_TAG UINT64_C(7) /* low bits of "removed, on the cancel stack" */
+
+/* rounds of a node the core already expired but a remover had claimed. */
+#define DETACHED INT64_MIN
+
+/* Nodes moved from the pending queue into buckets per tick pass (at most;
+ * a pass also stops moving after about one tick of work). */
+#define TRANSFER_LIMIT ((size_t)100000)
+#define TRANSFER_CLOCK_EVERY 1024u
+
+/* wake_threshold value while the tick thread is awake (no signal needed). */
+#define AWAKE INT64_MIN
+
+/* Removed nodes are released at the tick thread's next pass, within about
+ * this long: a removal wakes the thread only if it planned to sleep longer. */
+#define RECLAIM_NS (10 * TK_NS_PER_MS)
+
+_Static_assert(offsetof(tk_node, tk__priv.raw[3]) == offsetof(tk_node, tk__priv.wheel.state),
+               "the state word overlays wheel.state and wheel.aux");
+_Static_assert(_Alignof(tk_node) >= 8, "cancel links need 3 free low bits");
+
+static inline uint64_t *word_of(tk_node *n) {
+    return &n->tk__priv.raw[3];
+}
+
+static inline uint64_t word_load(const tk_node *n) {
+    return __atomic_load_n(&n->tk__priv.raw[3], __ATOMIC_ACQUIRE);
+}
+
+static inline void word_store(tk_node *n, uint64_t v) {
+    __atomic_store_n(word_of(n), v, __ATOMIC_RELEASE);
+}
+
+static inline bool word_cas(tk_node *n, uint64_t *expected, uint64_t desired) {
+    return __atomic_compare_exchange_n(word_of(n), expected, desired, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+static inline bool is_cancel_linked(uint64_t w) {
+    return (w & 7u) == ST_CANCEL_TAG;
+}
+
+#define NEXT(n) ((n)->tk__priv.wheel.next)
+#define PREV(n) ((n)->tk__priv.wheel.prev)
+
+/* ---- the queue ------------------------------------------------------------ */
+
+struct tk_queue {
+    /* Immutable after create(). */
+    const tk_allocator *allocator;
+    tk_queue_release_fn release; /* NULL: remove() works synchronously */
+    void *release_ctx;
+    size_t max_pending; /* 0: unbounded */
+    int64_t tick_ns;
+    char thread_name[16];
+
+    /* Lock-free hand-off. Any thread pushes; only the core_lock holder
+     * empties them (atomic exchange with NULL). */
+    char pad0[64];
+    _Atomic(tk_node *) pending_top; /* offered nodes, linked through next */
+    char pad1[64];
+    _Atomic(tk_node *) cancel_top; /* removed bucketed nodes, linked via state word */
+    char pad2[64];
+    atomic_size_t size; /* queued nodes: pending + bucketed + ready - removed */
+    atomic_int closed;  /* 0, TK_QUEUE_CLOSE_WHEN_EMPTY or TK_QUEUE_CLOSE_NOW; only grows */
+    char pad3[64];
+    /* Written by the tick thread before it sleeps (the latest deadline that
+     * needs it woken early), CASed to AWAKE by the thread that wakes it. */
+    _Atomic int64_t wake_threshold;
+    /* Set by the tick thread when it plans to sleep longer than RECLAIM_NS;
+     * cleared by the thread that wakes it to release removed nodes. */
+    atomic_bool sleep_long;
+    atomic_bool started; /* tick thread created (set under start_lock) */
+    atomic_bool stop;    /* destroy() asks the tick thread to exit */
+    char pad4[64];
+
+    /* Guarded by core_lock (held by the tick thread during a pass, and by
+     * peek/remove_first/drain/remove_if/check and synchronous remove). */
+    pthread_mutex_t core_lock;
+    tk_wheel_core core;
+    /* Pending nodes taken off the stack, oldest first, not yet in buckets:
+     * [0] due within a revolution (moved first), [1] the rest. */
+    struct backlog {
+        tk_node *head, *tail;
+    } backlog[2];
+    tk_node *zombies; /* removed nodes awaiting release, linked through next */
+
+    /* Guarded by ready_lock. */
+    pthread_mutex_t ready_lock;
+    pthread_cond_t ready_cond; /* takers wait here (CLOCK_MONOTONIC) */
+    tk_node *ready_head;       /* sorted by (deadline, seq), doubly linked */
+    tk_node *ready_tail;
+
+    /* Guarded by tick_lock: the tick thread's sleep. */
+    pthread_mutex_t tick_lock;
+    pthread_cond_t tick_cond; /* CLOCK_MONOTONIC */
+    bool wake_flag;
+
+    pthread_mutex_t start_lock; /* serialises the lazy start */
+    pthread_t thread;           /* valid once started */
+
+    /* Statistics: relaxed atomics. */
+    _Atomic uint64_t st_wakeups, st_loops, st_expired, st_moved, st_released;
+    _Atomic uint64_t st_cancelled_pending, st_cancelled_bucket, st_removed_ready;
+};
+
+#define STAT_ADD(q, field, v) atomic_fetch_add_explicit(&(q)->field, (v), memory_order_relaxed)
+
+static inline void lock(pthread_mutex_t *m) {
+    int rc = pthread_mutex_lock(m);
+    (void)rc;
+}
+
+static inline void unlock(pthread_mutex_t *m) {
+    int rc = pthread_mutex_unlock(m);
+    (void)rc;
+}
+
+static void signal_tick(struct tk_queue *q) {
+    lock(&q->tick_lock);
+    q->wake_flag = true;
+    pthread_cond_signal(&q->tick_cond);
+    unlock(&q->tick_lock);
+}
+
+/* Wakes the tick thread if it sleeps and a node due at `deadline_ns` cannot
+ * wait for its planned wake-up. Any thread, no lock held (takes tick_lock). */
+static void maybe_wake(struct tk_queue *q, int64_t deadline_ns) {
+    int64_t thr = atomic_load(&q->wake_threshold);
+    while (thr != AWAKE && deadline_ns <= thr) {
+        if (atomic_compare_exchange_weak(&q->wake_threshold, &thr, AWAKE)) {
+            signal_tick(q);
+            return;
+        }
+    }
+}
+
+/* Wakes the tick thread if removed nodes would otherwise wait more than
+ * RECLAIM_NS for release. Any thread, no lock held (takes tick_lock). */
+static void wake_for_release(struct tk_queue *q) {
+    if (!atomic_load(&q->sleep_long))
+        return;
+    bool expected = true;
+    if (atomic_compare_exchange_strong(&q->sleep_long, &expected, false))
+        signal_tick(q);
+}
+
+/* Drops the size by k; wakes takers if a WHEN_EMPTY queue became empty.
+ * `ready_locked`: the caller holds ready_lock. */
+static void size_sub(struct tk_queue *q, size_t k, bool ready_locked) {
+    if (k == 0)
+        return;
+    size_t old = atomic_fetch_sub(&q->size, k);
+    if (old == k && atomic_load(&q->closed) != 0) {
+        if (!ready_locked)
+            lock(&q->ready_lock);
+        pthread_cond_broadcast(&q->ready_cond);
+        if (!ready_locked)
+            unlock(&q->ready_lock);
+    }
+}
+
+/* ---- core_lock holder's work ------------------------------------------------ */
+
+static inline void zombie_push_locked(struct tk_queue *q, tk_node *n) {
+    NEXT(n) = q->zombies;
+    q->zombies = n;
+}
+
+/* Unlinks every node on the cancel stack from the core. Needs core_lock. */
+static void process_cancels_locked(struct tk_queue *q) {
+    tk_node *n = atomic_exchange(&q->cancel_top, NULL);
+    uint64_t k = 0;
+    while (n != NULL) {
+        uint64_t w = word_load(n);
+        tk_node *next = (tk_node *)(uintptr_t)(w & ~(uint64_t)7);
+        if (n->tk__priv.wheel.rounds != DETACHED)
+            tk_wheel_core_remove(&q->core, n);
+        zombie_push_locked(q, n);
+        n = next;
+        k++;
+    }
+    if (k != 0)
+        STAT_ADD(q, st_cancelled_bucket, k); /* counted here, off the remove() path */
+}
+
+static inline void backlog_append(struct backlog *b, tk_node *n) {
+    NEXT(n) = NULL;
+    if (b->tail != NULL)
+        NEXT(b->tail) = n;
+    else
+        b->head = n;
+    b->tail = n;
+}
+
+static inline bool backlog_empty(const struct tk_queue *q) {
+    return q->backlog[0].head == NULL && q->backlog[1].head == NULL;
+}
+
+/* Appends the whole pending stack, oldest first, to the backlog: nodes due
+ * within a revolution to backlog[0], which is moved into buckets first, so a
+ * flood of far timers does not hold up a near one. Needs core_lock. */
+static void grab_pending_locked(struct tk_queue *q) {
+    tk_node *n = atomic_exchange(&q->pending_top, NULL);
+    if (n == NULL)
+        return;
+    tk_node *rev = NULL;
+    while (n != NULL) {
+        tk_node *next = NEXT(n);
+        NEXT(n) = rev;
+        rev = n;
+        n = next;
+    }
+    const tk_wheel_core *w = &q->core;
+    int64_t horizon = tk_wheel_core_tick_time(w, tk_wheel_core_current_tick(w) + 1 +
+                                                     (uint64_t)w->ticks_per_wheel);
+    while (rev != NULL) {
+        tk_node *next = NEXT(rev);
+        backlog_append(&q->backlog[rev->deadline_ns > horizon], rev);
+        rev = next;
+    }
+}
+
+/* Moves up to `limit` backlog nodes into the core, near ones first, and
+ * stops early once the clock passes `until_ns` (checked every
+ * TRANSFER_CLOCK_EVERY nodes; INT64_MAX: never). Needs core_lock. */
+static void transfer_locked(struct tk_queue *q, size_t limit, int64_t until_ns) {
+    size_t moved = 0, cancelled = 0, done = 0;
+    for (int i = 0; i < 2; i++) {
+        struct backlog *b = &q->backlog[i];
+        while (b->head != NULL && done < limit) {
+            if (++done % TRANSFER_CLOCK_EVERY == 0 && until_ns != INT64_MAX &&
+                tk_clock_now_ns() >= until_ns) {
+                limit = 0;
+                break;
+            }
+            tk_node *n = b->head;
+            b->head = NEXT(n);
+            if (b->head == NULL)
+                b->tail = NULL;
+            uint64_t w = ST_PENDING;
+            if (word_cas(n, &w, ST_BUCKETED)) {
+                tk_wheel_core_add(&q->core, n);
+                moved++;
+            } else {
+                zombie_push_locked(q, n); /* CANCELLED_PENDING */
+                cancelled++;
+            }
+        }
+    }
+    if (moved != 0)
+        STAT_ADD(q, st_moved, moved);
+    if (cancelled != 0)
+        STAT_ADD(q, st_cancelled_pending, cancelled);
+}
+
+/* Brings the core up to date with every hand-off, unbounded (for the
+ * operations that need to see every node). Returns true if nodes now await
+ * release. Needs core_lock. */
+static bool flush_all_locked(struct tk_queue *q) {
+    process_cancels_locked(q);
+    grab_pending_locked(q);
+    transfer_locked(q, SIZE_MAX, INT64_MAX);
+    return q->zombies != NULL;
+}
+
+/* Merges a sorted batch (linked through next) into the sorted ready list,
+ * keeping only the nodes still BUCKETED. Needs core_lock and ready_lock. */
+static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch) {
+    size_t added = 0;
+    tk_node *cur = NULL; /* last ready node known to go before the batch rest */
+    bool positioned = false;
+    while (batch != NULL) {
+        tk_node *x = batch;
+        batch = NEXT(x);
+        uint64_t w = ST_BUCKETED;
+        if (!word_cas(x, &w, ST_READY)) {
+            /* A remover claimed it; it is on the cancel stack. */
+            x->tk__priv.wheel.rounds = DETACHED;
+            continue;
+        }
+        if (!positioned) {
+            cur = q->ready_tail;
+            while (cur != NULL && tk__wheel_before(x, cur))
+                cur = PREV(cur);
+            positioned = true;
+        } else {
+            while (NEXT(cur) != NULL && !tk__wheel_before(x, NEXT(cur)))
+                cur = NEXT(cur);
+        }
+        /* insert x after cur (cur NULL: at the head) */
+        tk_node *after = cur != NULL ? NEXT(cur) : q->ready_head;
+        PREV(x) = cur;
+        NEXT(x) = after;
+        if (cur != NULL)
+            NEXT(cur) = x;
+        else
+            q->ready_head = x;
+        if (after != NULL)
+            PREV(after) = x;
+        else
+            q->ready_tail = x;
+        cur = x;
+        added++;
+    }
+    return added;
+}
+
+/* Unlinks ready node n. Needs ready_lock. */
+static void ready_unlink_locked(struct tk_queue *q, tk_node *n) {
+    if (PREV(n) != NULL)
+        NEXT(PREV(n)) = NEXT(n);
+    else
+        q->ready_head = NEXT(n);
+    if (NEXT(n) != NULL)
+        PREV(NEXT(n)) = PREV(n);
+    else
+        q->ready_tail = PREV(n);
+}
+
+/* Runs the release callback on a zombie list. No lock held. */
+static void release_list(struct tk_queue *q, tk_node *n) {
+    uint64_t k = 0;
+    while (n != NULL) {
+        tk_node *next = NEXT(n);
+        word_store(n, ST_NONE);
+        q->release(q->release_ctx, n);
+        n = next;
+        k++;
+    }
+    if (k != 0)
+        STAT_ADD(q, st_released, k);
+}
+
+/* ---- the tick thread -------------------------------------------------------- */
+
+static void *tick_main(void *arg) {
+    struct tk_queue *q = arg;
+    tk__thread_set_name(q->thread_name);
+#if defined(__linux__) && defined(PR_SET_TIMERSLACK)
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* 1 us, see DESIGN.md */
+#endif
+    lock(&q->core_lock);
+    while (!atomic_load(&q->stop)) {
+        STAT_ADD(q, st_loops, 1);
+        process_cancels_locked(q);
+        grab_pending_locked(q);
+        /* a pass moves at most TRANSFER_LIMIT nodes and spends at most
+         * about a tick doing so */
+        transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
+
+        int64_t now = tk_clock_now_ns();
+        uint64_t k = tk__wheel_core_tick_at(&q->core, now);
+        if (k > tk_wheel_core_current_tick(&q->core)) {
+            size_t count = 0;
+            tk_node *batch = tk_wheel_core_advance_to(&q->core, k, &count);
+            if (batch != NULL) {
+                lock(&q->ready_lock);
+                size_t added = publish_ready_locked(q, batch);
+                if (added == 1)
+                    pthread_cond_signal(&q->ready_cond);
+                else if (added > 1)
+                    pthread_cond_broadcast(&q->ready_cond);
+                unlock(&q->ready_lock);
+                STAT_ADD(q, st_expired, added);
+            }
+        }
+
+        if (q->zombies != NULL) {
+            tk_node *z = q->zombies;
+            q->zombies = NULL;
+            unlock(&q->core_lock);
+            release_list(q, z); /* user code: no lock held */
+            lock(&q->core_lock);
+        }
+
+        /* Plan the sleep: to the next tick that can expire something. */
+        int64_t plan;
+        uint64_t next;
+        int64_t next_tick =
+            tk_wheel_core_tick_time(&q->core, tk_wheel_core_current_tick(&q->core) + 1);
+        if (!backlog_empty(q))
+            plan = next_tick;
+        else if (tk__wheel_core_next_candidate(&q->core, &next))
+            plan = tk_wheel_core_tick_time(&q->core, next);
+        else
+            plan = INT64_MAX;
+        int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
+        if (threshold == AWAKE)
+            threshold = AWAKE + 1;
+        /* Publish, then look (Dekker with offer/remove, all seq_cst): either
+         * a producer sees the plan and wakes us, or we see its node here. */
+        atomic_store(&q->wake_threshold, threshold);
+        atomic_store(&q->sleep_long, plan > tk__sat_add(now, RECLAIM_NS));
+        if (atomic_load(&q->pending_top) != NULL || atomic_load(&q->cancel_top) != NULL ||
+            q->zombies != NULL) {
+            /* Hand-offs arrived during the pass (or other threads left nodes
+             * to release while we ran callbacks): pick them up at the next
+             * tick (soon enough for the lateness bound), not at once, so a
+             * stream of offers or removals is taken in batches instead of
+             * the thread spinning against the producers. */
+            atomic_store(&q->sleep_long, false);
+            if (next_tick < plan)
+                plan = next_tick;
+        }
+        unlock(&q->core_lock);
+
+        lock(&q->tick_lock);
+        while (!q->wake_flag && !atomic_load(&q->stop)) {
+            if (plan == INT64_MAX) {
+                pthread_cond_wait(&q->tick_cond, &q->tick_lock);
+            } else {
+                struct timespec ts = tk__ns_to_timespec(plan);
+                if (pthread_cond_timedwait(&q->tick_cond, &q->tick_lock, &ts) == ETIMEDOUT)
+                    break;
+            }
+        }
+        q->wake_flag = false;
+        unlock(&q->tick_lock);
+        atomic_store(&q->wake_threshold, AWAKE);
+        atomic_store(&q->sleep_long, false);
+        STAT_ADD(q, st_wakeups, 1);
+        lock(&q->core_lock);
+    }
+    unlock(&q->core_lock);
+    return NULL;
+}
+
+static int start_thread(struct tk_queue *q) {
+    int rc = TK_OK;
+    lock(&q->start_lock);
+    if (!atomic_load(&q->started)) {
+        if (pthread_create(&q->thread, NULL, tick_main, q) != 0)
+            rc = TK_ETHREAD;
+        else
+            atomic_store(&q->started, true);
+    }
+    unlock(&q->start_lock);
+    return rc;
+}
+
+/* ---- operations ----------------------------------------------------------- */
+
+static void wheel_destroy(tk_queue *q);
+
+static int wheel_create(const tk_queue_config *cfg, tk_queue_release_fn release, void *release_ctx,
+                        tk_queue **out) {
+    if (out == NULL)
+        return TK_EINVAL;
+    *out = NULL;
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    if (cfg != NULL) {
+        c.allocator = cfg->allocator;
+        c.tick_ns = cfg->tick_ns != 0 ? cfg->tick_ns : c.tick_ns;
+        c.ticks_per_wheel = cfg->ticks_per_wheel != 0 ? cfg->ticks_per_wheel : c.ticks_per_wheel;
+        c.max_pending = cfg->max_pending;
+        c.thread_name = cfg->thread_name != NULL ? cfg->thread_name : c.thread_name;
+    }
+    if (c.tick_ns < TK_WHEEL_MIN_TICK_NS || c.ticks_per_wheel == 0 ||
+        c.ticks_per_wheel > TK_WHEEL_MAX_TICKS_PER_WHEEL)
+        return TK_EINVAL;
+
+    struct tk_queue *q = tk__alloc(c.allocator, sizeof(*q));
+    if (q == NULL)
+        return TK_ENOMEM;
+    memset(q, 0, sizeof(*q));
+    q->allocator = c.allocator;
+    q->release = release;
+    q->release_ctx = release_ctx;
+    q->max_pending = c.max_pending;
+    q->tick_ns = c.tick_ns;
+    strncpy(q->thread_name, c.thread_name, sizeof(q->thread_name) - 1);
+    atomic_init(&q->pending_top, NULL);
+    atomic_init(&q->cancel_top, NULL);
+    atomic_init(&q->size, 0);
+    atomic_init(&q->closed, 0);
+    atomic_init(&q->wake_threshold, AWAKE);
+    atomic_init(&q->sleep_long, false);
+    atomic_init(&q->started, false);
+    atomic_init(&q->stop, false);
+
+    int rc =
+        tk_wheel_core_init(&q->core, c.allocator, c.tick_ns, c.ticks_per_wheel, tk_clock_now_ns());
+    if (rc != TK_OK) {
+        tk__free(c.allocator, q, sizeof(*q));
+        return rc;
+    }
+    int err = 0;
+    int made = 0; /* how many of the sync objects below exist */
+    if ((err = pthread_mutex_init(&q->core_lock, NULL)) == 0 && ++made &&
+        (err = pthread_mutex_init(&q->ready_lock, NULL)) == 0 && ++made &&
+        (err = tk__cond_init_monotonic(&q->ready_cond)) == 0 && ++made &&
+        (err = pthread_mutex_init(&q->tick_lock, NULL)) == 0 && ++made &&
+        (err = tk__cond_init_monotonic(&q->tick_cond)) == 0 && ++made &&
+        (err = pthread_mutex_init(&q->start_lock, NULL)) == 0 && ++made) {
+        *out = q;
+        return TK_OK;
+    }
+    if (made > 4)
+        pthread_cond_destroy(&q->tick_cond);
+    if (made > 3)
+        pthread_mutex_destroy(&q->tick_lock);
+    if (made > 2)
+        pthread_cond_destroy(&q->ready_cond);
+    if (made > 1)
+        pthread_mutex_destroy(&q->ready_lock);
+    if (made > 0)
+        pthread_mutex_destroy(&q->core_lock);
+    tk_wheel_core_destroy(&q->core);
+    tk__free(c.allocator, q, sizeof(*q));
+    return err == ENOMEM ? TK_ENOMEM : TK_EINVAL;
+}
+
+static void wheel_destroy(tk_queue *q) {
+    if (q == NULL)
+        return;
+    if (atomic_load(&q->started)) {
+        lock(&q->tick_lock);
+        atomic_store(&q->stop, true);
+        q->wake_flag = true;
+        pthread_cond_signal(&q->tick_cond);
+        unlock(&q->tick_lock);
+        pthread_join(q->thread, NULL);
+    }
+    /* Alone now. Release every removed node; queued ones stay untouched. */
+    lock(&q->core_lock);
+    process_cancels_locked(q);
+    grab_pending_locked(q);
+    for (int i = 0; i < 2; i++) {
+        for (tk_node *n = q->backlog[i].head; n != NULL;) {
+            tk_node *next = NEXT(n);
+            if (word_load(n) == ST_CANCELLED_PENDING)
+                zombie_push_locked(q, n);
+            n = next;
+        }
+        q->backlog[i].head = q->backlog[i].tail = NULL;
+    }
+    tk_node *z = q->zombies;
+    q->zombies = NULL;
+    unlock(&q->core_lock);
+    if (z != NULL)
+        release_list(q, z);
+
+    pthread_mutex_destroy(&q->start_lock);
+    pthread_cond_destroy(&q->tick_cond);
+    pthread_mutex_destroy(&q->tick_lock);
+    pthread_cond_destroy(&q->ready_cond);
+    pthread_mutex_destroy(&q->ready_lock);
+    pthread_mutex_destroy(&q->core_lock);
+    tk_wheel_core_destroy(&q->core);
+    tk__free(q->allocator, q, sizeof(*q));
+}
+
+static int wheel_offer(tk_queue *q, tk_node *n) {
+    if (q == NULL || n == NULL)
+        return TK_EINVAL;
+    if (atomic_load_explicit(&q->closed, memory_order_relaxed) == TK_QUEUE_CLOSE_NOW)
+        return TK_ECLOSED;
+    if (q->max_pending == 0) {
+        atomic_fetch_add(&q->size, 1);
+    } else {
+        /* exact limit: never count past it, even transiently */
+        size_t cur = atomic_load_explicit(&q->size, memory_order_relaxed);
+        do {
+            if (cur >= q->max_pending)
+                return TK_EFULL;
+        } while (!atomic_compare_exchange_weak(&q->size, &cur, cur + 1));
+    }
+    if (TK__UNLIKELY(!atomic_load_explicit(&q->started, memory_order_acquire))) {
+        int rc = start_thread(q);
+        if (rc != TK_OK) {
+            size_sub(q, 1, false);
+            return rc;
+        }
+    }
+    int64_t deadline_ns = n->deadline_ns; /* n may be gone once pushed */
+    __atomic_store_n(word_of(n), ST_PENDING, __ATOMIC_RELAXED);
+    tk_node *top = atomic_load_explicit(&q->pending_top, memory_order_relaxed);
+    do {
+        NEXT(n) = top;
+    } while (!atomic_compare_exchange_weak_explicit(&q->pending_top, &top, n, memory_order_seq_cst,
+                                                    memory_order_relaxed));
+    maybe_wake(q, deadline_ns);
+    return TK_OK;
+}
+
+/* Takes the ready head or returns a status; waits until `deadline_ns` if
+ * `timed`, else without limit. Takes ready_lock. */
+static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, tk_node **out) {
+    lock(&q->ready_lock);
+    for (;;) {
+        int closed = atomic_load(&q->closed);
+        if (closed == TK_QUEUE_CLOSE_NOW) {
+            unlock(&q->ready_lock);
+            return TK_ECLOSED;
+        }
+        tk_node *n = q->ready_head;
+        if (n != NULL) {
+            ready_unlink_locked(q, n);
+            word_store(n, ST_NONE);
+            size_sub(q, 1, true);
+            if (q->ready_head != NULL)
+                pthread_cond_signal(&q->ready_cond); /* pass the baton */
+            unlock(&q->ready_lock);
+            *out = n;
+            return TK_OK;
+        }
+        if (closed == TK_QUEUE_CLOSE_WHEN_EMPTY && atomic_load(&q->size) == 0) {
+            unlock(&q->ready_lock);
+            return TK_ECLOSED;
+        }
+        if (!timed) {
+            pthread_cond_wait(&q->ready_cond, &q->ready_lock);
+        } else {
+            if (tk_clock_now_ns() >= deadline_ns) {
+                unlock(&q->ready_lock);
+                return TK_ETIMEDOUT;
+            }
+            struct timespec ts = tk__ns_to_timespec(deadline_ns);
+            pthread_cond_timedwait(&q->ready_cond, &q->ready_lock, &ts);
+        }
+    }
+}
+
+static int wheel_take(tk_queue *q, tk_node **out) {
+    if (q == NULL || out == NULL)
+        return TK_EINVAL;
+    return take_until(q, false, 0, out);
+}
+
+static int wheel_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
+    if (q == NULL || out == NULL)
+        return TK_EINVAL;
+    int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), timeout_ns);
+    return take_until(q, true, deadline, out);
+}
+
+/* remove() of a READY node. No lock held on entry. */
+static int remove_ready(struct tk_queue *q, tk_node *n) {
+    lock(&q->ready_lock);
+    if (word_load(n) != ST_READY) {
+        unlock(&q->ready_lock);
+        return TK_ENOENT; /* handed out (or removed) meanwhile */
+    }
+    ready_unlink_locked(q, n);
+    word_store(n, ST_NONE);
+    size_sub(q, 1, true);
+    unlock(&q->ready_lock);
+    STAT_ADD(q, st_removed_ready, 1);
+    return TK_OK;
+}
+
+/* remove() when there is no release callback: under core_lock, TK_OK. */
+static int remove_sync(struct tk_queue *q, tk_node *n) {
+    lock(&q->core_lock);
+    bool flushed = false;
+    for (;;) {
+        uint64_t w = word_load(n);
+        if (w == ST_PENDING && !flushed) {
+            grab_pending_locked(q);
+            transfer_locked(q, SIZE_MAX, INT64_MAX);
+            flushed = true;
+            continue;
+        }
+        if (w == ST_BUCKETED) {
+            if (!word_cas(n, &w, ST_NONE))
+                continue;
+            tk_wheel_core_remove(&q->core, n);
+            unlock(&q->core_lock);
+            size_sub(q, 1, false);
+            STAT_ADD(q, st_cancelled_bucket, 1);
+            return TK_OK;
+        }
+        unlock(&q->core_lock);
+        return w == ST_READY ? remove_ready(q, n) : TK_ENOENT;
+    }
+}
+
+static int wheel_remove(tk_queue *q, tk_node *n) {
+    if (q == NULL || n == NULL)
+        return TK_EINVAL;
+    if (q->release == NULL)
+        return remove_sync(q, n);
+    uint64_t w = word_load(n);
+    for (;;) {
+        if (w == ST_PENDING) {
+            if (!word_cas(n, &w, ST_CANCELLED_PENDING))
+                continue;
+            size_sub(q, 1, false);
+            wake_for_release(q);
+            return TK_EINPROGRESS;
+        }
+        if (w == ST_BUCKETED) {
+            tk_node *top = atomic_load_explicit(&q->cancel_top, memory_order_relaxed);
+            if (!word_cas(n, &w, (uint64_t)(uintptr_t)top | ST_CANCEL_TAG))
+                continue;
+            while (!atomic_compare_exchange_weak(&q->cancel_top, &top, n))
+                __atomic_store_n(word_of(n), (uint64_t)(uintptr_t)top | ST_CANCEL_TAG,
+                                 __ATOMIC_RELAXED);
+            size_sub(q, 1, false);
+            wake_for_release(q);
+            return TK_EINPROGRESS;
+        }
+        if (w == ST_READY)
+            return remove_ready(q, n);
+        return TK_ENOENT;
+    }
+}
+
+static bool accept_bucketed(const tk_node *n, void *ctx) {
+    (void)ctx;
+    return word_load(n) == ST_BUCKETED;
+}
+
+/* Finds the first node, due or not. Needs core_lock and ready_lock; the
+ * pending queue must have been flushed. */
+static tk_node *first_locked(struct tk_queue *q) {
+    tk_node *c = tk__wheel_core_first(&q->core, accept_bucketed, NULL);
+    tk_node *r = q->ready_head;
+    if (c == NULL)
+        return r;
+    if (r == NULL)
+        return c;
+    return tk__wheel_before(c, r) ? c : r;
+}
+
+static int wheel_remove_first(tk_queue *q, tk_node **out) {
+    if (q == NULL || out == NULL)
+        return TK_EINVAL;
+    lock(&q->core_lock);
+    bool zombies = flush_all_locked(q);
+    lock(&q->ready_lock);
+    tk_node *n;
+    for (;;) {
+        n = first_locked(q);
+        if (n == NULL)
+            break;
+        uint64_t w = word_load(n);
+        if (w == ST_READY) {
+            ready_unlink_locked(q, n);
+            word_store(n, ST_NONE);
+            break;
+        }
+        w = ST_BUCKETED;
+        if (word_cas(n, &w, ST_NONE)) {
+            tk_wheel_core_remove(&q->core, n);
+            break;
+        }
+        /* claimed by a remover meanwhile: look again */
+    }
+    if (n != NULL)
+        size_sub(q, 1, true);
+    unlock(&q->ready_lock);
+    unlock(&q->core_lock);
+    if (zombies)
+        wake_for_release(q);
+    if (n == NULL)
+        return TK_ENOENT;
+    *out = n;
+    return TK_OK;
+}
+
+static int wheel_peek(tk_queue *q, int64_t *deadline_ns, uint64_t *seq) {
+    if (q == NULL)
+        return TK_EINVAL;
+    lock(&q->core_lock);
+    bool zombies = flush_all_locked(q);
+    lock(&q->ready_lock);
+    tk_node *n = first_locked(q);
+    if (n != NULL) {
+        if (deadline_ns != NULL)
+            *deadline_ns = n->deadline_ns;
+        if (seq != NULL)
+            *seq = n->seq;
+    }
+    unlock(&q->ready_lock);
+    unlock(&q->core_lock);
+    if (zombies)
+        wake_for_release(q);
+    return n != NULL ? TK_OK : TK_ENOENT;
+}
+
+static size_t wheel_size(tk_queue *q) {
+    return q != NULL ? atomic_load(&q->size) : 0;
+}
+
+typedef struct extract_ctx {
+    bool (*pred)(const tk_node *n, void *ctx); /* NULL: every node */
+    void *ctx;
+} extract_ctx;
+
+/* Claims a bucketed node matching the predicate (BUCKETED -> NONE). */
+static bool claim_if(tk_node *n, void *arg) {
+    extract_ctx *x = arg;
+    if (word_load(n) != ST_BUCKETED)
+        return false;
+    if (x->pred != NULL && !x->pred(n, x->ctx))
+        return false;
+    uint64_t w = ST_BUCKETED;
+    return word_cas(n, &w, ST_NONE);
+}
+
+/* Removes matching nodes from the core and the ready list. Returns them
+ * linked through next; *count set. */
+static tk_node *extract(struct tk_queue *q, extract_ctx *x, size_t *count) {
+    lock(&q->core_lock);
+    bool zombies = flush_all_locked(q);
+    size_t k = 0;
+    tk_node *out = tk__wheel_core_extract_if(&q->core, claim_if, x, &k);
+    lock(&q->ready_lock);
+    for (tk_node *n = q->ready_head; n != NULL;) {
+        tk_node *next = NEXT(n);
+        if (x->pred == NULL || x->pred(n, x->ctx)) {
+            ready_unlink_locked(q, n);
+            word_store(n, ST_NONE);
+            NEXT(n) = out;
+            out = n;
+            k++;
+        }
+        n = next;
+    }
+    size_sub(q, k, true);
+    unlock(&q->ready_lock);
+    unlock(&q->core_lock);
+    if (zombies)
+        wake_for_release(q);
+    *count = k;
+    return out;
+}
+
+static tk_node *wheel_drain(tk_queue *q) {
+    if (q == NULL)
+        return NULL;
+    extract_ctx x = {NULL, NULL};
+    size_t k;
+    tk_node *list = extract(q, &x, &k);
+    return tk__wheel_sort(list, NULL);
+}
+
+static tk_node *wheel_remove_if(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx), void *ctx) {
+    if (q == NULL || pred == NULL)
+        return NULL;
+    extract_ctx x = {pred, ctx};
+    size_t k;
+    return extract(q, &x, &k);
+}
+
+static void wheel_close(tk_queue *q, tk_queue_close_mode mode) {
+    if (q == NULL || (mode != TK_QUEUE_CLOSE_WHEN_EMPTY && mode != TK_QUEUE_CLOSE_NOW))
+        return;
+    int cur = atomic_load(&q->closed);
+    while ((int)mode > cur && !atomic_compare_exchange_weak(&q->closed, &cur, (int)mode)) {
+    }
+    lock(&q->ready_lock);
+    pthread_cond_broadcast(&q->ready_cond);
+    unlock(&q->ready_lock);
+}
+
+static bool check_core_node(const tk_node *n, void *ctx) {
+    (void)ctx;
+    uint64_t w = word_load(n);
+    return w == ST_BUCKETED || is_cancel_linked(w);
+}
+
+static int wheel_check(tk_queue *q) {
+    if (q == NULL)
+        return TK_EINVAL;
+    int rc = TK_OK;
+    lock(&q->core_lock);
+    if (tk_wheel_core_check(&q->core) != TK_OK ||
+        !tk__wheel_core_foreach(&q->core, check_core_node, NULL))
+        rc = TK_ESTATE;
+    lock(&q->ready_lock);
+    const tk_node *prev = NULL;
+    for (const tk_node *n = q->ready_head; n != NULL && rc == TK_OK; n = NEXT(n)) {
+        if (PREV(n) != prev || word_load(n) != ST_READY ||
+            (prev != NULL && tk__wheel_before(n, prev)))
+            rc = TK_ESTATE;
+        prev = n;
+    }
+    if (rc == TK_OK && q->ready_tail != prev)
+        rc = TK_ESTATE;
+    unlock(&q->ready_lock);
+    unlock(&q->core_lock);
+    return rc;
+}
+
+void tk__wheel_stats_get(tk_queue *q, tk__wheel_stats *st) {
+    st->wakeups = atomic_load_explicit(&q->st_wakeups, memory_order_relaxed);
+    st->loops = atomic_load_explicit(&q->st_loops, memory_order_relaxed);
+    st->expired = atomic_load_explicit(&q->st_expired, memory_order_relaxed);
+    st->moved = atomic_load_explicit(&q->st_moved, memory_order_relaxed);
+    st->released = atomic_load_explicit(&q->st_released, memory_order_relaxed);
+    st->cancelled_pending = atomic_load_explicit(&q->st_cancelled_pending, memory_order_relaxed);
+    st->cancelled_bucket = atomic_load_explicit(&q->st_cancelled_bucket, memory_order_relaxed);
+    st->removed_ready = atomic_load_explicit(&q->st_removed_ready, memory_order_relaxed);
+}
+
+static const tk_queue_ops wheel_ops = {
+    .name = "wheel",
+    .caps = TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_QUEUE_CAP_OWN_THREAD |
+            TK_QUEUE_CAP_BOUNDED,
+    .create = wheel_create,
+    .destroy = wheel_destroy,
+    .offer = wheel_offer,
+    .take = wheel_take,
+    .poll = wheel_poll,
+    .remove = wheel_remove,
+    .remove_first = wheel_remove_first,
+    .peek = wheel_peek,
+    .size = wheel_size,
+    .drain = wheel_drain,
+    .remove_if = wheel_remove_if,
+    .close = wheel_close,
+    .check = wheel_check,
+};
+
+TK_API const tk_queue_ops *tk_engine_wheel(void) {
+    return &wheel_ops;
+}

@@ -1,0 +1,538 @@
+/* timerkit: the hashed timing wheel core.
+ *
+ * Structure. A hashed timing wheel (Varghese & Lauck 1987, scheme 6; the
+ * design of Netty's HashedWheelTimer) of W = 2^b buckets. Time is cut into
+ * ticks of tick_ns: tick k is the instant t_k = start_ns + k * tick_ns. Each
+ * bucket is a doubly linked list of intrusive tk_nodes, so a node is removed
+ * in O(1) without a search. Unlike Netty, a node records its absolute expiry
+ * tick e instead of a count of remaining rounds (rounds = (e - c - 1) >> b
+ * is derived), which lets the wheel skip a bucket in O(1) when nothing in it
+ * is due, instead of walking it once per revolution to count rounds down.
+ * Two bitmaps of W bits and one number per bucket make that possible:
+ *
+ *   occupied[s]  bucket s is not empty;
+ *   min_expiry   per bucket, a lower bound of its nodes' expiry ticks, exact
+ *                unless stale[s] is set (a removal took the bucket's earliest
+ *                node; the next walk of the bucket makes it exact again).
+ *
+ * Invariants (checked by tk_wheel_core_check()), with c the current tick:
+ *   I1  every node n in bucket s has e(n) & (W - 1) == s and e(n) > c;
+ *   I2  e(n) == max(ceil((deadline - start) / tick_ns), c + 1): a node is in
+ *       the wheel exactly until the first tick whose instant reaches its
+ *       deadline, and a node added already due expires on the next advance
+ *       (never in a bucket the wheel has passed);
+ *   I3  for a non-empty bucket s: c < min_expiry <= min e(n), min_expiry == s
+ *       (mod W), and equality when stale[s] is clear;
+ *   I4  occupied[s] <=> bucket s non-empty; size == number of nodes.
+ *
+ * Expiry. Advancing to tick t visits bucket t & (W - 1) only if its
+ * min_expiry <= t; the walk unlinks the nodes with e == t and recomputes the
+ * minimum of the rest. The expired batch is then merge-sorted by
+ * (deadline, seq), so the wheel hands nodes out in exactly the heap's order:
+ * nodes expiring at tick t have deadline in (t_{t-1}, t_t], except nodes
+ * that were already due when added, and those sit in the earliest possible
+ * tick; so batches of successive ticks never interleave and sorting each
+ * batch sorts the whole stream. advance_to() jumps straight from one
+ * candidate tick to the next: the next candidate is the minimum of the
+ * buckets' min_expiry, found by scanning the occupied bitmap from c + 1 and
+ * stopping as soon as a bucket's first possible tick is not below the best
+ * candidate found (usually the first occupied bucket).
+ *
+ * Complexity. add, remove: O(1) (one multiply-high replaces the division).
+ * advance: O(1) when the bucket holds nothing due, else O(bucket + k log k)
+ * for k expired nodes; a bucket with something due is walked whole, as in
+ * Netty, so a node whose delay spans R revolutions is visited up to R times
+ * (pick tick_ns * W near the usual delay: the single-level wheel's trade-off;
+ * buckets with nothing due are skipped, unlike Netty). next candidate:
+ * O(W / 64 + occupied buckets scanned).
+ * Memory: 16 bytes per bucket + 2 bits, nothing per node (the 32-byte
+ * private area of tk_node).
+ *
+ * Accuracy. A node leaves at the first tick t with t_t >= deadline: never
+ * early, at most one tick late in tick time. The adapter adds the wake-up
+ * noise of its thread.
+ *
+ * Deadlines anywhere in int64 work: the distance to start_ns is taken in
+ * uint64, expiry ticks are uint64, and t_k saturates at INT64_MAX.
+ */
+#include "wheel-core.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "common-internal.h"
+
+__extension__ typedef unsigned __int128 tk__u128;
+__extension__ typedef __int128 tk__i128;
+
+#define SLOT_OF(w, e) ((size_t)((e) & (w)->mask))
+
+static inline void bit_set(uint64_t *bits, size_t i) {
+    bits[i >> 6] |= UINT64_C(1) << (i & 63);
+}
+
+static inline void bit_clear(uint64_t *bits, size_t i) {
+    bits[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+}
+
+static inline bool bit_test(const uint64_t *bits, size_t i) {
+    return (bits[i >> 6] >> (i & 63)) & 1u;
+}
+
+static inline void poison(tk_node *n) {
+#ifndef NDEBUG
+    n->tk__priv.wheel.prev = (tk_node *)TK__POISON_PTR;
+#else
+    (void)n;
+#endif
+}
+
+int tk_wheel_core_init(tk_wheel_core *w, const tk_allocator *a, int64_t tick_ns,
+                       uint32_t ticks_per_wheel, int64_t start_ns) {
+    if (w == NULL || tick_ns <= 0 || ticks_per_wheel == 0 ||
+        ticks_per_wheel > TK_WHEEL_MAX_TICKS_PER_WHEEL)
+        return TK_EINVAL;
+    memset(w, 0, sizeof(*w));
+    uint32_t shift = 0;
+    while ((UINT32_C(1) << shift) < ticks_per_wheel)
+        shift++;
+    uint32_t n = UINT32_C(1) << shift;
+    size_t words = (n + 63) / 64;
+    size_t bytes = (size_t)n * sizeof(tk__wheel_slot) + 2 * words * sizeof(uint64_t);
+    void *block = tk__alloc(a, bytes);
+    if (block == NULL)
+        return TK_ENOMEM;
+    memset(block, 0, bytes);
+    w->allocator = a;
+    w->slots = block;
+    w->occupied = (uint64_t *)(void *)(w->slots + n);
+    w->stale = w->occupied + words;
+    w->block_size = bytes;
+    w->words = words;
+    w->mask = n - 1;
+    w->current_tick = 0;
+    w->start_ns = start_ns;
+    w->tick_ns = tick_ns;
+    w->tick_recip = tick_ns == 1 ? 0 : (uint64_t)(((tk__u128)1 << 64) / (uint64_t)tick_ns);
+    w->size = 0;
+    w->ticks_per_wheel = n;
+    w->shift = shift;
+    return TK_OK;
+}
+
+void tk_wheel_core_destroy(tk_wheel_core *w) {
+    if (w == NULL || w->slots == NULL)
+        return;
+    tk__free(w->allocator, w->slots, w->block_size);
+    w->slots = NULL;
+    w->occupied = w->stale = NULL;
+}
+
+/* floor(x / tick_ns) by a multiply-high and at most one correction. */
+static inline uint64_t div_tick(const tk_wheel_core *w, uint64_t x) {
+    if (w->tick_recip == 0)
+        return x;
+    uint64_t q = (uint64_t)(((tk__u128)x * w->tick_recip) >> 64);
+    uint64_t r = x - q * (uint64_t)w->tick_ns;
+    while (r >= (uint64_t)w->tick_ns) {
+        q++;
+        r -= (uint64_t)w->tick_ns;
+    }
+    return q;
+}
+
+/* ceil((deadline - start) / tick_ns), 0 if deadline <= start. */
+static inline uint64_t raw_expiry(const tk_wheel_core *w, int64_t deadline_ns) {
+    if (deadline_ns <= w->start_ns)
+        return 0;
+    uint64_t diff = (uint64_t)deadline_ns - (uint64_t)w->start_ns;
+    uint64_t q = div_tick(w, diff);
+    return q + (q * (uint64_t)w->tick_ns != diff);
+}
+
+uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns) {
+    if (now_ns <= w->start_ns)
+        return 0;
+    return div_tick(w, (uint64_t)now_ns - (uint64_t)w->start_ns);
+}
+
+void tk_wheel_core_add(tk_wheel_core *w, tk_node *n) {
+    uint64_t e = raw_expiry(w, n->deadline_ns);
+    if (e <= w->current_tick)
+        e = w->current_tick + 1;
+    n->tk__priv.wheel.rounds = (int64_t)e;
+    size_t s = SLOT_OF(w, e);
+    tk__wheel_slot *slot = &w->slots[s];
+    tk_node *head = slot->head;
+    n->tk__priv.wheel.prev = NULL;
+    n->tk__priv.wheel.next = head;
+    if (head == NULL) {
+        slot->min_expiry = e;
+        bit_set(w->occupied, s);
+        bit_clear(w->stale, s);
+    } else {
+        head->tk__priv.wheel.prev = n;
+        if (e < slot->min_expiry)
+            slot->min_expiry = e;
+    }
+    slot->head = n;
+    w->size++;
+}
+
+/* Unlinks `n` from bucket `s`; keeps the bitmaps right. */
+static inline void unlink_node(tk_wheel_core *w, size_t s, tk_node *n) {
+    tk_node *prev = n->tk__priv.wheel.prev;
+    tk_node *next = n->tk__priv.wheel.next;
+    if (prev != NULL)
+        prev->tk__priv.wheel.next = next;
+    else
+        w->slots[s].head = next;
+    if (next != NULL)
+        next->tk__priv.wheel.prev = prev;
+    w->size--;
+}
+
+void tk_wheel_core_remove(tk_wheel_core *w, tk_node *n) {
+    uint64_t e = tk__wheel_core_expiry(n);
+    size_t s = SLOT_OF(w, e);
+    /* O(1) sanity check that n is linked where its expiry says */
+    assert(n->tk__priv.wheel.prev != NULL ? n->tk__priv.wheel.prev->tk__priv.wheel.next == n
+                                          : w->slots[s].head == n);
+    assert(n->tk__priv.wheel.next == NULL || n->tk__priv.wheel.next->tk__priv.wheel.prev == n);
+    unlink_node(w, s, n);
+    if (w->slots[s].head == NULL) {
+        bit_clear(w->occupied, s);
+        bit_clear(w->stale, s);
+    } else if (e == w->slots[s].min_expiry) {
+        bit_set(w->stale, s);
+    }
+    poison(n);
+}
+
+bool tk_wheel_core_contains(const tk_wheel_core *w, const tk_node *n) {
+    if (w == NULL || n == NULL || w->size == 0)
+        return false;
+    size_t s = SLOT_OF(w, (uint64_t)n->tk__priv.wheel.rounds);
+    for (const tk_node *p = w->slots[s].head; p != NULL; p = p->tk__priv.wheel.next)
+        if (p == n)
+            return true;
+    return false;
+}
+
+/* ---- sorting ------------------------------------------------------------ */
+
+static tk_node *merge(tk_node *a, tk_node *b) {
+    tk_node head;
+    tk_node *t = &head;
+    while (a != NULL && b != NULL) {
+        if (tk__wheel_before(b, a)) {
+            t->tk__priv.detached_next = b;
+            t = b;
+            b = b->tk__priv.detached_next;
+        } else {
+            t->tk__priv.detached_next = a;
+            t = a;
+            a = a->tk__priv.detached_next;
+        }
+    }
+    t->tk__priv.detached_next = a != NULL ? a : b;
+    return head.tk__priv.detached_next;
+}
+
+tk_node *tk__wheel_sort(tk_node *list, tk_node **tail) {
+    /* Bottom-up merge sort with an array of runs of size 2^i (stable). */
+    tk_node *runs[64] = {NULL};
+    size_t top = 0;
+    while (list != NULL) {
+        tk_node *cur = list;
+        list = list->tk__priv.detached_next;
+        cur->tk__priv.detached_next = NULL;
+        size_t i = 0;
+        for (; i < top && runs[i] != NULL; i++) {
+            cur = merge(runs[i], cur);
+            runs[i] = NULL;
+        }
+        if (i == top)
+            top++;
+        runs[i] = cur;
+    }
+    tk_node *out = NULL;
+    for (size_t i = 0; i < top; i++)
+        if (runs[i] != NULL)
+            out = out == NULL ? runs[i] : merge(runs[i], out);
+    if (tail != NULL) {
+        tk_node *t = out;
+        while (t != NULL && t->tk__priv.detached_next != NULL)
+            t = t->tk__priv.detached_next;
+        *tail = t;
+    }
+    return out;
+}
+
+/* ---- advancing ---------------------------------------------------------- */
+
+/* Moves the current tick to t (> current) and expires bucket t & mask, which
+ * holds no node with e < t. Returns the sorted batch; *tail, *count set. */
+static tk_node *expire_at(tk_wheel_core *w, uint64_t t, tk_node **tail, size_t *count) {
+    w->current_tick = t;
+    size_t s = SLOT_OF(w, t);
+    tk__wheel_slot *slot = &w->slots[s];
+    *tail = NULL;
+    *count = 0;
+    if (slot->head == NULL || slot->min_expiry > t)
+        return NULL;
+    tk_node *out = NULL;
+    size_t k = 0;
+    uint64_t min = UINT64_MAX;
+    tk_node *n = slot->head;
+    while (n != NULL) {
+        tk_node *next = n->tk__priv.wheel.next;
+        uint64_t e = tk__wheel_core_expiry(n);
+        if (e <= t) {
+            unlink_node(w, s, n);
+            n->tk__priv.detached_next = out;
+            out = n;
+            k++;
+        } else if (e < min) {
+            min = e;
+        }
+        n = next;
+    }
+    bit_clear(w->stale, s);
+    if (slot->head == NULL)
+        bit_clear(w->occupied, s);
+    else
+        slot->min_expiry = min;
+    *count = k;
+    if (k <= 1) {
+        *tail = out;
+        return out;
+    }
+    return tk__wheel_sort(out, tail);
+}
+
+tk_node *tk_wheel_core_advance(tk_wheel_core *w, size_t *count) {
+    tk_node *tail;
+    size_t k;
+    tk_node *out = expire_at(w, w->current_tick + 1, &tail, &k);
+    if (count != NULL)
+        *count = k;
+    return out;
+}
+
+/* First occupied bucket index >= from (no wrap); W if none. */
+static size_t next_occupied(const tk_wheel_core *w, size_t from) {
+    size_t n = w->ticks_per_wheel;
+    if (from >= n)
+        return n;
+    size_t i = from >> 6;
+    uint64_t word = w->occupied[i] & (~UINT64_C(0) << (from & 63));
+    for (;;) {
+        if (word != 0) {
+            size_t s = (i << 6) + (size_t)__builtin_ctzll(word);
+            return s < n ? s : n;
+        }
+        if (++i >= w->words)
+            return n;
+        word = w->occupied[i];
+    }
+}
+
+/* Exact minimum expiry tick of bucket s (walks it if stale). */
+static uint64_t slot_min(const tk_wheel_core *w, size_t s, bool exact) {
+    const tk__wheel_slot *slot = &w->slots[s];
+    if (!exact || !bit_test(w->stale, s))
+        return slot->min_expiry;
+    uint64_t min = UINT64_MAX;
+    for (const tk_node *n = slot->head; n != NULL; n = n->tk__priv.wheel.next)
+        if (tk__wheel_core_expiry(n) < min)
+            min = tk__wheel_core_expiry(n);
+    return min;
+}
+
+/* Minimum over non-empty buckets of their (exact or lower-bound) minimum,
+ * scanning buckets in tick order from c + 1 and stopping at the first bucket
+ * whose first possible tick is not below the best found. */
+static bool scan_min(const tk_wheel_core *w, bool exact, uint64_t *tick) {
+    if (w->size == 0)
+        return false;
+    uint64_t c = w->current_tick;
+    size_t n = w->ticks_per_wheel;
+    size_t p = SLOT_OF(w, c + 1);
+    uint64_t best = UINT64_MAX;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t from = pass == 0 ? p : 0;
+        size_t end = pass == 0 ? n : p;
+        for (size_t s = next_occupied(w, from); s < end; s = next_occupied(w, s + 1)) {
+            uint64_t first = c + 1 + ((s - p) & w->mask); /* first tick > c in bucket s */
+            if (first >= best)
+                goto done;
+            uint64_t m = slot_min(w, s, exact);
+            if (m < best)
+                best = m;
+        }
+    }
+done:
+    *tick = best;
+    return true;
+}
+
+bool tk__wheel_core_next_candidate(const tk_wheel_core *w, uint64_t *tick) {
+    return scan_min(w, false, tick);
+}
+
+bool tk_wheel_core_next_expiry_tick(const tk_wheel_core *w, uint64_t *tick) {
+    return scan_min(w, true, tick);
+}
+
+tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
+    tk_node *head = NULL, *tail = NULL;
+    size_t total = 0;
+    while (w->current_tick < tick) {
+        uint64_t next;
+        if (!tk__wheel_core_next_candidate(w, &next) || next > tick) {
+            w->current_tick = tick;
+            break;
+        }
+        tk_node *btail;
+        size_t k;
+        tk_node *batch = expire_at(w, next, &btail, &k);
+        if (batch != NULL) {
+            if (tail == NULL)
+                head = batch;
+            else
+                tail->tk__priv.detached_next = batch;
+            tail = btail;
+            total += k;
+        }
+    }
+    if (count != NULL)
+        *count = total;
+    return head;
+}
+
+uint64_t tk_wheel_core_current_tick(const tk_wheel_core *w) {
+    return w->current_tick;
+}
+
+int64_t tk_wheel_core_tick_time(const tk_wheel_core *w, uint64_t tick) {
+    tk__i128 t = (tk__i128)w->start_ns + (tk__i128)tick * (tk__i128)w->tick_ns;
+    return t > (tk__i128)INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
+size_t tk_wheel_core_size(const tk_wheel_core *w) {
+    return w->size;
+}
+
+/* ---- adapter helpers ---------------------------------------------------- */
+
+tk_node *tk__wheel_core_first(const tk_wheel_core *w, bool (*accept)(const tk_node *n, void *ctx),
+                              void *ctx) {
+    /* The smallest key lies among the accepted nodes of smallest expiry tick:
+     * a node of a later tick has a strictly later deadline (see the essay). */
+    if (w->size == 0)
+        return NULL;
+    uint64_t c = w->current_tick;
+    size_t n = w->ticks_per_wheel;
+    size_t p = SLOT_OF(w, c + 1);
+    tk_node *best = NULL;
+    uint64_t best_e = UINT64_MAX;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t from = pass == 0 ? p : 0;
+        size_t end = pass == 0 ? n : p;
+        for (size_t s = next_occupied(w, from); s < end; s = next_occupied(w, s + 1)) {
+            uint64_t first = c + 1 + ((s - p) & w->mask);
+            if (first > best_e)
+                return best;
+            for (tk_node *x = w->slots[s].head; x != NULL; x = x->tk__priv.wheel.next) {
+                uint64_t e = tk__wheel_core_expiry(x);
+                if (e > best_e || (accept != NULL && !accept(x, ctx)))
+                    continue;
+                if (best == NULL || e < best_e || tk__wheel_before(x, best)) {
+                    best = x;
+                    best_e = e;
+                }
+            }
+        }
+    }
+    return best;
+}
+
+tk_node *tk__wheel_core_extract_if(tk_wheel_core *w, bool (*pred)(tk_node *n, void *ctx), void *ctx,
+                                   size_t *count) {
+    tk_node *out = NULL;
+    size_t k = 0;
+    for (size_t s = next_occupied(w, 0); s < w->ticks_per_wheel; s = next_occupied(w, s + 1)) {
+        bool took_min = false;
+        tk_node *x = w->slots[s].head;
+        while (x != NULL) {
+            tk_node *next = x->tk__priv.wheel.next;
+            if (pred(x, ctx)) {
+                took_min |= tk__wheel_core_expiry(x) == w->slots[s].min_expiry;
+                unlink_node(w, s, x);
+                x->tk__priv.detached_next = out;
+                out = x;
+                k++;
+            }
+            x = next;
+        }
+        if (w->slots[s].head == NULL) {
+            bit_clear(w->occupied, s);
+            bit_clear(w->stale, s);
+        } else if (took_min) {
+            bit_set(w->stale, s);
+        }
+    }
+    if (count != NULL)
+        *count = k;
+    return out;
+}
+
+bool tk__wheel_core_foreach(const tk_wheel_core *w, bool (*fn)(const tk_node *n, void *ctx),
+                            void *ctx) {
+    for (size_t s = next_occupied(w, 0); s < w->ticks_per_wheel; s = next_occupied(w, s + 1))
+        for (const tk_node *x = w->slots[s].head; x != NULL; x = x->tk__priv.wheel.next)
+            if (!fn(x, ctx))
+                return false;
+    return true;
+}
+
+/* ---- check -------------------------------------------------------------- */
+
+int tk_wheel_core_check(const tk_wheel_core *w) {
+    if (w == NULL || w->slots == NULL)
+        return TK_ESTATE;
+    uint64_t c = w->current_tick;
+    size_t total = 0;
+    for (size_t s = 0; s < w->ticks_per_wheel; s++) {
+        const tk__wheel_slot *slot = &w->slots[s];
+        if (bit_test(w->occupied, s) != (slot->head != NULL))
+            return TK_ESTATE;
+        if (slot->head == NULL)
+            continue;
+        if (slot->head->tk__priv.wheel.prev != NULL)
+            return TK_ESTATE;
+        uint64_t min = UINT64_MAX;
+        const tk_node *prev = NULL;
+        for (const tk_node *n = slot->head; n != NULL; n = n->tk__priv.wheel.next) {
+            if (n->tk__priv.wheel.prev != prev)
+                return TK_ESTATE;
+            uint64_t e = tk__wheel_core_expiry(n);
+            uint64_t want = raw_expiry(w, n->deadline_ns);
+            if (want <= c)
+                want = c + 1;
+            if (e != want || SLOT_OF(w, e) != s || e <= c)
+                return TK_ESTATE;
+            if (e < min)
+                min = e;
+            prev = n;
+            if (++total > w->size)
+                return TK_ESTATE;
+        }
+        if (slot->min_expiry <= c || slot->min_expiry > min || SLOT_OF(w, slot->min_expiry) != s)
+            return TK_ESTATE;
+        if (!bit_test(w->stale, s) && slot->min_expiry != min)
+            return TK_ESTATE;
+    }
+    return total == w->size ? TK_OK : TK_ESTATE;
+}

@@ -1,0 +1,146 @@
+/* timerkit: the hashed timing wheel core (pure, single-threaded). Internal.
+ *
+ * A wheel of 2^b buckets of intrusive, doubly linked tk_nodes. Time is cut
+ * into ticks: tick k is the instant t_k = start_ns + k * tick_ns, and the
+ * wheel starts at current tick 0. A node stores its absolute expiry tick
+ *
+ *     e = max(ceil((deadline_ns - start_ns) / tick_ns), c + 1)
+ *
+ * (c = the current tick when it was added) in tk__priv.wheel.rounds and sits
+ * in bucket e & mask; its remaining rounds are derived, (e - c - 1) >> b.
+ * Advancing from tick c to c + 1 hands back exactly the nodes with
+ * deadline_ns <= t_{c+1}, sorted by (deadline_ns, seq). The core has no
+ * threads, locks or clock: it is told the tick. See wheel-core.c for the
+ * design essay (structure, invariants, complexity).
+ *
+ * The core uses only tk__priv.wheel.next, .prev and .rounds of a node; the
+ * adapter keeps its own state in the rest of the private area. */
+#ifndef TIMERKIT_WHEEL_CORE_H
+#define TIMERKIT_WHEEL_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timerkit/alloc.h"
+#include "timerkit/queue.h"
+
+/* Largest ticks_per_wheel accepted (after rounding up to a power of two). */
+#define TK_WHEEL_MAX_TICKS_PER_WHEEL (UINT32_C(1) << 24)
+
+/* One bucket. */
+typedef struct tk__wheel_slot {
+    tk_node *head;       /* first node of the bucket (NULL: empty) */
+    uint64_t min_expiry; /* lower bound of the bucket's expiry ticks; exact
+                            unless the slot's `stale` bit is set */
+} tk__wheel_slot;
+
+/* A wheel. Caller-allocated. Fields are private, except that start_ns,
+ * tick_ns and ticks_per_wheel may be read (never written) after init. */
+typedef struct tk_wheel_core {
+    const tk_allocator *allocator; /* NULL: default */
+    tk__wheel_slot *slots;         /* ticks_per_wheel buckets */
+    uint64_t *occupied;            /* bit s set <=> slots[s].head != NULL */
+    uint64_t *stale;               /* bit s set: slots[s].min_expiry may be low */
+    size_t block_size;             /* bytes of the one allocation above */
+    size_t words;                  /* 64-bit words per bitmap */
+    uint64_t mask;                 /* ticks_per_wheel - 1 */
+    uint64_t current_tick;         /* c: ticks 0..c have been advanced over */
+    int64_t start_ns;              /* t_0 */
+    int64_t tick_ns;               /* > 0 */
+    uint64_t tick_recip;           /* floor(2^64 / tick_ns) (0 if tick_ns = 1) */
+    size_t size;                   /* nodes in the wheel */
+    uint32_t ticks_per_wheel;      /* power of two */
+    uint32_t shift;                /* log2(ticks_per_wheel) */
+} tk_wheel_core;
+
+/* Initialises `w`. `a` NULL selects the default allocator. tick_ns must be
+ * > 0; ticks_per_wheel in 1 .. 2^24 is rounded up to a power of two.
+ * Returns TK_OK, TK_EINVAL (bad parameter) or TK_ENOMEM. */
+int tk_wheel_core_init(tk_wheel_core *w, const tk_allocator *a, int64_t tick_ns,
+                       uint32_t ticks_per_wheel, int64_t start_ns);
+
+/* Frees the buckets. Nodes still in the wheel are not touched. */
+void tk_wheel_core_destroy(tk_wheel_core *w);
+
+/* Adds `n` (deadline_ns and seq set; not in any wheel). O(1). A deadline at
+ * or before t_c (the current tick) expires on the next advance. */
+void tk_wheel_core_add(tk_wheel_core *w, tk_node *n);
+
+/* Removes `n`, which must be in `w`. O(1). */
+void tk_wheel_core_remove(tk_wheel_core *w, tk_node *n);
+
+/* Returns true if `n` is in `w`. O(bucket length): for tests and asserts.
+ * Reads only n->tk__priv.wheel.rounds of `n` (any value is safe). */
+bool tk_wheel_core_contains(const tk_wheel_core *w, const tk_node *n);
+
+/* Advances one tick, c -> c + 1, and returns the nodes with deadline_ns <=
+ * t_{c+1}, sorted by (deadline_ns, seq) and linked through
+ * tk_node_next_detached(); NULL if none. *count (if not NULL) receives their
+ * number. O(1) if nothing expires, else O(bucket + k log k). */
+tk_node *tk_wheel_core_advance(tk_wheel_core *w, size_t *count);
+
+/* Advances up to and including `tick` (no-op if tick <= current tick), as
+ * repeated tk_wheel_core_advance() would, but jumps over ticks that expire
+ * nothing using the occupancy bitmap. Returns one sorted list. */
+tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count);
+
+/* Returns the current tick c. */
+uint64_t tk_wheel_core_current_tick(const tk_wheel_core *w);
+
+/* Returns t_tick = start_ns + tick * tick_ns, saturated to INT64_MAX. */
+int64_t tk_wheel_core_tick_time(const tk_wheel_core *w, uint64_t tick);
+
+/* Stores in *tick the earliest tick whose advance expires something and
+ * returns true; returns false if the wheel is empty. Exact. */
+bool tk_wheel_core_next_expiry_tick(const tk_wheel_core *w, uint64_t *tick);
+
+/* Returns the number of nodes in the wheel. */
+size_t tk_wheel_core_size(const tk_wheel_core *w);
+
+/* Verifies every invariant: each node in slot e & mask with e == max(ceil((
+ * deadline - start) / tick), c + 1), links, bitmap, slot minima and the
+ * count. Returns TK_OK or TK_ESTATE. O(n + ticks_per_wheel). */
+int tk_wheel_core_check(const tk_wheel_core *w);
+
+/* ---- helpers for the adapter (not part of the fuzzed API) ---------------- */
+
+/* Expiry tick of a node in the wheel (its tk__priv.wheel.rounds). */
+static inline uint64_t tk__wheel_core_expiry(const tk_node *n) {
+    return (uint64_t)n->tk__priv.wheel.rounds;
+}
+
+/* Tick containing `now_ns`: the largest k with t_k <= now_ns (0 if now_ns <
+ * start). */
+uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns);
+
+/* A lower bound of tk_wheel_core_next_expiry_tick(), exact unless a removal
+ * took a bucket's earliest node; O(occupied buckets) worst case, O(1) when
+ * the first occupied bucket expires on its next visit. False if empty. */
+bool tk__wheel_core_next_candidate(const tk_wheel_core *w, uint64_t *tick);
+
+/* Returns the node with the smallest (deadline, seq) among those for which
+ * accept(n, ctx) is true (accept NULL: all), or NULL. */
+tk_node *tk__wheel_core_first(const tk_wheel_core *w, bool (*accept)(const tk_node *n, void *ctx),
+                              void *ctx);
+
+/* Removes every node for which pred(n, ctx) is true and returns them linked
+ * through tk_node_next_detached() (unsorted); *count receives their number.
+ * `pred` must not touch the wheel. O(n + ticks_per_wheel / 64). */
+tk_node *tk__wheel_core_extract_if(tk_wheel_core *w, bool (*pred)(tk_node *n, void *ctx), void *ctx,
+                                   size_t *count);
+
+/* Calls fn(n, ctx) on every node; stops and returns false when fn does. */
+bool tk__wheel_core_foreach(const tk_wheel_core *w, bool (*fn)(const tk_node *n, void *ctx),
+                            void *ctx);
+
+/* Sorts a detached list by (deadline, seq), stable. Returns the new head;
+ * *tail (if not NULL) receives the last node. */
+tk_node *tk__wheel_sort(tk_node *list, tk_node **tail);
+
+/* (deadline, seq) comparison: true if a goes strictly before b. */
+static inline bool tk__wheel_before(const tk_node *a, const tk_node *b) {
+    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
+}
+
+#endif

@@ -1,0 +1,33 @@
+/* timerkit: wheel engine internals shared with its tests. Internal. */
+#ifndef TIMERKIT_WHEEL_INTERNAL_H
+#define TIMERKIT_WHEEL_INTERNAL_H
+
+#include <stdint.h>
+
+#include "timerkit/queue.h"
+
+/* Smallest tick the adapter accepts (tk_queue_config.tick_ns): 10 us. Below
+ * it a busy wheel would spend its thread on wake-ups alone (a futex wake-up
+ * costs a few microseconds here) and the tick would sit inside the
+ * scheduler's noise, so the bound "lateness <= 1 tick + noise" would say
+ * nothing. The core itself accepts any tick_ns > 0. */
+#define TK_WHEEL_MIN_TICK_NS INT64_C(10000)
+
+/* Counters of one wheel queue, read with relaxed atomics (a snapshot, not a
+ * consistent cut). */
+typedef struct tk__wheel_stats {
+    uint64_t wakeups;           /* tick thread returns from a sleep */
+    uint64_t loops;             /* tick thread passes (wake-ups + re-runs) */
+    uint64_t expired;           /* nodes moved to the ready queue */
+    uint64_t moved;             /* nodes moved from the pending queue to buckets */
+    uint64_t released;          /* release callbacks run */
+    uint64_t cancelled_pending; /* removed nodes found still pending (counted when
+                                   processed, off the remove() path) */
+    uint64_t cancelled_bucket;  /* removed nodes unlinked from a bucket (ditto) */
+    uint64_t removed_ready;     /* remove() that unlinked a ready node (TK_OK) */
+} tk__wheel_stats;
+
+/* Fills *st with the counters of `q`, a queue created by tk_engine_wheel(). */
+void tk__wheel_stats_get(tk_queue *q, tk__wheel_stats *st);
+
+#endif

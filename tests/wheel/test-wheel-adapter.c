@@ -1,0 +1,911 @@
+/* timerkit: wheel adapter tests, in real time. They assert behaviour (never
+ * early, order, ownership, close modes, idle wake-ups counted, not timed),
+ * never speed, with generous bounds for a noisy 2-core machine. cmocka
+ * asserts only on the main thread: helper threads record what they saw. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "timerkit/clock.h"
+#include "timerkit/queue.h"
+#include "timerkit/status.h"
+#include "wheel-internal.h"
+
+#define MS TK_NS_PER_MS
+
+typedef struct tnode {
+    tk_node node; /* first member */
+    atomic_int released;
+    atomic_int taken;
+    atomic_int removed; /* remove() returned TK_OK */
+    int idx;
+} tnode;
+
+typedef struct rel_ctx {
+    atomic_int total;
+} rel_ctx;
+
+static void on_release(void *ctx, tk_node *n) {
+    rel_ctx *r = ctx;
+    atomic_fetch_add(&((tnode *)(void *)n)->released, 1);
+    atomic_fetch_add(&r->total, 1);
+}
+
+static const tk_queue_ops *ops;
+
+static tk_queue *make_queue(const tk_queue_config *cfg, rel_ctx *rel) {
+    tk_queue *q = NULL;
+    assert_int_equal(ops->create(cfg, on_release, rel, &q), TK_OK);
+    assert_non_null(q);
+    return q;
+}
+
+static tnode *make_nodes(size_t n) {
+    tnode *t = calloc(n, sizeof(*t));
+    assert_non_null(t);
+    for (size_t i = 0; i < n; i++)
+        t[i].idx = (int)i;
+    return t;
+}
+
+static void sleep_ms(int64_t ms) {
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* Waits (polling, up to `limit_ms`) until *v >= want. */
+static bool wait_atomic(atomic_int *v, int want, int limit_ms) {
+    for (int i = 0; i < limit_ms; i++) {
+        if (atomic_load(v) >= want)
+            return true;
+        sleep_ms(1);
+    }
+    return atomic_load(v) >= want;
+}
+
+static bool wait_expired(tk_queue *q, uint64_t want, int limit_ms) {
+    tk__wheel_stats st;
+    for (int i = 0; i < limit_ms; i++) {
+        tk__wheel_stats_get(q, &st);
+        if (st.expired >= want)
+            return true;
+        sleep_ms(1);
+    }
+    return false;
+}
+
+static bool before(const tk_node *a, const tk_node *b) {
+    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
+}
+
+/* ---- configuration ------------------------------------------------------------- */
+
+static void rejects_invalid_configs(void **state) {
+    (void)state;
+    tk_queue *q = NULL;
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.tick_ns = TK_WHEEL_MIN_TICK_NS - 1;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    c.tick_ns = -TK_NS_PER_MS;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    tk_queue_config_init(&c);
+    c.ticks_per_wheel = (UINT32_C(1) << 24) + 1;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    c.ticks_per_wheel = UINT32_MAX;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    assert_int_equal(ops->create(NULL, on_release, NULL, NULL), TK_EINVAL);
+    assert_null(q);
+
+    /* Defaults (NULL config, zero fields) and the floor itself are fine. */
+    assert_int_equal(ops->create(NULL, on_release, NULL, &q), TK_OK);
+    ops->destroy(q);
+    tk_queue_config z;
+    memset(&z, 0, sizeof(z));
+    assert_int_equal(ops->create(&z, on_release, NULL, &q), TK_OK);
+    ops->destroy(q);
+    tk_queue_config_init(&c);
+    c.tick_ns = TK_WHEEL_MIN_TICK_NS;
+    c.ticks_per_wheel = 3;
+    c.thread_name = "a-rather-long-thread-name";
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_OK);
+    ops->destroy(q);
+
+    assert_string_equal(ops->name, "wheel");
+    assert_true(ops->caps & TK_QUEUE_CAP_O1_REMOVE);
+    assert_true(ops->caps & TK_QUEUE_CAP_TICKED);
+    assert_true(ops->caps & TK_QUEUE_CAP_OWN_THREAD);
+    assert_ptr_equal(tk_engine_wheel(), ops);
+}
+
+/* ---- order and accuracy ------------------------------------------------------------ */
+
+static void never_early_and_in_deadline_seq_order(void **state) {
+    (void)state;
+    enum { N = 300 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    uint64_t rs = 12345;
+    int64_t base = tk_clock_now_ns() + 60 * MS;
+    for (int i = 0; i < N; i++) {
+        rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = rs >> 33;
+        /* many equal deadlines, many within one tick of each other */
+        t[i].node.deadline_ns = base + (int64_t)(r % 25) * 2 * MS + ((r >> 8) % 3) * 333333;
+        t[i].node.seq = (uint64_t)((i * 7919) % N); /* seq order != offer order */
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    /* The order is exact among the nodes the tick thread has taken in; an
+     * offer is taken in within a tick. If this thread was descheduled so long
+     * that the first deadlines passed while it was still offering, the last
+     * offers may legitimately trail earlier-keyed ready nodes: then check
+     * only "never early". */
+    bool strict = tk_clock_now_ns() < base - 2 * MS;
+    assert_int_equal(ops->size(q), N);
+    assert_int_equal(ops->check(q), TK_OK);
+
+    tk_node *got[N];
+    int64_t at[N];
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(ops->poll(q, 5 * TK_NS_PER_S, &got[i]), TK_OK);
+        at[i] = tk_clock_now_ns();
+    }
+    assert_int_equal(ops->size(q), 0);
+    int64_t worst = 0;
+    for (int i = 0; i < N; i++) {
+        assert_true(at[i] >= got[i]->deadline_ns); /* never early */
+        if (at[i] - got[i]->deadline_ns > worst)
+            worst = at[i] - got[i]->deadline_ns;
+        if (i > 0 && strict)
+            assert_true(before(got[i - 1], got[i]));
+    }
+    print_message("      worst lateness %.3f ms (1 ms tick)%s\n", (double)worst / MS,
+                  strict ? "" : " [offering overran the deadlines: order not checked]");
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 0, &x), TK_ETIMEDOUT);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 0);
+    free(t);
+}
+
+static void past_deadline_is_due_at_once(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(3);
+    t[0].node.deadline_ns = INT64_MIN;
+    t[0].node.seq = 3;
+    t[1].node.deadline_ns = tk_clock_now_ns() - TK_NS_PER_S;
+    t[1].node.seq = 2;
+    t[2].node.deadline_ns = INT64_MAX;
+    t[2].node.seq = 1;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 2 * TK_NS_PER_S, &x), TK_OK);
+    assert_ptr_equal(x, &t[0].node);
+    assert_int_equal(ops->poll(q, 2 * TK_NS_PER_S, &x), TK_OK);
+    assert_ptr_equal(x, &t[1].node);
+    assert_int_equal(ops->poll(q, 20 * MS, &x), TK_ETIMEDOUT);
+    int64_t d;
+    uint64_t s;
+    assert_int_equal(ops->peek(q, &d, &s), TK_OK);
+    assert_true(d == INT64_MAX && s == 1);
+    assert_ptr_equal(ops->drain(q), &t[2].node);
+    ops->destroy(q);
+    free(t);
+}
+
+/* ---- remove ------------------------------------------------------------------------ */
+
+static void remove_of_ready_node_is_immediate(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(2);
+    t[0].node.deadline_ns = tk_clock_now_ns() - 1;
+    t[1].node.deadline_ns = tk_clock_now_ns() - 1;
+    t[1].node.seq = 1;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    assert_int_equal(ops->offer(q, &t[1].node), TK_OK);
+    assert_true(wait_expired(q, 2, 3000));
+    assert_int_equal(ops->remove(q, &t[0].node), TK_OK);
+    assert_int_equal(ops->size(q), 1);
+    assert_int_equal(ops->remove(q, &t[0].node), TK_ENOENT);
+    tk_node *x;
+    assert_int_equal(ops->take(q, &x), TK_OK);
+    assert_ptr_equal(x, &t[1].node);
+    assert_int_equal(ops->remove(q, &t[1].node), TK_ENOENT); /* handed out */
+    tnode never = {0};
+    assert_int_equal(ops->remove(q, &never.node), TK_ENOENT); /* never offered */
+    assert_int_equal(ops->size(q), 0);
+    tk__wheel_stats st;
+    tk__wheel_stats_get(q, &st);
+    assert_int_equal(st.removed_ready, 1);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 0);
+    free(t);
+}
+
+static void remove_of_queued_nodes_releases_each_exactly_once(void **state) {
+    (void)state;
+    enum { N = 3000 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    int64_t now = tk_clock_now_ns();
+    for (int i = 0; i < N; i++) {
+        t[i].node.deadline_ns = now + 10 * TK_NS_PER_S + i * TK_NS_PER_US;
+        t[i].node.seq = (uint64_t)i;
+    }
+    /* Offer all, then remove all at once: some are still pending, others
+     * already in buckets; both paths answer TK_EINPROGRESS. */
+    for (int i = 0; i < N; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(ops->remove(q, &t[i].node), TK_EINPROGRESS);
+        assert_int_equal(ops->size(q), (size_t)(N - 1 - i)); /* drops at once */
+    }
+    for (int i = 0; i < N; i += 97)
+        assert_int_equal(ops->remove(q, &t[i].node), TK_ENOENT); /* already removed */
+    assert_true(wait_atomic(&rel.total, N, 5000));
+    for (int i = 0; i < N; i++)
+        assert_int_equal(atomic_load(&t[i].released), 1);
+    tk__wheel_stats st;
+    tk__wheel_stats_get(q, &st);
+    assert_int_equal(st.cancelled_pending + st.cancelled_bucket, N);
+    assert_int_equal(st.released, N);
+    print_message("      %llu caught pending, %llu caught in a bucket\n",
+                  (unsigned long long)st.cancelled_pending,
+                  (unsigned long long)st.cancelled_bucket);
+
+    /* A node surely in a bucket (the tick thread moved it): released
+     * promptly although the thread sleeps for 10 s. */
+    atomic_store(&t[0].released, 0);
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    for (int i = 0; i < 3000; i++) {
+        tk__wheel_stats_get(q, &st);
+        if (st.moved > 0 && ops->check(q) == TK_OK)
+            break;
+        sleep_ms(1);
+    }
+    uint64_t before_bucket = st.cancelled_bucket;
+    sleep_ms(20);
+    assert_int_equal(ops->remove(q, &t[0].node), TK_EINPROGRESS);
+    assert_true(wait_atomic(&t[0].released, 1, 3000));
+    tk__wheel_stats_get(q, &st);
+    assert_int_equal(st.cancelled_bucket, before_bucket + 1);
+    assert_int_equal(ops->check(q), TK_OK);
+    assert_null(ops->drain(q));
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), N + 1);
+    free(t);
+}
+
+static void removed_node_is_never_handed_out(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(2);
+    int64_t d = tk_clock_now_ns() + 30 * MS;
+    t[0].node.deadline_ns = d;
+    t[1].node.deadline_ns = d;
+    t[1].node.seq = 1;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    assert_int_equal(ops->offer(q, &t[1].node), TK_OK);
+    int rc = ops->remove(q, &t[0].node);
+    assert_true(rc == TK_EINPROGRESS || rc == TK_OK);
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 3 * TK_NS_PER_S, &x), TK_OK);
+    assert_ptr_equal(x, &t[1].node);
+    assert_int_equal(ops->poll(q, 100 * MS, &x), TK_ETIMEDOUT);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&t[0].released), rc == TK_EINPROGRESS ? 1 : 0);
+    free(t);
+}
+
+/* Without a release callback, remove() works synchronously: TK_OK. */
+static void remove_without_release_callback_is_synchronous(void **state) {
+    (void)state;
+    tk_queue *q = NULL;
+    assert_int_equal(ops->create(NULL, NULL, NULL, &q), TK_OK);
+    tnode *t = make_nodes(50);
+    int64_t now = tk_clock_now_ns();
+    for (int i = 0; i < 50; i++) {
+        t[i].node.deadline_ns = now + (i % 2 ? -MS : TK_NS_PER_S);
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(ops->remove(q, &t[i].node), TK_OK);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    assert_null(ops->drain(q));
+    ops->destroy(q);
+    free(t);
+}
+
+/* ---- limits and closing ---------------------------------------------------------------- */
+
+static void max_pending_gives_efull(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.max_pending = 3;
+    tk_queue *q = make_queue(&c, &rel);
+    tnode *t = make_nodes(5);
+    int64_t far = tk_clock_now_ns() + 60 * TK_NS_PER_S;
+    for (int i = 0; i < 5; i++) {
+        t[i].node.deadline_ns = far + i;
+        t[i].node.seq = (uint64_t)i;
+    }
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    assert_int_equal(ops->offer(q, &t[3].node), TK_EFULL);
+    assert_int_equal(ops->size(q), 3);
+    assert_int_equal(ops->remove(q, &t[1].node), TK_EINPROGRESS);
+    assert_int_equal(ops->offer(q, &t[3].node), TK_OK);
+    assert_int_equal(ops->offer(q, &t[4].node), TK_EFULL);
+    tk_node *l = ops->drain(q);
+    int n = 0;
+    for (; l != NULL; l = tk_node_next_detached(l))
+        n++;
+    assert_int_equal(n, 3);
+    assert_int_equal(ops->offer(q, &t[4].node), TK_OK);
+    assert_non_null(ops->drain(q));
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&t[1].released), 1);
+    free(t);
+}
+
+typedef struct taker {
+    tk_queue *q;
+    pthread_t th;
+    atomic_int done;
+    int rc;
+    tk_node *got;
+} taker;
+
+static void *taker_main(void *arg) {
+    taker *tk = arg;
+    tk->rc = ops->take(tk->q, &tk->got);
+    atomic_store(&tk->done, 1);
+    return NULL;
+}
+
+static void start_taker(taker *tk, tk_queue *q) {
+    memset(tk, 0, sizeof(*tk));
+    tk->q = q;
+    assert_int_equal(pthread_create(&tk->th, NULL, taker_main, tk), 0);
+}
+
+static void close_when_empty_ends_takers_once_empty(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(3);
+    t[0].node.deadline_ns = tk_clock_now_ns() + 20 * MS;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    tk_node *x;
+    assert_int_equal(ops->take(q, &x), TK_OK); /* still handed out */
+    assert_ptr_equal(x, &t[0].node);
+    assert_int_equal(ops->take(q, &x), TK_ECLOSED);
+    assert_int_equal(ops->poll(q, TK_NS_PER_S, &x), TK_ECLOSED);
+
+    /* A blocked taker is released when the queue empties through remove. */
+    t[1].node.deadline_ns = tk_clock_now_ns() + 60 * TK_NS_PER_S;
+    assert_int_equal(ops->offer(q, &t[1].node), TK_OK); /* offer still works */
+    taker tk;
+    start_taker(&tk, q);
+    sleep_ms(50);
+    assert_int_equal(atomic_load(&tk.done), 0);
+    assert_int_equal(ops->remove(q, &t[1].node), TK_EINPROGRESS);
+    pthread_join(tk.th, NULL);
+    assert_int_equal(tk.rc, TK_ECLOSED);
+
+    /* ... and through drain. */
+    t[2].node.deadline_ns = tk_clock_now_ns() + 60 * TK_NS_PER_S;
+    assert_int_equal(ops->offer(q, &t[2].node), TK_OK);
+    start_taker(&tk, q);
+    sleep_ms(30);
+    assert_int_equal(atomic_load(&tk.done), 0);
+    assert_ptr_equal(ops->drain(q), &t[2].node);
+    pthread_join(tk.th, NULL);
+    assert_int_equal(tk.rc, TK_ECLOSED);
+    ops->close(q, TK_QUEUE_CLOSE_NOW); /* NOW after WHEN_EMPTY is allowed */
+    assert_int_equal(ops->offer(q, &t[2].node), TK_ECLOSED);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 1);
+    free(t);
+}
+
+static void close_now_ends_takers_at_once(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(2);
+    t[0].node.deadline_ns = tk_clock_now_ns() - 1;
+    t[1].node.deadline_ns = tk_clock_now_ns() + 60 * TK_NS_PER_S;
+    t[1].node.seq = 1;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    assert_true(wait_expired(q, 1, 3000));
+    taker tk;
+    start_taker(&tk, q);
+    pthread_join(tk.th, NULL); /* the due node */
+    assert_int_equal(tk.rc, TK_OK);
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    assert_int_equal(ops->offer(q, &t[1].node), TK_OK);
+    assert_true(wait_expired(q, 2, 3000));
+    start_taker(&tk, q); /* takes t[0] again; then a blocked one */
+    pthread_join(tk.th, NULL);
+    assert_int_equal(tk.rc, TK_OK);
+    start_taker(&tk, q);
+    sleep_ms(30);
+    assert_int_equal(atomic_load(&tk.done), 0);
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    pthread_join(tk.th, NULL);
+    assert_int_equal(tk.rc, TK_ECLOSED);
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY); /* ignored */
+    assert_int_equal(ops->offer(q, &t[0].node), TK_ECLOSED);
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 0, &x), TK_ECLOSED);
+    assert_int_equal(ops->size(q), 1);
+    assert_ptr_equal(ops->drain(q), &t[1].node); /* nodes stay until drain */
+    ops->destroy(q);
+    free(t);
+}
+
+/* ---- bulk operations ------------------------------------------------------------------- */
+
+static void drain_returns_every_node_sorted_including_pending(void **state) {
+    (void)state;
+    enum { N = 600 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    int64_t now = tk_clock_now_ns();
+    for (int i = 0; i < N; i++) {
+        t[i].node.seq = (uint64_t)i;
+        t[i].node.deadline_ns = i < 200   ? now - (i % 7) * MS            /* ready */
+                                : i < 400 ? now + (i % 11) * TK_NS_PER_S  /* buckets */
+                                          : now + (i % 13) * TK_NS_PER_S; /* maybe pending */
+    }
+    for (int i = 0; i < 400; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    assert_true(wait_expired(q, 200, 3000));
+    for (int i = 400; i < N; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    assert_int_equal(ops->remove(q, &t[450].node), TK_EINPROGRESS);
+    assert_int_equal(ops->remove(q, &t[5].node), TK_OK);
+    assert_int_equal(ops->size(q), N - 2);
+    tk_node *l = ops->drain(q);
+    assert_int_equal(ops->size(q), 0);
+    int n = 0;
+    char *seen = calloc(N, 1);
+    for (tk_node *p = l, *prev = NULL; p != NULL; prev = p, p = tk_node_next_detached(p)) {
+        if (prev != NULL)
+            assert_true(before(prev, p));
+        seen[((tnode *)(void *)p)->idx]++;
+        n++;
+    }
+    assert_int_equal(n, N - 2);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(seen[i], i == 450 || i == 5 ? 0 : 1);
+    assert_int_equal(ops->check(q), TK_OK);
+    assert_null(ops->drain(q));
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 1);
+    free(seen);
+    free(t);
+}
+
+static bool odd_seq(const tk_node *n, void *ctx) {
+    (void)ctx;
+    return n->seq % 2 == 1;
+}
+
+static void peek_remove_first_and_remove_if(void **state) {
+    (void)state;
+    enum { N = 40 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    tk_node *x;
+    int64_t d;
+    uint64_t s;
+    assert_int_equal(ops->peek(q, &d, &s), TK_ENOENT);
+    assert_int_equal(ops->remove_first(q, &x), TK_ENOENT);
+    int64_t now = tk_clock_now_ns();
+    for (int i = 0; i < N; i++) {
+        t[i].node.seq = (uint64_t)i;
+        t[i].node.deadline_ns = now + (int64_t)((i * 13) % N) * TK_NS_PER_S;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    /* t[0] (deadline now) becomes ready; the others sit in buckets. */
+    assert_int_equal(ops->peek(q, &d, &s), TK_OK);
+    assert_true(d == now && s == 0);
+    assert_true(wait_expired(q, 1, 3000));
+    assert_int_equal(ops->remove_first(q, &x), TK_OK);
+    assert_ptr_equal(x, &t[0].node);
+    /* next smallest: (i*13)%40 == 1 -> i = 37 */
+    assert_int_equal(ops->peek(q, &d, &s), TK_OK);
+    assert_int_equal(s, 37);
+    assert_int_equal(ops->remove_first(q, &x), TK_OK);
+    assert_ptr_equal(x, &t[37].node);
+    tk_node *l = ops->remove_if(q, odd_seq, NULL);
+    int n = 0;
+    for (; l != NULL; l = tk_node_next_detached(l)) {
+        assert_true(l->seq % 2 == 1 && l->seq != 37);
+        n++;
+    }
+    assert_int_equal(n, N / 2 - 1);
+    assert_int_equal(ops->size(q), N / 2 - 1);
+    assert_int_equal(ops->check(q), TK_OK);
+    l = ops->drain(q);
+    for (n = 0; l != NULL; l = tk_node_next_detached(l), n++)
+        assert_true(l->seq % 2 == 0);
+    assert_int_equal(n, N / 2 - 1);
+    ops->destroy(q);
+    free(t);
+}
+
+/* ---- idle behaviour ---------------------------------------------------------------------- */
+
+static void idle_tick_thread_sleeps_until_something_can_expire(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.tick_ns = TK_NS_PER_MS;
+    c.ticks_per_wheel = 1024;
+    tk_queue *q = make_queue(&c, &rel);
+    tnode *t = make_nodes(2);
+    t[0].node.deadline_ns = tk_clock_now_ns() + INT64_C(3600) * TK_NS_PER_S;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    sleep_ms(100); /* let the thread start and settle */
+    tk__wheel_stats a, b;
+    tk__wheel_stats_get(q, &a);
+    sleep_ms(1500);
+    tk__wheel_stats_get(q, &b);
+    print_message("      idle 1.5 s with one timer 1 h ahead: %llu wake-ups, %llu passes "
+                  "(Netty: ~1500)\n",
+                  (unsigned long long)(b.wakeups - a.wakeups),
+                  (unsigned long long)(b.loops - a.loops));
+    assert_true(b.wakeups - a.wakeups <= 3);
+    assert_true(b.loops - a.loops <= 3);
+
+    /* A nearer timer wakes it once and then it sleeps again. */
+    t[1].node.deadline_ns = tk_clock_now_ns() + 300 * MS;
+    t[1].node.seq = 1;
+    assert_int_equal(ops->offer(q, &t[1].node), TK_OK);
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 3 * TK_NS_PER_S, &x), TK_OK);
+    assert_ptr_equal(x, &t[1].node);
+    assert_true(tk_clock_now_ns() >= t[1].node.deadline_ns);
+    sleep_ms(200);
+    tk__wheel_stats_get(q, &b);
+    print_message("      ... plus a timer 300 ms ahead: %llu wake-ups in total\n",
+                  (unsigned long long)(b.wakeups - a.wakeups));
+    assert_true(b.wakeups - a.wakeups <= 8);
+    assert_int_equal(ops->remove(q, &t[0].node), TK_EINPROGRESS);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&t[0].released), 1);
+    free(t);
+}
+
+/* ---- floods and concurrency --------------------------------------------------------------- */
+
+typedef struct flooder {
+    tk_queue *q;
+    tnode *nodes;
+    int n;
+    atomic_int *stop;
+    int offered;
+    pthread_t th;
+} flooder;
+
+static void *flood_main(void *arg) {
+    flooder *f = arg;
+    int64_t far = tk_clock_now_ns() + 600 * TK_NS_PER_S;
+    for (int i = 0; i < f->n && !atomic_load(f->stop); i++) {
+        f->nodes[i].node.deadline_ns = far + i;
+        f->nodes[i].node.seq = (uint64_t)i + 1000;
+        if (ops->offer(f->q, &f->nodes[i].node) == TK_OK)
+            f->offered++;
+    }
+    return NULL;
+}
+
+static void flood_of_offers_does_not_starve_expiry(void **state) {
+    (void)state;
+    enum { PER = 200000 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    atomic_int stop = 0;
+    flooder f[2];
+    for (int i = 0; i < 2; i++) {
+        f[i] = (flooder){.q = q, .nodes = make_nodes(PER), .n = PER, .stop = &stop};
+        assert_int_equal(pthread_create(&f[i].th, NULL, flood_main, &f[i]), 0);
+    }
+    sleep_ms(5);
+    tnode early = {0};
+    early.node.deadline_ns = tk_clock_now_ns() + 20 * MS;
+    assert_int_equal(ops->offer(q, &early.node), TK_OK);
+    tk_node *x = NULL;
+    int rc = ops->poll(q, 10 * TK_NS_PER_S, &x);
+    int64_t late = tk_clock_now_ns() - early.node.deadline_ns;
+    atomic_store(&stop, 1);
+    for (int i = 0; i < 2; i++)
+        pthread_join(f[i].th, NULL);
+    assert_int_equal(rc, TK_OK);
+    assert_ptr_equal(x, &early.node);
+    print_message("      early timer %.3f ms late amid %d + %d offers\n", (double)late / MS,
+                  f[0].offered, f[1].offered);
+    assert_true(late < 2 * TK_NS_PER_S);
+    size_t want = (size_t)(f[0].offered + f[1].offered);
+    assert_int_equal(ops->size(q), want);
+    size_t n = 0;
+    for (tk_node *l = ops->drain(q); l != NULL; l = tk_node_next_detached(l))
+        n++;
+    assert_int_equal(n, want);
+    ops->destroy(q);
+    free(f[0].nodes);
+    free(f[1].nodes);
+}
+
+typedef struct churn {
+    tk_queue *q;
+    tnode *nodes;
+    int n;
+    uint64_t seed;
+    int removed_ok, removed_async, not_found;
+    pthread_t th;
+} churn;
+
+static void *churn_main(void *arg) {
+    churn *c = arg;
+    uint64_t rs = c->seed;
+    for (int i = 0; i < c->n; i++) {
+        rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+        tk_node *n = &c->nodes[i].node;
+        n->deadline_ns = tk_clock_now_ns() + (int64_t)((rs >> 33) % 20) * MS - 5 * MS;
+        n->seq = c->seed * 1000000 + (uint64_t)i;
+        if (ops->offer(c->q, n) != TK_OK)
+            continue;
+        if ((rs >> 20) % 3 == 0) {
+            if ((rs >> 24) % 2 == 0)
+                sleep_ms(0);
+            tnode *victim = &c->nodes[(rs >> 40) % (uint64_t)(i + 1)];
+            int rc = ops->remove(c->q, &victim->node);
+            if (rc == TK_OK)
+                atomic_fetch_add(&victim->removed, 1);
+            c->removed_ok += rc == TK_OK;
+            c->removed_async += rc == TK_EINPROGRESS;
+            c->not_found += rc == TK_ENOENT;
+        }
+    }
+    return NULL;
+}
+
+typedef struct consumer {
+    tk_queue *q;
+    atomic_int stop;
+    atomic_int early;
+    atomic_int taken;
+    pthread_t th;
+} consumer;
+
+static void *consumer_main(void *arg) {
+    consumer *c = arg;
+    for (;;) {
+        tk_node *x;
+        int rc = ops->poll(c->q, 10 * MS, &x);
+        if (rc == TK_OK) {
+            if (tk_clock_now_ns() < x->deadline_ns)
+                atomic_fetch_add(&c->early, 1);
+            atomic_fetch_add(&((tnode *)(void *)x)->taken, 1);
+            atomic_fetch_add(&c->taken, 1);
+        } else if (atomic_load(&c->stop)) {
+            return NULL;
+        }
+    }
+}
+
+static void concurrent_offer_remove_take_accounts_for_every_node(void **state) {
+    (void)state;
+    enum { PER = 4000, THREADS = 3 };
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.tick_ns = 100 * TK_NS_PER_US;
+    c.ticks_per_wheel = 64;
+    tk_queue *q = make_queue(&c, &rel);
+    consumer con = {.q = q};
+    assert_int_equal(pthread_create(&con.th, NULL, consumer_main, &con), 0);
+    churn ch[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        ch[i] = (churn){.q = q, .nodes = make_nodes(PER), .n = PER, .seed = (uint64_t)i + 1};
+        assert_int_equal(pthread_create(&ch[i].th, NULL, churn_main, &ch[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(ch[i].th, NULL);
+    int ok = 0, async = 0;
+    for (int i = 0; i < THREADS; i++) {
+        ok += ch[i].removed_ok;
+        async += ch[i].removed_async;
+    }
+    int total = THREADS * PER;
+    for (int i = 0; i < 5000 && atomic_load(&con.taken) + ok + atomic_load(&rel.total) < total; i++)
+        sleep_ms(1);
+    atomic_store(&con.stop, 1);
+    pthread_join(con.th, NULL);
+    assert_int_equal(ops->check(q), TK_OK);
+    assert_null(ops->drain(q));
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&con.early), 0);
+    assert_int_equal(atomic_load(&rel.total), async);
+    assert_int_equal(atomic_load(&con.taken) + ok + async, total);
+    for (int i = 0; i < THREADS; i++)
+        for (int j = 0; j < PER; j++) {
+            tnode *n = &ch[i].nodes[j];
+            assert_int_equal(
+                atomic_load(&n->taken) + atomic_load(&n->released) + atomic_load(&n->removed), 1);
+        }
+    print_message("      taken %d, removed at once %d, released later %d\n",
+                  atomic_load(&con.taken), ok, async);
+    for (int i = 0; i < THREADS; i++)
+        free(ch[i].nodes);
+}
+
+typedef struct racer {
+    tk_queue *q;
+    tnode *nodes;
+    int rounds, batch;
+    uint64_t seed;
+    int ok, async;
+    pthread_t th;
+} racer;
+
+/* Offers a batch due within ~2 ms, then removes it in a scrambled order while
+ * the tick thread expires it, a consumer takes it and the main thread calls
+ * peek/remove_first/drain. */
+static void *racer_main(void *arg) {
+    racer *r = arg;
+    uint64_t rs = r->seed;
+    for (int round = 0; round < r->rounds; round++) {
+        tnode *b = &r->nodes[round * r->batch];
+        int64_t now = tk_clock_now_ns();
+        for (int i = 0; i < r->batch; i++) {
+            rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+            b[i].node.deadline_ns = now + (int64_t)((rs >> 33) % 2000) * TK_NS_PER_US;
+            b[i].node.seq = r->seed << 32 | (uint64_t)(round * r->batch + i);
+            if (ops->offer(r->q, &b[i].node) != TK_OK)
+                atomic_fetch_add(&b[i].taken, 100); /* reported below as a failure */
+        }
+        for (int i = 0; i < r->batch; i++) {
+            tnode *v = &b[(i * 37 + round) % r->batch];
+            int rc = ops->remove(r->q, &v->node);
+            if (rc == TK_OK) {
+                atomic_fetch_add(&v->removed, 1);
+                r->ok++;
+            } else if (rc == TK_EINPROGRESS) {
+                r->async++;
+            }
+            if (i % 16 == 0)
+                sleep_ms(0);
+        }
+    }
+    return NULL;
+}
+
+static void removal_racing_expiry_and_drain_accounts_for_every_node(void **state) {
+    (void)state;
+    enum { THREADS = 2, ROUNDS = 25, BATCH = 160, PER = ROUNDS * BATCH };
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.tick_ns = 50 * TK_NS_PER_US;
+    c.ticks_per_wheel = 16;
+    tk_queue *q = make_queue(&c, &rel);
+    consumer con = {.q = q};
+    assert_int_equal(pthread_create(&con.th, NULL, consumer_main, &con), 0);
+    racer r[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        r[i] = (racer){.q = q,
+                       .nodes = make_nodes(PER),
+                       .rounds = ROUNDS,
+                       .batch = BATCH,
+                       .seed = (uint64_t)i + 7};
+        assert_int_equal(pthread_create(&r[i].th, NULL, racer_main, &r[i]), 0);
+    }
+    int by_main = 0, checks_failed = 0;
+    for (int it = 0; it < 400; it++) {
+        tk_node *x;
+        int64_t d;
+        uint64_t s;
+        (void)ops->peek(q, &d, &s);
+        if (ops->remove_first(q, &x) == TK_OK) {
+            atomic_fetch_add(&((tnode *)(void *)x)->taken, 1);
+            by_main++;
+        }
+        if (it % 25 == 0) {
+            for (tk_node *l = ops->drain(q); l != NULL;) {
+                tk_node *next = tk_node_next_detached(l);
+                atomic_fetch_add(&((tnode *)(void *)l)->taken, 1);
+                by_main++;
+                l = next;
+            }
+            checks_failed += ops->check(q) != TK_OK;
+        }
+        sleep_ms(1);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(r[i].th, NULL);
+    int ok = 0, async = 0;
+    for (int i = 0; i < THREADS; i++) {
+        ok += r[i].ok;
+        async += r[i].async;
+    }
+    int total = THREADS * PER;
+    for (int i = 0; i < 5000; i++) {
+        if (atomic_load(&con.taken) + by_main + ok + atomic_load(&rel.total) >= total)
+            break;
+        sleep_ms(1);
+    }
+    atomic_store(&con.stop, 1);
+    pthread_join(con.th, NULL);
+    assert_int_equal(checks_failed, 0);
+    assert_null(ops->drain(q));
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&con.early), 0);
+    assert_int_equal(atomic_load(&rel.total), async);
+    for (int i = 0; i < THREADS; i++)
+        for (int j = 0; j < PER; j++) {
+            tnode *n = &r[i].nodes[j];
+            assert_int_equal(
+                atomic_load(&n->taken) + atomic_load(&n->released) + atomic_load(&n->removed), 1);
+        }
+    print_message("      consumer %d, main (remove_first/drain) %d, removed at once %d, "
+                  "released later %d\n",
+                  atomic_load(&con.taken), by_main, ok, async);
+    for (int i = 0; i < THREADS; i++)
+        free(r[i].nodes);
+}
+
+int main(void) {
+    ops = tk_engine_wheel();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rejects_invalid_configs),
+        cmocka_unit_test(never_early_and_in_deadline_seq_order),
+        cmocka_unit_test(past_deadline_is_due_at_once),
+        cmocka_unit_test(remove_of_ready_node_is_immediate),
+        cmocka_unit_test(remove_of_queued_nodes_releases_each_exactly_once),
+        cmocka_unit_test(removed_node_is_never_handed_out),
+        cmocka_unit_test(remove_without_release_callback_is_synchronous),
+        cmocka_unit_test(max_pending_gives_efull),
+        cmocka_unit_test(close_when_empty_ends_takers_once_empty),
+        cmocka_unit_test(close_now_ends_takers_at_once),
+        cmocka_unit_test(drain_returns_every_node_sorted_including_pending),
+        cmocka_unit_test(peek_remove_first_and_remove_if),
+        cmocka_unit_test(idle_tick_thread_sleeps_until_something_can_expire),
+        cmocka_unit_test(flood_of_offers_does_not_starve_expiry),
+        cmocka_unit_test(concurrent_offer_remove_take_accounts_for_every_node),
+        cmocka_unit_test(removal_racing_expiry_and_drain_accounts_for_every_node),
+    };
+    return cmocka_run_group_tests_name("wheel_adapter", tests, NULL, NULL);
+}

@@ -1,0 +1,518 @@
+/* timerkit: wheel core unit tests, driven tick by tick against a reference
+ * model (a plain set of live nodes: a node is due at tick k iff deadline <=
+ * t_k). Fixed seeds; tk_wheel_core_check() after every step. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "timerkit/status.h"
+#include "wheel-core.h"
+
+__extension__ typedef __int128 i128;
+
+/* ---- deterministic PRNG ------------------------------------------------------ */
+
+static uint64_t rng_next(uint64_t *s) {
+    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static uint64_t rng_below(uint64_t *s, uint64_t n) {
+    return n == 0 ? 0 : rng_next(s) % n;
+}
+
+/* ---- reference model ----------------------------------------------------------- */
+
+typedef struct model {
+    tk_wheel_core w;
+    int64_t start_ns, tick_ns;
+    uint32_t slots;
+    tk_node *nodes; /* pool */
+    bool *live;
+    size_t pool, nlive;
+    uint64_t seq;
+} model;
+
+static int64_t ref_tick_time(const model *m, uint64_t k) {
+    i128 t = (i128)m->start_ns + (i128)k * m->tick_ns;
+    return t > INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
+/* Smallest k with deadline <= t_k (k >= 0). */
+static uint64_t ref_raw_tick(const model *m, int64_t d) {
+    if (d <= m->start_ns)
+        return 0;
+    i128 diff = (i128)d - m->start_ns;
+    return (uint64_t)((diff + m->tick_ns - 1) / m->tick_ns);
+}
+
+static void model_init(model *m, int64_t tick_ns, uint32_t slots, int64_t start_ns, size_t pool) {
+    memset(m, 0, sizeof(*m));
+    assert_int_equal(tk_wheel_core_init(&m->w, NULL, tick_ns, slots, start_ns), TK_OK);
+    m->start_ns = start_ns;
+    m->tick_ns = tick_ns;
+    m->slots = m->w.ticks_per_wheel;
+    m->pool = pool;
+    m->nodes = calloc(pool, sizeof(tk_node));
+    m->live = calloc(pool, sizeof(bool));
+    assert_non_null(m->nodes);
+    assert_non_null(m->live);
+}
+
+static void model_free(model *m) {
+    tk_wheel_core_destroy(&m->w);
+    free(m->nodes);
+    free(m->live);
+}
+
+static int cmp_key(const void *a, const void *b) {
+    const tk_node *x = *(tk_node *const *)a, *y = *(tk_node *const *)b;
+    if (x->deadline_ns != y->deadline_ns)
+        return x->deadline_ns < y->deadline_ns ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Checks that `got` (count `k`) is exactly the live nodes due at tick
+ * `tick`, sorted; marks them dead. */
+static void expect_expired(model *m, uint64_t tick, tk_node *got, size_t k) {
+    int64_t t = ref_tick_time(m, tick);
+    tk_node **want = malloc((m->nlive + 1) * sizeof(*want));
+    assert_non_null(want);
+    size_t nw = 0;
+    for (size_t i = 0; i < m->pool; i++)
+        if (m->live[i] && m->nodes[i].deadline_ns <= t)
+            want[nw++] = &m->nodes[i];
+    qsort(want, nw, sizeof(*want), cmp_key);
+    if (k != nw) {
+        fprintf(stderr, "tick %llu t %lld cur %llu k %zu nw %zu\n", (unsigned long long)tick,
+                (long long)t, (unsigned long long)tk_wheel_core_current_tick(&m->w), k, nw);
+        for (size_t j = 0; j < nw; j++)
+            fprintf(stderr, " want d=%lld e=%llu\n", (long long)want[j]->deadline_ns,
+                    (unsigned long long)want[j]->tk__priv.wheel.rounds);
+    }
+    assert_int_equal(k, nw);
+    size_t i = 0;
+    for (tk_node *n = got; n != NULL; n = tk_node_next_detached(n), i++) {
+        assert_true(i < nw);
+        assert_ptr_equal(n, want[i]);
+        assert_true(n->deadline_ns <= t); /* never early */
+        m->live[n - m->nodes] = false;
+    }
+    assert_int_equal(i, nw);
+    m->nlive -= nw;
+    free(want);
+}
+
+static void check_model(model *m) {
+    assert_int_equal(tk_wheel_core_check(&m->w), TK_OK);
+    assert_int_equal(tk_wheel_core_size(&m->w), m->nlive);
+    uint64_t next = 0;
+    bool any = tk_wheel_core_next_expiry_tick(&m->w, &next);
+    assert_int_equal(any, m->nlive != 0);
+    if (any) {
+        uint64_t c = tk_wheel_core_current_tick(&m->w);
+        uint64_t best = UINT64_MAX;
+        for (size_t i = 0; i < m->pool; i++)
+            if (m->live[i]) {
+                uint64_t r = ref_raw_tick(m, m->nodes[i].deadline_ns);
+                if (r < best)
+                    best = r;
+            }
+        if (best <= c)
+            best = c + 1;
+        assert_int_equal(next, best);
+    }
+}
+
+static int64_t random_deadline(model *m, uint64_t *rs) {
+    uint64_t c = tk_wheel_core_current_tick(&m->w);
+    int64_t now = ref_tick_time(m, c);
+    i128 span = (i128)m->tick_ns * m->slots;
+    i128 d;
+    switch (rng_below(rs, 10)) {
+    case 0: /* in the past */
+        d = (i128)now - (i128)rng_below(rs, (uint64_t)(5 * m->tick_ns + 1));
+        break;
+    case 1: /* exactly on a tick */
+        d = (i128)ref_tick_time(m, c + rng_below(rs, 2 * m->slots + 2));
+        break;
+    case 2: /* many revolutions ahead */
+        d = (i128)now + (i128)rng_below(rs, (uint64_t)(span * 40));
+        break;
+    case 3: /* equal to a live node's deadline */
+        for (int tries = 0; tries < 8; tries++) {
+            size_t i = (size_t)rng_below(rs, m->pool);
+            if (m->live[i])
+                return m->nodes[i].deadline_ns;
+        }
+        d = now;
+        break;
+    case 4:
+        if (rng_below(rs, 16) == 0)
+            return rng_below(rs, 2) ? INT64_MAX : INT64_MIN;
+        /* fall through */
+    case 5:
+        d = (i128)now + (i128)rng_below(rs, (uint64_t)(2 * m->tick_ns + 1));
+        break;
+    default: /* within a few revolutions */
+        d = (i128)now + (i128)rng_below(rs, (uint64_t)(span * 3));
+        break;
+    }
+    if (d > INT64_MAX)
+        d = INT64_MAX;
+    if (d < INT64_MIN)
+        d = INT64_MIN;
+    return (int64_t)d;
+}
+
+static void op_add(model *m, uint64_t *rs) {
+    for (int tries = 0; tries < 4; tries++) {
+        size_t i = (size_t)rng_below(rs, m->pool);
+        if (m->live[i])
+            continue;
+        tk_node *n = &m->nodes[i];
+        n->deadline_ns = random_deadline(m, rs);
+        n->seq = m->seq++;
+        assert_false(tk_wheel_core_contains(&m->w, n));
+        tk_wheel_core_add(&m->w, n);
+        assert_true(tk_wheel_core_contains(&m->w, n));
+        m->live[i] = true;
+        m->nlive++;
+        return;
+    }
+}
+
+static void op_remove(model *m, uint64_t *rs) {
+    for (int tries = 0; tries < 8; tries++) {
+        size_t i = (size_t)rng_below(rs, m->pool);
+        if (!m->live[i])
+            continue;
+        tk_wheel_core_remove(&m->w, &m->nodes[i]);
+        assert_false(tk_wheel_core_contains(&m->w, &m->nodes[i]));
+        m->live[i] = false;
+        m->nlive--;
+        return;
+    }
+}
+
+static void run_random(int64_t tick_ns, uint32_t slots, int64_t start_ns, uint64_t seed,
+                       int steps) {
+    model m;
+    model_init(&m, tick_ns, slots, start_ns, 400);
+    uint64_t rs = seed;
+    size_t max_live = 0;
+    for (int step = 0; step < steps; step++) {
+        uint64_t r = rng_below(&rs, 100);
+        bool drain = step >= steps - steps / 10; /* last tenth: only jumps, to empty */
+        if (drain) {
+            r = 99;
+        }
+        if (r < 55) {
+            op_add(&m, &rs);
+        } else if (r < 63) {
+            op_remove(&m, &rs);
+        } else if (r < 93) {
+            size_t k = 99;
+            uint64_t c = tk_wheel_core_current_tick(&m.w);
+            tk_node *got = tk_wheel_core_advance(&m.w, &k);
+            assert_int_equal(tk_wheel_core_current_tick(&m.w), c + 1);
+            expect_expired(&m, c + 1, got, k);
+        } else if (r < 98) {
+            uint64_t c = tk_wheel_core_current_tick(&m.w);
+            uint64_t span = rng_below(&rs, 4) == 0 ? 3 * (uint64_t)m.slots + 2 : 8;
+            uint64_t to = c + rng_below(&rs, span);
+            size_t k = 99;
+            tk_node *got = tk_wheel_core_advance_to(&m.w, to, &k);
+            if (to <= c) { /* no-op: nodes due at t_c leave on the next tick */
+                assert_null(got);
+                assert_int_equal(k, 0);
+                assert_int_equal(tk_wheel_core_current_tick(&m.w), c);
+            } else {
+                assert_int_equal(tk_wheel_core_current_tick(&m.w), to);
+                expect_expired(&m, to, got, k);
+            }
+        } else {
+            /* Jump straight to the next expiry (far and INT64_MAX deadlines
+             * during the final drain): exactly something expires there. */
+            uint64_t next, c = tk_wheel_core_current_tick(&m.w);
+            if (tk_wheel_core_next_expiry_tick(&m.w, &next) &&
+                (drain || next - c <= 100 * (uint64_t)m.slots)) {
+                size_t k = 0;
+                tk_node *got = tk_wheel_core_advance_to(&m.w, next, &k);
+                assert_true(k > 0);
+                expect_expired(&m, next, got, k);
+            }
+        }
+        if (m.nlive > max_live)
+            max_live = m.nlive;
+        check_model(&m);
+        /* contains() agrees with the model for a random node */
+        size_t i = (size_t)rng_below(&rs, m.pool);
+        assert_int_equal(tk_wheel_core_contains(&m.w, &m.nodes[i]), m.live[i]);
+    }
+    assert_int_equal(m.nlive, 0);
+    assert_true(max_live > 20);
+    model_free(&m);
+}
+
+static void random_vs_model_small_wheel(void **state) {
+    (void)state;
+    run_random(1000, 8, 0, 1, 20000);
+    run_random(1000, 8, 0, 2, 20000);
+}
+
+static void random_vs_model_one_slot(void **state) {
+    (void)state;
+    run_random(7, 1, -123, 3, 20000);
+}
+
+static void random_vs_model_odd_sizes(void **state) {
+    (void)state;
+    run_random(3, 100, INT64_MIN + 5, 4, 15000);               /* rounded to 128 */
+    run_random(1000000, 64, INT64_MAX - 1000000000, 5, 15000); /* near the end of time */
+    run_random(1, 16, 42, 6, 15000);                           /* 1 ns ticks */
+}
+
+static void random_vs_model_large_wheel(void **state) {
+    (void)state;
+    run_random(250000, 1024, 1000, 7, 10000);
+}
+
+/* advance_to(k) returns what repeated advance() would, tick for tick. */
+static void advance_to_equals_repeated_advance(void **state) {
+    (void)state;
+    for (uint64_t seed = 10; seed < 14; seed++) {
+        model a, b;
+        model_init(&a, 1000, 16, 5, 300);
+        model_init(&b, 1000, 16, 5, 300);
+        uint64_t rs = seed;
+        for (int step = 0; step < 8000; step++) {
+            uint64_t r = rng_below(&rs, 10);
+            if (r < 5) {
+                size_t i = (size_t)rng_below(&rs, a.pool);
+                if (a.live[i])
+                    continue;
+                int64_t d = random_deadline(&a, &rs);
+                a.nodes[i].deadline_ns = b.nodes[i].deadline_ns = d;
+                a.nodes[i].seq = b.nodes[i].seq = a.seq++;
+                tk_wheel_core_add(&a.w, &a.nodes[i]);
+                tk_wheel_core_add(&b.w, &b.nodes[i]);
+                a.live[i] = b.live[i] = true;
+            } else if (r < 7) {
+                size_t i = (size_t)rng_below(&rs, a.pool);
+                if (!a.live[i])
+                    continue;
+                tk_wheel_core_remove(&a.w, &a.nodes[i]);
+                tk_wheel_core_remove(&b.w, &b.nodes[i]);
+                a.live[i] = b.live[i] = false;
+            } else {
+                uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
+                size_t ka = 0;
+                tk_node *la = tk_wheel_core_advance_to(&a.w, to, &ka);
+                size_t kb = 0;
+                tk_node *x = la;
+                while (tk_wheel_core_current_tick(&b.w) < to) {
+                    size_t k1;
+                    for (tk_node *y = tk_wheel_core_advance(&b.w, &k1); y != NULL;
+                         y = tk_node_next_detached(y), x = tk_node_next_detached(x)) {
+                        assert_non_null(x);
+                        assert_int_equal(x - a.nodes, y - b.nodes);
+                        a.live[x - a.nodes] = b.live[y - b.nodes] = false;
+                    }
+                    kb += k1;
+                }
+                assert_null(x);
+                assert_int_equal(ka, kb);
+            }
+            assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
+            assert_int_equal(tk_wheel_core_check(&b.w), TK_OK);
+            assert_int_equal(tk_wheel_core_current_tick(&a.w), tk_wheel_core_current_tick(&b.w));
+        }
+        model_free(&a);
+        model_free(&b);
+    }
+}
+
+/* ---- directed cases ------------------------------------------------------------- */
+
+static size_t big_allocs;
+static void *limited_alloc(void *ctx, size_t size) {
+    (void)ctx;
+    if (size > ((size_t)1 << 20)) {
+        big_allocs++;
+        return NULL;
+    }
+    return malloc(size);
+}
+static void limited_free(void *ctx, void *p, size_t size) {
+    (void)ctx;
+    (void)size;
+    free(p);
+}
+
+static void init_rejects_bad_parameters(void **state) {
+    (void)state;
+    tk_wheel_core w;
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 0, 8, 0), TK_EINVAL);
+    assert_int_equal(tk_wheel_core_init(&w, NULL, -5, 8, 0), TK_EINVAL);
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 0, 0), TK_EINVAL);
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, (UINT32_C(1) << 24) + 1, 0), TK_EINVAL);
+    assert_int_equal(tk_wheel_core_init(NULL, NULL, 1000, 8, 0), TK_EINVAL);
+    /* 2^24 is accepted; a failing allocator turns it into TK_ENOMEM. */
+    tk_allocator lim = {limited_alloc, limited_free, NULL};
+    assert_int_equal(tk_wheel_core_init(&w, &lim, 1000, UINT32_C(1) << 24, 0), TK_ENOMEM);
+    assert_int_equal(big_allocs, 1);
+    assert_int_equal(tk_wheel_core_init(&w, &lim, 1000, 1000, 0), TK_OK);
+    assert_int_equal(w.ticks_per_wheel, 1024); /* rounded up to a power of two */
+    tk_wheel_core_destroy(&w);
+}
+
+static void tick_time_saturates(void **state) {
+    (void)state;
+    tk_wheel_core w;
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 5, 4, INT64_MAX - 10), TK_OK);
+    assert_int_equal(tk_wheel_core_tick_time(&w, 0), INT64_MAX - 10);
+    assert_int_equal(tk_wheel_core_tick_time(&w, 1), INT64_MAX - 5);
+    assert_int_equal(tk_wheel_core_tick_time(&w, 3), INT64_MAX);
+    assert_int_equal(tk_wheel_core_tick_time(&w, UINT64_MAX), INT64_MAX);
+    tk_wheel_core_destroy(&w);
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 4, INT64_MIN), TK_OK);
+    assert_int_equal(tk_wheel_core_tick_time(&w, UINT64_MAX / 2), INT64_MAX);
+    assert_int_equal(tk_wheel_core_tick_time(&w, 2), INT64_MIN + 2000);
+    tk_wheel_core_destroy(&w);
+}
+
+static void empty_wheel_advances_quietly(void **state) {
+    (void)state;
+    tk_wheel_core w;
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 8, 0), TK_OK);
+    size_t k = 7;
+    assert_null(tk_wheel_core_advance(&w, &k));
+    assert_int_equal(k, 0);
+    uint64_t t;
+    assert_false(tk_wheel_core_next_expiry_tick(&w, &t));
+    assert_null(tk_wheel_core_advance_to(&w, UINT64_C(1) << 40, &k));
+    assert_int_equal(tk_wheel_core_current_tick(&w), UINT64_C(1) << 40);
+    assert_null(tk_wheel_core_advance_to(&w, 5, &k)); /* backwards: no-op */
+    assert_int_equal(tk_wheel_core_current_tick(&w), UINT64_C(1) << 40);
+    assert_int_equal(tk_wheel_core_check(&w), TK_OK);
+    tk_wheel_core_destroy(&w);
+}
+
+static void due_node_expires_on_next_advance_never_in_a_passed_slot(void **state) {
+    (void)state;
+    tk_wheel_core w;
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 8, 0), TK_OK);
+    size_t k;
+    tk_wheel_core_advance_to(&w, 13, &k);
+    tk_node n[3] = {{.deadline_ns = 0, .seq = 2},
+                    {.deadline_ns = 13000, .seq = 1},
+                    {.deadline_ns = INT64_MIN, .seq = 3}};
+    for (int i = 0; i < 3; i++)
+        tk_wheel_core_add(&w, &n[i]);
+    assert_int_equal(tk_wheel_core_check(&w), TK_OK);
+    uint64_t t;
+    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    assert_int_equal(t, 14);
+    tk_node *l = tk_wheel_core_advance(&w, &k);
+    assert_int_equal(k, 3);
+    assert_ptr_equal(l, &n[2]);
+    assert_ptr_equal(tk_node_next_detached(l), &n[0]);
+    assert_ptr_equal(tk_node_next_detached(tk_node_next_detached(l)), &n[1]);
+    tk_wheel_core_destroy(&w);
+}
+
+static void equal_deadlines_leave_in_seq_order(void **state) {
+    (void)state;
+    tk_wheel_core w;
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 4, 0), TK_OK);
+    tk_node n[50];
+    memset(n, 0, sizeof(n));
+    for (int i = 0; i < 50; i++) { /* added in a scrambled seq order */
+        n[i].deadline_ns = 20500;
+        n[i].seq = (uint64_t)((i * 17) % 50);
+        tk_wheel_core_add(&w, &n[i]);
+    }
+    size_t k;
+    tk_node *l = tk_wheel_core_advance_to(&w, 20, &k);
+    assert_null(l);
+    l = tk_wheel_core_advance(&w, &k);
+    assert_int_equal(k, 50);
+    uint64_t want = 0;
+    for (; l != NULL; l = tk_node_next_detached(l))
+        assert_int_equal(l->seq, want++);
+    tk_wheel_core_destroy(&w);
+}
+
+static void far_and_int64_max_deadlines(void **state) {
+    (void)state;
+    tk_wheel_core w;
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000000, 1024, 123), TK_OK);
+    tk_node far = {.deadline_ns = 123 + INT64_C(3600) * 1000000000, .seq = 1};
+    tk_node end = {.deadline_ns = INT64_MAX, .seq = 2};
+    tk_wheel_core_add(&w, &far);
+    tk_wheel_core_add(&w, &end);
+    uint64_t t;
+    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    assert_int_equal(t, 3600000);
+    size_t k;
+    assert_null(tk_wheel_core_advance_to(&w, 3599999, &k));
+    assert_ptr_equal(tk_wheel_core_advance(&w, &k), &far);
+    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    assert_true(tk_wheel_core_tick_time(&w, t) == INT64_MAX);
+    assert_true(tk_wheel_core_tick_time(&w, t - 1) < INT64_MAX);
+    assert_ptr_equal(tk_wheel_core_advance_to(&w, t, &k), &end);
+    assert_int_equal(tk_wheel_core_size(&w), 0);
+    assert_int_equal(tk_wheel_core_check(&w), TK_OK);
+    tk_wheel_core_destroy(&w);
+}
+
+static void removing_a_bucket_minimum_keeps_next_expiry_exact(void **state) {
+    (void)state;
+    tk_wheel_core w;
+    assert_int_equal(tk_wheel_core_init(&w, NULL, 10, 4, 0), TK_OK);
+    tk_node a = {.deadline_ns = 10, .seq = 1};  /* tick 1, slot 1 */
+    tk_node b = {.deadline_ns = 50, .seq = 2};  /* tick 5, slot 1 */
+    tk_node c = {.deadline_ns = 130, .seq = 3}; /* tick 13, slot 1 */
+    tk_wheel_core_add(&w, &a);
+    tk_wheel_core_add(&w, &b);
+    tk_wheel_core_add(&w, &c);
+    uint64_t t;
+    tk_wheel_core_remove(&w, &a);
+    assert_int_equal(tk_wheel_core_check(&w), TK_OK);
+    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    assert_int_equal(t, 5);
+    tk_wheel_core_remove(&w, &b);
+    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    assert_int_equal(t, 13);
+    size_t k;
+    assert_null(tk_wheel_core_advance_to(&w, 12, &k));
+    assert_ptr_equal(tk_wheel_core_advance(&w, &k), &c);
+    tk_wheel_core_destroy(&w);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(init_rejects_bad_parameters),
+        cmocka_unit_test(tick_time_saturates),
+        cmocka_unit_test(empty_wheel_advances_quietly),
+        cmocka_unit_test(due_node_expires_on_next_advance_never_in_a_passed_slot),
+        cmocka_unit_test(equal_deadlines_leave_in_seq_order),
+        cmocka_unit_test(far_and_int64_max_deadlines),
+        cmocka_unit_test(removing_a_bucket_minimum_keeps_next_expiry_exact),
+        cmocka_unit_test(random_vs_model_small_wheel),
+        cmocka_unit_test(random_vs_model_one_slot),
+        cmocka_unit_test(random_vs_model_odd_sizes),
+        cmocka_unit_test(random_vs_model_large_wheel),
+        cmocka_unit_test(advance_to_equals_repeated_advance),
+    };
+    return cmocka_run_group_tests_name("wheel_core", tests, NULL, NULL);
+}
