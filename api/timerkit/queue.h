@@ -95,6 +95,7 @@ typedef enum tk_queue_close_mode {
 #define TK_QUEUE_CAP_O1_REMOVE 0x2u   /* remove() is O(1) */
 #define TK_QUEUE_CAP_TICKED 0x4u      /* expiry granularity is a tick (lateness <= 1 tick + noise) */
 #define TK_QUEUE_CAP_OWN_THREAD 0x8u  /* the engine runs a thread of its own */
+#define TK_QUEUE_CAP_BOUNDED 0x10u    /* honours max_pending: offer past it gets TK_EFULL */
 
 typedef struct tk_queue_ops {
     const char *name; /* short engine name: "heap", "wheel" */
@@ -111,10 +112,12 @@ typedef struct tk_queue_ops {
      * awaiting release are released before it returns. */
     void (*destroy)(tk_queue *q);
 
-    /* Inserts `n` (deadline_ns and seq already set). A deadline in the past is
-     * due at once. Returns TK_OK (the queue owns `n`), TK_EFULL (pending
-     * limit reached), TK_ENOMEM (the engine could not grow), TK_ECLOSED
-     * (closed NOW) or TK_EINVAL; on any failure the caller keeps `n`. */
+    /* Inserts `n` (deadline_ns and seq already set; tk__priv zeroed before
+     * the node's first offer). A deadline in the past is due at once.
+     * Returns TK_OK (the queue owns `n`), TK_EFULL (pending limit reached),
+     * TK_ENOMEM (the engine could not grow), TK_ETHREAD (an engine thread
+     * started lazily could not be created), TK_ECLOSED (closed NOW) or
+     * TK_EINVAL; on any failure the caller keeps `n`. */
     int (*offer)(tk_queue *q, tk_node *n);
 
     /* Blocks until a node is due, then removes it and stores it in *out.
@@ -128,7 +131,9 @@ typedef struct tk_queue_ops {
     /* Removes `n`, due or not. Returns TK_OK (removed; the caller owns it
      * again), TK_EINPROGRESS (it will never be handed out again, but the
      * engine still references it: it comes back through `release`), or
-     * TK_ENOENT (not in this queue: already handed out or never offered). */
+     * TK_ENOENT (not in this queue: already handed out or never offered).
+     * `n` must have been offered to this queue at some point (or have a
+     * zeroed tk__priv): engines cannot tell nodes of another queue apart. */
     int (*remove)(tk_queue *q, tk_node *n);
 
     /* Removes the node with the smallest (deadline, seq), due or not, into

@@ -1,0 +1,162 @@
+/* timerkit conformance suite: shared declarations.
+ *
+ * Every case is written once against the public executor API and run for each
+ * engine. The only engine-specific knowledge lives in the per-engine fixture
+ * (conf_engine): the queue config the suite uses for it (a 1 ms tick for the
+ * wheel) and which tk_queue_config fields it documents as honoured.
+ *
+ * cmocka 1.1.5 longjmps out of a failed assert, so asserts run only on the
+ * test's main thread. Task callbacks, hooks and handlers only record what they
+ * saw (atomics, or plain fields published through an atomic counter); the main
+ * thread checks. Everything a callback can touch is allocated with ct_calloc()
+ * and every executor and future goes through ct_* tracking, so the per-test
+ * teardown can destroy executors (which also stops blocked gate tasks through
+ * the interrupt flag), release futures and only then free the memory, even
+ * when an assert failed half-way.
+ */
+#ifndef TK_CONFORMANCE_H
+#define TK_CONFORMANCE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "timerkit.h"
+
+/* ---- per-engine fixture ---------------------------------------------------- */
+
+typedef struct conf_engine {
+    const tk_queue_ops *ops;
+    tk_queue_config config; /* what the suite passes as engine_config */
+    bool pending_limit;     /* honours tk_queue_config.max_pending */
+    bool uses_tick;         /* reads tk_queue_config.tick_ns */
+} conf_engine;
+
+/* One behaviour, run for every engine. */
+typedef struct conf_case {
+    const char *name; /* a behaviour: "never starts a task before its deadline" */
+    CMUnitTestFunction fn;
+} conf_case;
+
+/* Every test file exports one table. */
+#define CONF_CASES(group)                                                                          \
+    extern const conf_case conf_cases_##group[];                                                   \
+    extern const size_t conf_cases_##group##_count
+CONF_CASES(api);
+CONF_CASES(order);
+CONF_CASES(periodic);
+CONF_CASES(cancel);
+CONF_CASES(shutdown);
+CONF_CASES(reject);
+CONF_CASES(hooks);
+CONF_CASES(future);
+CONF_CASES(alloc);
+CONF_CASES(robust);
+#define CONF_TABLE(group, ...)                                                                     \
+    const conf_case conf_cases_##group[] = {__VA_ARGS__};                                          \
+    const size_t conf_cases_##group##_count = sizeof(conf_cases_##group) / sizeof(conf_case)
+
+/* ---- per-test state ---------------------------------------------------------- */
+
+typedef struct ct_vec {
+    void **items;
+    size_t len, cap;
+} ct_vec;
+
+struct gate;
+typedef struct ct {
+    const conf_engine *eng;
+    ct_vec executors; /* destroyed by the teardown */
+    ct_vec futures;   /* released by the teardown, after the executors */
+    ct_vec memory;    /* freed last */
+    ct_vec gates;     /* opened by the teardown first, so no run stays blocked */
+} ct;
+
+#define CT(state) ((ct *)*(state))
+
+/* Default options for this engine: tk_executor_options_init() + engine + config. */
+void ct_options(ct *t, tk_executor_options *opt, unsigned threads);
+/* Creates (asserting TK_OK) and tracks an executor. */
+tk_executor *ct_create(ct *t, const tk_executor_options *opt);
+/* Tracks an executor created by the test itself. */
+void ct_adopt(ct *t, tk_executor *ex);
+/* ct_options() + ct_create(). */
+tk_executor *ct_executor(ct *t, unsigned threads);
+/* Destroys a tracked executor now, asserting TK_OK. */
+void ct_destroy(ct *t, tk_executor *ex);
+/* Tracks a future for the teardown; returns it. */
+tk_future *ct_track(ct *t, tk_future *f);
+/* Releases a tracked future now, asserting TK_OK. */
+void ct_release(ct *t, tk_future *f);
+/* Forgets a tracked future (the test released it itself). */
+void ct_untrack(ct *t, tk_future *f);
+/* Zeroed memory that lives until the teardown, after every executor is gone. */
+void *ct_calloc(ct *t, size_t n, size_t size);
+
+/* ---- time -------------------------------------------------------------------- */
+
+#define MS(x) ((int64_t)(x)*TK_NS_PER_MS)
+/* How long the main thread waits for something that must happen soon. Generous:
+ * the suite runs under valgrind and TSan on a loaded two-core machine. */
+#define CONF_WAIT MS(3000)
+/* Bound on lateness where a test needs one ("runs now"): a behaviour bound, not
+ * a speed measurement. */
+#define CONF_LATE MS(300)
+
+int64_t now_ns(void);
+void sleep_ns(int64_t ns);
+/* Polls (about every 200 us) until *v >= target or the timeout; true if reached. */
+bool wait_ge(const atomic_int *v, int target, int64_t timeout_ns);
+/* Polls until pred(ctx) or the timeout. */
+bool wait_for(bool (*pred)(void *ctx), void *ctx, int64_t timeout_ns);
+/* Polls stats until field(stats) == want or the timeout; returns the last value. */
+uint64_t wait_stat(tk_executor *ex, uint64_t (*field)(const tk_executor_stats *), uint64_t want,
+                   int64_t timeout_ns);
+uint64_t st_queue(const tk_executor_stats *s);
+uint64_t st_active(const tk_executor_stats *s);
+uint64_t st_pool(const tk_executor_stats *s);
+tk_executor_stats stats_of(tk_executor *ex); /* asserts TK_OK */
+
+/* ---- common tasks -------------------------------------------------------------- */
+
+/* A gate blocks the worker that runs it until opened, the run is interrupted,
+ * or 10 s pass (so a failed test never hangs its teardown). */
+typedef struct gate {
+    atomic_int entered;       /* runs that reached the gate */
+    atomic_int open;          /* set by the test */
+    atomic_int interrupted;   /* runs that left because tk_run_interrupted() */
+    atomic_int left;          /* runs that left the gate */
+    atomic_int saw_interrupt; /* stubborn runs that saw tk_run_interrupted() */
+    atomic_int freed;         /* gate_free calls */
+} gate;
+int gate_fn(tk_run *run, void *arg);
+/* Like gate_fn, but ignores the interrupt flag (only records it). */
+int stubborn_fn(tk_run *run, void *arg);
+void gate_free(void *arg);
+gate *gate_new(ct *t);
+/* Waits until `n` runs entered the gate; asserts. */
+void gate_wait_entered(gate *g, int n);
+void gate_open(gate *g);
+
+/* A counting task: records each run. */
+typedef struct counter {
+    atomic_int runs;
+    atomic_int freed; /* arg_free calls */
+    atomic_int ret;   /* value each run returns */
+    atomic_llong first_start, last_start;
+    atomic_int main_thread_runs; /* runs on the thread in `main_thread` */
+    pthread_t main_thread;
+} counter;
+counter *counter_new(ct *t);
+int counter_fn(tk_run *run, void *arg);
+void counter_free(void *arg); /* tk_arg_free_fn for a counter */
+
+/* The build-time default engine (CMake TIMERKIT_DEFAULT_ENGINE). */
+const char *conf_default_engine_name(void);
+
+#endif
