@@ -60,6 +60,8 @@ struct tk_future {
     _Atomic bool interrupted; /* cancel(may_interrupt) while running */
     _Atomic bool user_released;
     bool has_user_ref; /* a future was handed to the user */
+    bool decorated;    /* fn/arg/arg_free came from the decorate hook: a call
+                          that fails after that drops them through arg_free */
 
     tk_executor *ex;
     tk_task_fn fn;

@@ -34,6 +34,17 @@ static void hand_out(tk__task *t, tk_future **out) {
         tk__task_unref(t, 1);
 }
 
+/* The call fails with `rc` before the task was accepted. The caller keeps
+ * its arg, unless a decorate hook had already replaced it: the decorated
+ * task then belongs to the executor and is dropped through its arg_free (the
+ * hook's wrapper would leak otherwise). t was never shared. */
+static int fail_unaccepted(tk__task *t, int rc) {
+    if (t->decorated && t->arg_free != NULL)
+        t->arg_free(t->arg);
+    tk__task_discard_unused(t);
+    return rc;
+}
+
 /* The task is dropped and the call fails with `rc`: arg_free runs (the task
  * was rejected), no future is handed out. t was never shared. */
 static int drop_rejected(tk__task *t, int rc) {
@@ -132,13 +143,7 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) 
     if (atomic_load(&ex->state) != TK_POOL_RUNNING)
         return reject(ex, t, TK_EREJECTED, out, retried);
 
-    if (TK__UNLIKELY(atomic_load_explicit(&ex->wc, memory_order_relaxed) < ex->target)) {
-        int rc = tk__add_worker(ex, ex->target, false);
-        if (rc < 0 && atomic_load(&ex->wc) == 0) {
-            tk__task_discard_unused(t); /* not kept: the caller keeps arg */
-            return rc;
-        }
-    }
+    /* Workers were ensured by tk_executor_schedule_spec() before decorate. */
 
     /* + the queue's reference, taken before the node becomes visible. */
     atomic_store_explicit(&t->refs, 3, memory_order_relaxed);
@@ -149,8 +154,7 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) 
             return reject(ex, t, TK_EFULL, out, retried);
         if (rc == TK_ECLOSED)
             return reject(ex, t, TK_EREJECTED, out, retried);
-        tk__task_discard_unused(t);
-        return rc;
+        return fail_unaccepted(t, rc);
     }
     atomic_fetch_add_explicit(&ex->task_count, 1, memory_order_relaxed);
 
@@ -207,16 +211,34 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
     int rc = validate_spec(&s);
     if (rc != TK_OK)
         return rc;
-    if (ex->hooks.decorate != NULL) {
-        rc = ex->hooks.decorate(ex, &s, ex->hooks.ctx);
-        if (rc != TK_OK)
-            return rc;
-        if (validate_spec(&s) != TK_OK)
-            return TK_EINVAL;
-    }
+    /* Everything that can fail without the task is done before the decorate
+     * hook runs, so a hook's wrapper is never stranded by TK_ENOMEM or
+     * TK_ETHREAD: allocate the task, make sure a worker can run it. */
     tk__task *t = tk__task_alloc(ex);
     if (t == NULL)
         return TK_ENOMEM;
+    if (TK__UNLIKELY(atomic_load_explicit(&ex->wc, memory_order_relaxed) < ex->target) &&
+        atomic_load(&ex->state) == TK_POOL_RUNNING) {
+        rc = tk__add_worker(ex, ex->target, false);
+        if (rc < 0 && atomic_load(&ex->wc) == 0) {
+            tk__task_discard_unused(t);
+            return rc;
+        }
+    }
+    t->decorated = false;
+    if (ex->hooks.decorate != NULL) {
+        rc = ex->hooks.decorate(ex, &s, ex->hooks.ctx);
+        if (rc != TK_OK) {
+            tk__task_discard_unused(t);
+            return rc;
+        }
+        t->decorated = true;
+        if (validate_spec(&s) != TK_OK) {
+            t->arg = s.arg;
+            t->arg_free = s.arg_free;
+            return fail_unaccepted(t, TK_EINVAL);
+        }
+    }
     t->fn = s.fn;
     t->arg = s.arg;
     t->arg_free = s.arg_free;

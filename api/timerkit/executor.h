@@ -65,7 +65,10 @@ typedef int (*tk_task_fn)(tk_run *run, void *arg);
  * discarded. Not called for tasks handed back by shutdown_now() (the caller
  * owns them then), nor when the scheduling call fails before the task exists
  * (TK_EINVAL, TK_ENOMEM, TK_ETHREAD, a decorate hook's refusal: the caller
- * keeps `arg`). A one-shot task's arg_free runs before its future shows done;
+ * keeps `arg`). Once a decorate hook has accepted (returned 0), the decorated
+ * fn/arg/arg_free belong to the executor: a later failure (the engine out of
+ * memory or unable to start its thread, an invalid decorated spec) drops
+ * them through the decorated arg_free, like a rejection. A one-shot task's arg_free runs before its future shows done;
  * for a task cancelled while running, when that run returns. Runs on
  * whatever thread drops the task, with no executor lock held. */
 typedef void (*tk_arg_free_fn)(void *arg);
@@ -141,8 +144,10 @@ typedef struct tk_executor_hooks {
     void (*terminated)(tk_executor *ex, void *ctx);
     /* When a periodic task ends because a run failed. */
     void (*periodic_failed)(tk_executor *ex, const tk_task_info *task, int status, void *ctx);
-    /* Java's decorateTask: may rewrite the spec (wrap fn/arg) before the task
-     * is created. Returning non-zero rejects the call with that status. */
+    /* Java's decorateTask: may rewrite the spec (wrap fn/arg/arg_free) before
+     * the task is queued; it runs after the task is allocated and a worker is
+     * ensured. Returning non-zero fails the call with that status (the hook
+     * must then leave nothing allocated). See tk_arg_free_fn for ownership. */
     int (*decorate)(tk_executor *ex, tk_task_spec *spec, void *ctx);
     void *ctx;
 } tk_executor_hooks;
