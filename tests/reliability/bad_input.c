@@ -1,0 +1,1305 @@
+/* timerkit reliability: every public function with every class of bad input.
+ *
+ * Table-driven: each row names a call made with one bad argument (or in one
+ * bad state) and the status api/ documents for it. A row's function returns
+ * what the call returned; side conditions the contract adds (an out pointer
+ * left untouched on failure, a task that must still run, a future that must
+ * be cancelled) are checked inside the row and reported as SIDE_EFFECT.
+ * Every row runs on every engine; all mismatches of a table are printed
+ * before the test fails, so one run shows them all. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rel-common.h"
+
+/* Returned by a row whose call gave the right status but broke a side
+ * condition of the contract. */
+#define SIDE_EFFECT 100001
+#define NO_ALT 100002
+#define WAIT_NS (5 * TK_NS_PER_S)
+
+/* ---- fixtures ----------------------------------------------------------------- */
+
+typedef struct fixture {
+    const tk_queue_ops *engine;
+    tk_queue_config cfg;
+    tk_executor_options opt;
+    tk_executor *live; /* RUNNING, one core thread */
+    tk_executor *shut; /* shut down and terminated */
+    atomic_long runs;  /* t_count runs */
+    atomic_long frees; /* arg_free calls */
+    char side[160];    /* what a SIDE_EFFECT row saw */
+} fixture;
+
+static fixture *cur; /* the fixture the rows run against (main thread only) */
+
+static void side(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cur->side, sizeof(cur->side), fmt, ap);
+    va_end(ap);
+}
+
+static int t_noop(tk_run *run, void *arg) {
+    (void)run;
+    (void)arg;
+    return 0;
+}
+
+static int t_count(tk_run *run, void *arg) {
+    (void)run;
+    atomic_fetch_add((atomic_long *)arg, 1);
+    return 0;
+}
+
+static int t_result(tk_run *run, void *arg) {
+    tk_run_set_result(run, arg);
+    return 0;
+}
+
+static void count_free(void *arg) {
+    (void)arg;
+    atomic_fetch_add(&cur->frees, 1);
+}
+
+static void fixture_open(fixture *f, const tk_queue_ops *engine) {
+    memset(f, 0, sizeof(*f));
+    f->engine = engine;
+    rel_options(&f->opt, &f->cfg, engine, 1, NULL);
+    assert_int_equal(tk_executor_create(&f->opt, &f->live), TK_OK);
+    assert_int_equal(tk_executor_create(&f->opt, &f->shut), TK_OK);
+    assert_int_equal(tk_executor_shutdown(f->shut), TK_OK);
+    assert_int_equal(tk_executor_await_termination(f->shut, WAIT_NS), TK_OK);
+    cur = f;
+}
+
+static void fixture_close(fixture *f) {
+    assert_int_equal(tk_executor_destroy(f->live), TK_OK);
+    assert_int_equal(tk_executor_destroy(f->shut), TK_OK);
+    cur = NULL;
+}
+
+/* ---- the table machinery -------------------------------------------------------- */
+
+typedef int (*row_fn)(fixture *f);
+
+typedef struct row {
+    const char *name;
+    row_fn run;
+    int want;
+    int alt; /* a second acceptable status, NO_ALT if none */
+} row;
+
+#define ROW(fn, want)                                                                              \
+    { #fn, fn, want, NO_ALT }
+#define ROW2(fn, want, alt)                                                                        \
+    { #fn, fn, want, alt }
+
+static int run_table(const row *rows, size_t n, bool per_engine) {
+    int bad = 0, total = 0;
+    size_t engines = per_engine ? tk_engine_count() : 1;
+    for (size_t e = 0; e < engines; e++) {
+        fixture f;
+        fixture_open(&f, tk_engine_at(e));
+        for (size_t i = 0; i < n; i++) {
+            f.side[0] = '\0';
+            int got = rows[i].run(&f);
+            total++;
+            if (got != rows[i].want && got != rows[i].alt) {
+                bad++;
+                char alt[48] = "";
+                if (rows[i].alt != NO_ALT)
+                    snprintf(alt, sizeof(alt), " or %s", tk_status_name(rows[i].alt));
+                print_error("  [%s] %-44s want %s%s, got %s %s\n", f.engine->name, rows[i].name,
+                            tk_status_name(rows[i].want), alt,
+                            got == SIDE_EFFECT ? "SIDE_EFFECT:" : tk_status_name(got), f.side);
+            }
+        }
+        fixture_close(&f);
+    }
+    print_message("  %d rows run, %d mismatches\n", total, bad);
+    return bad;
+}
+
+static bool future_untouched(tk_future *out, tk_future *sentinel) {
+    if (out != sentinel) {
+        side("*out was written on failure");
+        return false;
+    }
+    return true;
+}
+
+#define SENTINEL ((tk_future *)(uintptr_t)0x5e17e1)
+
+/* Runs a scheduling call that must fail and checks *out is untouched. */
+#define FAILS_UNTOUCHED(call)                                                                      \
+    do {                                                                                           \
+        tk_future *out = SENTINEL;                                                                 \
+        int rc_ = (call);                                                                          \
+        if (rc_ != TK_OK && !future_untouched(out, SENTINEL))                                      \
+            return SIDE_EFFECT;                                                                    \
+        if (rc_ == TK_OK && out != SENTINEL && out != NULL)                                        \
+            tk_future_release(out);                                                                \
+        return rc_;                                                                                \
+    } while (0)
+
+/* ---- status, clock, allocator, registry (no executor needed) ----------------------------- */
+
+static void test_status_clock_registry(void **state) {
+    (void)state;
+    /* Every code has its own text and name; unknown codes get a fallback. */
+    int codes[] = {
+#define X(name, value, text) TK_##name,
+        TK_STATUS_MAP(X)
+#undef X
+    };
+    size_t ncodes = sizeof(codes) / sizeof(codes[0]);
+    for (size_t i = 0; i < ncodes; i++) {
+        assert_non_null(tk_strerror(codes[i]));
+        assert_non_null(tk_status_name(codes[i]));
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(tk_status_name(codes[i]), tk_status_name(codes[j]));
+    }
+    int unknown[] = {1, -17, 12345, INT_MIN, INT_MAX};
+    for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+        assert_string_equal(tk_strerror(unknown[i]), "unknown status");
+        assert_non_null(tk_status_name(unknown[i]));
+    }
+
+    /* Deadlines never overflow; negative delays are due now. */
+    int64_t now = tk_clock_now_ns();
+    assert_true(now > 0);
+    assert_int_equal(tk_deadline_after_ns(now, -1), now);
+    assert_int_equal(tk_deadline_after_ns(now, INT64_MIN), now);
+    assert_int_equal(tk_deadline_after_ns(now, 0), now);
+    assert_int_equal(tk_deadline_after_ns(now, INT64_MAX), INT64_MAX);
+    assert_int_equal(tk_deadline_after_ns(INT64_MAX - 5, 10), INT64_MAX);
+    assert_int_equal(tk_deadline_after_ns(INT64_MAX, INT64_MAX), INT64_MAX);
+
+    assert_non_null(tk_allocator_default());
+    assert_non_null(tk_allocator_default()->alloc);
+
+    /* The engine registry. */
+    assert_int_equal(tk_queue_config_init(NULL), TK_EINVAL);
+    assert_null(tk_engine_by_name(NULL));
+    assert_null(tk_engine_by_name(""));
+    assert_null(tk_engine_by_name("no-such-engine"));
+    assert_true(tk_engine_count() >= 2);
+    assert_null(tk_engine_at(tk_engine_count()));
+    assert_null(tk_engine_at(SIZE_MAX));
+    assert_non_null(tk_engine_default());
+    assert_ptr_equal(tk_engine_by_name("heap"), tk_engine_heap());
+    assert_ptr_equal(tk_engine_by_name("wheel"), tk_engine_wheel());
+
+    /* Pool state names. */
+    for (int s = TK_POOL_RUNNING; s <= TK_POOL_TERMINATED; s++) {
+        assert_non_null(tk_pool_state_name((tk_pool_state)s));
+        for (int t = TK_POOL_RUNNING; t < s; t++)
+            assert_string_not_equal(tk_pool_state_name((tk_pool_state)s),
+                                    tk_pool_state_name((tk_pool_state)t));
+    }
+    assert_int_equal(tk_executor_state(NULL), TK_POOL_TERMINATED);
+}
+
+/* ---- queue ops: every engine's ops table with bad input --------------------------------- */
+
+static atomic_long released;
+
+static void on_release(void *ctx, tk_node *n) {
+    (void)ctx;
+    (void)n;
+    atomic_fetch_add(&released, 1);
+}
+
+static void test_queue_ops_bad_input(void **state) {
+    (void)state;
+    int bad = 0;
+#define QCHECK(expr, want)                                                                         \
+    do {                                                                                           \
+        int got_ = (expr);                                                                         \
+        if (got_ != (want)) {                                                                      \
+            bad++;                                                                                 \
+            print_error("  [%s] %s: want %s, got %s\n", ops->name, #expr, tk_status_name(want),    \
+                        tk_status_name(got_));                                                     \
+        }                                                                                          \
+    } while (0)
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        const tk_queue_ops *ops = tk_engine_at(e);
+        bool wheel = (ops->caps & TK_QUEUE_CAP_TICKED) != 0;
+        tk_queue_config cfg;
+        tk_queue *q = NULL;
+        assert_non_null(ops->name);
+        assert_non_null(ops->create);
+        QCHECK(ops->create(NULL, on_release, NULL, NULL), TK_EINVAL);
+
+        /* Invalid wheel parameters: the wheel rejects them, the heap ignores them. */
+        tk_queue_config_init(&cfg);
+        cfg.tick_ns = -1;
+        int rc = ops->create(&cfg, on_release, NULL, &q);
+        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
+        if (rc == TK_OK)
+            ops->destroy(q);
+        tk_queue_config_init(&cfg);
+        cfg.tick_ns = INT64_MIN;
+        rc = ops->create(&cfg, on_release, NULL, &q);
+        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
+        if (rc == TK_OK)
+            ops->destroy(q);
+        tk_queue_config_init(&cfg);
+        cfg.ticks_per_wheel = UINT32_MAX; /* rounds up past 2^31 */
+        rc = ops->create(&cfg, on_release, NULL, &q);
+        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
+        if (rc == TK_OK)
+            ops->destroy(q);
+        tk_queue_config_init(&cfg);
+        cfg.ticks_per_wheel = (UINT32_C(1) << 24) + 1; /* past the wheel's largest size */
+        rc = ops->create(&cfg, on_release, NULL, &q);
+        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
+        if (rc == TK_OK)
+            ops->destroy(q);
+        tk_queue_config_init(&cfg);
+        cfg.initial_capacity = SIZE_MAX; /* heap: too large to represent */
+        rc = ops->create(&cfg, on_release, NULL, &q);
+        if (wheel)
+            QCHECK(rc, TK_OK);
+        else if (rc != TK_EINVAL && rc != TK_ENOMEM)
+            QCHECK(rc, TK_EINVAL);
+        if (rc == TK_OK)
+            ops->destroy(q);
+
+        /* A live queue with hostile nodes. NULL config means defaults. */
+        atomic_store(&released, 0);
+        QCHECK(ops->create(NULL, on_release, NULL, &q), TK_OK);
+        if (q == NULL)
+            continue;
+        tk_node never, far, past, a, b;
+        memset(&never, 0, sizeof(never));
+        memset(&far, 0, sizeof(far));
+        memset(&past, 0, sizeof(past));
+        memset(&a, 0, sizeof(a));
+        memset(&b, 0, sizeof(b));
+        tk_node *out = NULL;
+        int64_t dl = 0;
+        uint64_t seq = 0;
+        QCHECK(ops->offer(q, NULL), TK_EINVAL);
+        QCHECK(ops->offer(NULL, &far), TK_EINVAL);
+        QCHECK(ops->remove(q, &never), TK_ENOENT);
+        QCHECK(ops->peek(q, &dl, &seq), TK_ENOENT);
+        QCHECK(ops->remove_first(q, &out), TK_ENOENT);
+        QCHECK(ops->poll(q, 0, &out), TK_ETIMEDOUT);
+        assert_null(ops->drain(q));
+        assert_int_equal(ops->size(q), 0);
+
+        far.deadline_ns = INT64_MAX; /* the end of time: must not overflow */
+        far.seq = 1;
+        QCHECK(ops->offer(q, &far), TK_OK);
+        QCHECK(ops->poll(q, 2 * TK_NS_PER_MS, &out), TK_ETIMEDOUT);
+        QCHECK(ops->peek(q, &dl, &seq), TK_OK);
+        assert_int_equal(dl, INT64_MAX);
+        QCHECK(ops->check(q), TK_OK);
+        rc = ops->remove(q, &far);
+        if (rc != TK_EINPROGRESS)
+            QCHECK(rc, TK_OK);
+        QCHECK(ops->remove(q, &far), TK_ENOENT);
+
+        past.deadline_ns = INT64_MIN / 2; /* long overdue: due at once */
+        past.seq = 2;
+        QCHECK(ops->offer(q, &past), TK_OK);
+        out = NULL;
+        QCHECK(ops->poll(q, WAIT_NS, &out), TK_OK);
+        if (out != &past) {
+            bad++;
+            print_error("  [%s] a long-overdue node was not handed out\n", ops->name);
+        }
+        QCHECK(ops->remove(q, &past), TK_ENOENT); /* already handed out */
+        assert_int_equal(ops->size(q), 0);
+
+        /* Closed NOW: offers fail, take/poll report closed, drain empties. */
+        a.deadline_ns = tk_clock_now_ns() + TK_NS_PER_S;
+        a.seq = 3;
+        QCHECK(ops->offer(q, &a), TK_OK);
+        ops->close(q, TK_QUEUE_CLOSE_NOW);
+        b.deadline_ns = tk_clock_now_ns();
+        b.seq = 4;
+        QCHECK(ops->offer(q, &b), TK_ECLOSED);
+        QCHECK(ops->take(q, &out), TK_ECLOSED);
+        QCHECK(ops->poll(q, TK_NS_PER_MS, &out), TK_ECLOSED);
+        ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY); /* the reverse is ignored */
+        QCHECK(ops->offer(q, &b), TK_ECLOSED);
+        tk_node *list = ops->drain(q);
+        if (list != &a || tk_node_next_detached(list) != NULL) {
+            bad++;
+            print_error("  [%s] drain after close did not return exactly the queued node\n",
+                        ops->name);
+        }
+        QCHECK(ops->check(q), TK_OK);
+        ops->destroy(q);
+        if (atomic_load(&released) > 1) {
+            bad++;
+            print_error("  [%s] release called %ld times for one EINPROGRESS node\n", ops->name,
+                        atomic_load(&released));
+        }
+
+        /* Wheel pending limit: the second offer is refused, the caller keeps it. */
+        tk_queue_config_init(&cfg);
+        cfg.max_pending = 1;
+        QCHECK(ops->create(&cfg, on_release, NULL, &q), TK_OK);
+        a.deadline_ns = b.deadline_ns = INT64_MAX;
+        a.seq = 5;
+        b.seq = 6;
+        QCHECK(ops->offer(q, &a), TK_OK);
+        QCHECK(ops->offer(q, &b), wheel ? TK_EFULL : TK_OK);
+        list = ops->drain(q);
+        size_t n = 0;
+        for (; list != NULL; list = tk_node_next_detached(list))
+            n++;
+        assert_int_equal(n, wheel ? 1 : 2);
+        ops->destroy(q);
+    }
+#undef QCHECK
+    assert_int_equal(bad, 0);
+}
+
+/* ---- executor rows ----------------------------------------------------------------------- */
+
+static int r_options_init_null(fixture *f) {
+    (void)f;
+    return tk_executor_options_init(NULL);
+}
+
+static int r_create_null_out(fixture *f) {
+    return tk_executor_create(&f->opt, NULL);
+}
+
+static int r_create_null_all(fixture *f) {
+    (void)f;
+    return tk_executor_create(NULL, NULL);
+}
+
+static int create_with(fixture *f, tk_executor_options *o) {
+    tk_executor *ex = (tk_executor *)SENTINEL;
+    int rc = tk_executor_create(o, &ex);
+    if (rc == TK_OK) {
+        tk_executor_destroy(ex);
+    } else if (ex != (tk_executor *)SENTINEL) {
+        side("*out written on failure");
+        return SIDE_EFFECT;
+    }
+    (void)f;
+    return rc;
+}
+
+static int r_create_pool_max_plus_1(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.core_pool_size = TK_EXECUTOR_MAX_THREADS + 1;
+    return create_with(f, &o);
+}
+
+static int r_create_pool_uint_max(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.core_pool_size = UINT_MAX;
+    return create_with(f, &o);
+}
+
+static int r_create_custom_without_handler(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.rejection = TK_REJECT_CUSTOM;
+    o.reject = NULL;
+    return create_with(f, &o);
+}
+
+static int r_create_bad_policy(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.rejection = (tk_rejection_policy)42;
+    return create_with(f, &o);
+}
+
+static int r_create_negative_tick(fixture *f) {
+    tk_executor_options o = f->opt;
+    tk_queue_config c = f->cfg;
+    c.tick_ns = -TK_NS_PER_MS;
+    o.engine_config = &c;
+    int rc = create_with(f, &o);
+    /* Only the wheel uses tick_ns; other engines ignore it. */
+    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
+        return TK_EINVAL;
+    return rc;
+}
+
+static int r_create_huge_wheel(fixture *f) {
+    tk_executor_options o = f->opt;
+    tk_queue_config c = f->cfg;
+    c.ticks_per_wheel = UINT32_MAX;
+    o.engine_config = &c;
+    int rc = create_with(f, &o);
+    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
+        return TK_EINVAL;
+    return rc;
+}
+
+static int r_create_pool_zero_still_runs(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.core_pool_size = 0;
+    tk_executor *ex = NULL;
+    int rc = tk_executor_create(&o, &ex);
+    if (rc != TK_OK)
+        return rc;
+    tk_future *fu = NULL;
+    void *res = NULL;
+    rc = tk_executor_submit(ex, t_result, (void *)f, &fu);
+    if (rc == TK_OK) {
+        rc = tk_future_get_timeout(fu, WAIT_NS, &res);
+        tk_future_release(fu);
+        if (rc == TK_OK && res != (void *)f) {
+            side("result %p, want %p", res, (void *)f);
+            rc = SIDE_EFFECT;
+        }
+    }
+    tk_executor_destroy(ex);
+    return rc;
+}
+
+static int r_destroy_null(fixture *f) {
+    (void)f;
+    return tk_executor_destroy(NULL);
+}
+
+static int r_execute_null_ex(fixture *f) {
+    (void)f;
+    return tk_executor_execute(NULL, t_noop, NULL);
+}
+
+static int r_execute_null_fn(fixture *f) {
+    return tk_executor_execute(f->live, NULL, NULL);
+}
+
+static int r_submit_null_out(fixture *f) {
+    return tk_executor_submit(f->live, t_noop, NULL, NULL);
+}
+
+static int r_submit_null_fn(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_submit(f->live, NULL, NULL, &out));
+}
+
+static int r_submit_null_ex(fixture *f) {
+    (void)f;
+    FAILS_UNTOUCHED(tk_executor_submit(NULL, t_noop, NULL, &out));
+}
+
+static int r_schedule_null_ex(fixture *f) {
+    (void)f;
+    FAILS_UNTOUCHED(tk_executor_schedule(NULL, t_noop, NULL, 0, &out));
+}
+
+static int r_schedule_null_fn(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule(f->live, NULL, NULL, 0, &out));
+}
+
+/* A delay that must run at once (negative, as in Java). */
+static int run_now_with_delay_on(tk_executor *ex, fixture *f, int64_t delay) {
+    tk_future *fu = NULL;
+    int64_t t0 = tk_clock_now_ns();
+    int rc = tk_executor_schedule(ex, t_result, (void *)f, delay, &fu);
+    if (rc != TK_OK)
+        return rc;
+    void *res = NULL;
+    rc = tk_future_get_timeout(fu, WAIT_NS, &res);
+    tk_future_release(fu);
+    if (rc == TK_OK && (res != (void *)f || tk_clock_now_ns() - t0 > 2 * TK_NS_PER_S)) {
+        side("ran late or with the wrong result");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int run_now_with_delay(fixture *f, int64_t delay) {
+    return run_now_with_delay_on(f->live, f, delay);
+}
+
+static int r_schedule_delay_minus_1_runs_now_on(tk_executor *ex, fixture *f) {
+    return run_now_with_delay_on(ex, f, -1);
+}
+
+static int r_schedule_delay_minus_1_runs_now(fixture *f) {
+    return run_now_with_delay(f, -1);
+}
+
+static int r_schedule_delay_int64_min_runs_now(fixture *f) {
+    return run_now_with_delay(f, INT64_MIN);
+}
+
+/* A delay that overflows now + delay: clamped, pending, cancellable. */
+static int far_then_cancel(fixture *f, int which) {
+    tk_future *fu = NULL;
+    int rc;
+    if (which == 0)
+        rc = tk_executor_schedule(f->live, t_noop, NULL, INT64_MAX, &fu);
+    else if (which == 1)
+        rc = tk_executor_schedule_at_fixed_rate(f->live, t_noop, NULL, INT64_MAX, INT64_MAX, &fu);
+    else
+        rc = tk_executor_schedule_with_fixed_delay(f->live, t_noop, NULL, INT64_MAX - 1, INT64_MAX,
+                                                   &fu);
+    if (rc != TK_OK)
+        return rc;
+    int64_t rem = tk_future_remaining_ns(fu);
+    bool done = tk_future_is_done(fu);
+    rc = tk_future_cancel(fu, false);
+    bool cancelled = tk_future_is_cancelled(fu);
+    tk_future_release(fu);
+    if (done || rem < INT64_MAX / 4 || !cancelled) {
+        side("done=%d remaining=%lld cancelled=%d", done, (long long)rem, cancelled);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_schedule_delay_int64_max_clamped(fixture *f) {
+    return far_then_cancel(f, 0);
+}
+
+static int r_fixed_rate_int64_max_clamped(fixture *f) {
+    return far_then_cancel(f, 1);
+}
+
+static int r_fixed_delay_int64_max_clamped(fixture *f) {
+    return far_then_cancel(f, 2);
+}
+
+static int r_fixed_rate_period_0(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_at_fixed_rate(f->live, t_noop, NULL, 0, 0, &out));
+}
+
+static int r_fixed_rate_period_minus_1(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_at_fixed_rate(f->live, t_noop, NULL, 0, -1, &out));
+}
+
+static int r_fixed_rate_period_int64_min(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_at_fixed_rate(f->live, t_noop, NULL, 0, INT64_MIN, &out));
+}
+
+static int r_fixed_rate_null_fn(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_at_fixed_rate(f->live, NULL, NULL, 0, 1000, &out));
+}
+
+static int r_fixed_rate_null_ex(fixture *f) {
+    (void)f;
+    FAILS_UNTOUCHED(tk_executor_schedule_at_fixed_rate(NULL, t_noop, NULL, 0, 1000, &out));
+}
+
+static int r_fixed_delay_period_0(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_with_fixed_delay(f->live, t_noop, NULL, 0, 0, &out));
+}
+
+static int r_fixed_delay_period_minus_1(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_with_fixed_delay(f->live, t_noop, NULL, 0, -1, &out));
+}
+
+static int r_fixed_delay_null_fn(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_with_fixed_delay(f->live, NULL, NULL, 0, 1000, &out));
+}
+
+/* A 1 ns fixed-rate period with a negative initial delay: legal, runs back
+ * to back (catching up), and cancels cleanly. */
+static atomic_long rate_runs;
+
+static int r_fixed_rate_1ns_period_negative_delay(fixture *f) {
+    atomic_long *runsp = &rate_runs;
+    atomic_store(runsp, 0);
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule_at_fixed_rate(f->live, t_count, runsp, -TK_NS_PER_S, 1, &fu);
+    if (rc != TK_OK)
+        return rc;
+    bool ran = rel_wait_at_least(runsp, 3, WAIT_NS);
+    rc = tk_future_cancel(fu, false);
+    void *res;
+    int grc = tk_future_get_timeout(fu, WAIT_NS, &res);
+    tk_future_release(fu);
+    if (!ran || grc != TK_ECANCELLED) {
+        side("ran=%d get=%s", ran, tk_status_name(grc));
+        return SIDE_EFFECT;
+    }
+    return rc == TK_ERUNNING ? TK_OK : rc;
+}
+
+static tk_task_spec spec_ok(void) {
+    tk_task_spec s;
+    memset(&s, 0, sizeof(s));
+    s.fn = t_noop;
+    s.kind = TK_TASK_ONE_SHOT;
+    return s;
+}
+
+static int r_spec_null(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, NULL, &out));
+}
+
+static int r_spec_null_fn(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.fn = NULL;
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, &s, &out));
+}
+
+static int r_spec_bad_kind(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.kind = (tk_task_kind)3;
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, &s, &out));
+}
+
+static int r_spec_negative_kind(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.kind = (tk_task_kind)-1;
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, &s, &out));
+}
+
+static int r_spec_unknown_flags(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.flags = 0x100u;
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, &s, &out));
+}
+
+static int r_spec_periodic_zero_period(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.kind = TK_TASK_FIXED_DELAY;
+    s.period_ns = 0;
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, &s, &out));
+}
+
+static int r_spec_null_ex(fixture *f) {
+    (void)f;
+    tk_task_spec s = spec_ok();
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(NULL, &s, &out));
+}
+
+/* A failed call does not take ownership of the argument: arg_free is not run
+ * for a task that was never accepted because the call itself was invalid. */
+static int r_spec_invalid_keeps_arg(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.kind = TK_TASK_FIXED_RATE;
+    s.period_ns = -5;
+    s.arg_free = count_free;
+    long before = atomic_load(&f->frees);
+    tk_future *out = SENTINEL;
+    int rc = tk_executor_schedule_spec(f->live, &s, &out);
+    if (atomic_load(&f->frees) != before) {
+        side("arg_free ran for a call that failed with %s", tk_status_name(rc));
+        return SIDE_EFFECT;
+    }
+    if (rc != TK_OK && !future_untouched(out, SENTINEL))
+        return SIDE_EFFECT;
+    return rc;
+}
+
+/* ---- futures ---- */
+
+static int r_future_cancel_null(fixture *f) {
+    (void)f;
+    return tk_future_cancel(NULL, true);
+}
+
+static int r_future_get_null(fixture *f) {
+    (void)f;
+    return tk_future_get(NULL, NULL);
+}
+
+static int r_future_get_timeout_null(fixture *f) {
+    (void)f;
+    return tk_future_get_timeout(NULL, 0, NULL);
+}
+
+static int r_future_release_null(fixture *f) {
+    (void)f;
+    return tk_future_release(NULL);
+}
+
+static int r_future_remaining_null_is_0(fixture *f) {
+    (void)f;
+    return tk_future_remaining_ns(NULL) == 0 ? TK_OK : SIDE_EFFECT;
+}
+
+static int r_future_get_timeout_zero_pending(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, 3600 * TK_NS_PER_S, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_future_get_timeout(fu, 0, NULL);
+    int rc2 = tk_future_get_timeout(fu, TK_NS_PER_MS, NULL);
+    tk_future_cancel(fu, false);
+    tk_future_release(fu);
+    if (rc2 != rc) {
+        side("1 ms timeout gave %s", tk_status_name(rc2));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_future_double_release_live_task(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, 3600 * TK_NS_PER_S, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_future_release(fu);
+    if (rc != TK_OK) {
+        side("first release gave %s", tk_status_name(rc));
+        return SIDE_EFFECT;
+    }
+    return tk_future_release(fu); /* the task is still queued for an hour */
+}
+
+static int r_future_cancel_twice(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, 3600 * TK_NS_PER_S, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_future_cancel(fu, true);
+    int rc2 = tk_future_cancel(fu, true);
+    int grc = tk_future_get(fu, NULL);
+    tk_future_release(fu);
+    if (rc != TK_OK || grc != TK_ECANCELLED) {
+        side("first cancel %s, get %s", tk_status_name(rc), tk_status_name(grc));
+        return SIDE_EFFECT;
+    }
+    return rc2;
+}
+
+static int r_future_cancel_after_completion(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_submit(f->live, t_noop, NULL, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_future_get_timeout(fu, WAIT_NS, NULL);
+    int crc = tk_future_cancel(fu, true);
+    bool cancelled = tk_future_is_cancelled(fu);
+    tk_future_release(fu);
+    if (rc != TK_OK || cancelled) {
+        side("get %s, cancelled=%d", tk_status_name(rc), cancelled);
+        return SIDE_EFFECT;
+    }
+    return crc;
+}
+
+/* ---- pool control with NULL ---- */
+
+static int r_shutdown_null(fixture *f) {
+    (void)f;
+    return tk_executor_shutdown(NULL);
+}
+
+static int r_shutdown_now_null(fixture *f) {
+    (void)f;
+    return (int)tk_executor_shutdown_now(NULL, NULL, NULL);
+}
+
+static int r_await_null(fixture *f) {
+    (void)f;
+    return tk_executor_await_termination(NULL, 0);
+}
+
+static int r_purge_null(fixture *f) {
+    (void)f;
+    return (int)tk_executor_purge(NULL);
+}
+
+static int r_prestart_null(fixture *f) {
+    (void)f;
+    return tk_executor_prestart_core_thread(NULL);
+}
+
+static int r_prestart_all_null(fixture *f) {
+    (void)f;
+    return tk_executor_prestart_all_core_threads(NULL);
+}
+
+static int r_set_remove_on_cancel_null(fixture *f) {
+    (void)f;
+    return tk_executor_set_remove_on_cancel(NULL, true);
+}
+
+static int r_set_continue_periodic_null(fixture *f) {
+    (void)f;
+    return tk_executor_set_continue_periodic_after_shutdown(NULL, true);
+}
+
+static int r_set_execute_delayed_null(fixture *f) {
+    (void)f;
+    return tk_executor_set_execute_delayed_after_shutdown(NULL, true);
+}
+
+static int r_stats_null_ex(fixture *f) {
+    (void)f;
+    tk_executor_stats s;
+    return tk_executor_stats_get(NULL, &s);
+}
+
+static int r_stats_null_out(fixture *f) {
+    return tk_executor_stats_get(f->live, NULL);
+}
+
+static int r_engine_null_is_null(fixture *f) {
+    (void)f;
+    return tk_executor_engine(NULL) == NULL ? TK_OK : SIDE_EFFECT;
+}
+
+static int r_engine_is_the_one_asked_for(fixture *f) {
+    return tk_executor_engine(f->live) == f->engine ? TK_OK : SIDE_EFFECT;
+}
+
+/* ---- a shut-down executor ---- */
+
+static int r_shut_schedule(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule(f->shut, t_noop, NULL, 0, &out));
+}
+
+static int r_shut_submit(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_submit(f->shut, t_noop, NULL, &out));
+}
+
+static int r_shut_execute(fixture *f) {
+    return tk_executor_execute(f->shut, t_noop, NULL);
+}
+
+static int r_shut_fixed_rate(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_at_fixed_rate(f->shut, t_noop, NULL, 0, 1000, &out));
+}
+
+static int r_shut_fixed_delay(fixture *f) {
+    FAILS_UNTOUCHED(tk_executor_schedule_with_fixed_delay(f->shut, t_noop, NULL, 0, 1000, &out));
+}
+
+/* A task rejected by the abort policy had its arg_free run exactly once. */
+static int r_shut_rejected_arg_freed_once(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.arg_free = count_free;
+    long before = atomic_load(&f->frees);
+    int rc = tk_executor_schedule_spec(f->shut, &s, NULL);
+    long n = atomic_load(&f->frees) - before;
+    if (n != 1) {
+        side("arg_free ran %ld times", n);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_shut_prestart(fixture *f) {
+    return tk_executor_prestart_core_thread(f->shut);
+}
+
+static int r_shut_prestart_all(fixture *f) {
+    return tk_executor_prestart_all_core_threads(f->shut);
+}
+
+static int r_shut_shutdown_again(fixture *f) {
+    return tk_executor_shutdown(f->shut);
+}
+
+static int r_shut_shutdown_now_returns_0(fixture *f) {
+    return (int)tk_executor_shutdown_now(f->shut, NULL, NULL);
+}
+
+static int r_shut_await(fixture *f) {
+    return tk_executor_await_termination(f->shut, 0);
+}
+
+static int r_shut_purge_returns_0(fixture *f) {
+    return (int)tk_executor_purge(f->shut);
+}
+
+static int r_shut_predicates(fixture *f) {
+    if (!tk_executor_is_shutdown(f->shut) || !tk_executor_is_terminated(f->shut) ||
+        tk_executor_is_terminating(f->shut) || tk_executor_state(f->shut) != TK_POOL_TERMINATED) {
+        side("state %s", tk_pool_state_name(tk_executor_state(f->shut)));
+        return SIDE_EFFECT;
+    }
+    if (tk_executor_is_shutdown(f->live) || tk_executor_state(f->live) != TK_POOL_RUNNING) {
+        side("live executor reports %s", tk_pool_state_name(tk_executor_state(f->live)));
+        return SIDE_EFFECT;
+    }
+    tk_executor_stats st;
+    return tk_executor_stats_get(f->shut, &st);
+}
+
+/* Rejection policies after shutdown: the discard family (and caller-runs,
+ * which discards once shut down) return TK_OK and cancel the future. */
+static int rejected_with(fixture *f, tk_rejection_policy pol, tk_reject_fn fn) {
+    tk_executor_options o = f->opt;
+    o.rejection = pol;
+    o.reject = fn;
+    tk_executor *ex = NULL;
+    int rc = tk_executor_create(&o, &ex);
+    if (rc != TK_OK)
+        return rc;
+    tk_executor_shutdown(ex);
+    atomic_long runs = 0;
+    tk_task_spec s = spec_ok();
+    s.fn = t_count;
+    s.arg = &runs;
+    s.arg_free = count_free;
+    long before = atomic_load(&f->frees);
+    tk_future *fu = NULL;
+    rc = tk_executor_schedule_spec(ex, &s, &fu);
+    long freed = atomic_load(&f->frees) - before;
+    if (rc == TK_OK) {
+        bool cancelled = tk_future_is_cancelled(fu);
+        int grc = tk_future_get_timeout(fu, WAIT_NS, NULL);
+        tk_future_release(fu);
+        if (!cancelled || grc != TK_ECANCELLED || atomic_load(&runs) != 0 || freed != 1) {
+            side("cancelled=%d get=%s runs=%ld arg_free=%ld", cancelled, tk_status_name(grc),
+                 atomic_load(&runs), freed);
+            rc = SIDE_EFFECT;
+        }
+    } else if (freed != 1) {
+        side("rejected with arg_free run %ld times", freed);
+        rc = SIDE_EFFECT;
+    }
+    tk_executor_destroy(ex);
+    return rc;
+}
+
+static int reject_custom_ok(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
+    (void)ex;
+    (void)task;
+    (void)ctx;
+    return reason == TK_EREJECTED ? TK_OK : TK_EINVAL;
+}
+
+static int reject_custom_status(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
+    (void)ex;
+    (void)task;
+    (void)reason;
+    (void)ctx;
+    return TK_ENOTSUP;
+}
+
+static int r_shut_policy_discard(fixture *f) {
+    return rejected_with(f, TK_REJECT_DISCARD, NULL);
+}
+
+static int r_shut_policy_discard_oldest(fixture *f) {
+    return rejected_with(f, TK_REJECT_DISCARD_OLDEST, NULL);
+}
+
+static int r_shut_policy_caller_runs(fixture *f) {
+    return rejected_with(f, TK_REJECT_CALLER_RUNS, NULL);
+}
+
+static int r_shut_policy_custom_pretends_ok(fixture *f) {
+    return rejected_with(f, TK_REJECT_CUSTOM, reject_custom_ok);
+}
+
+static int r_shut_policy_custom_status(fixture *f) {
+    return rejected_with(f, TK_REJECT_CUSTOM, reject_custom_status);
+}
+
+/* decorate() returning non-zero rejects the call with that status. */
+static int decorate_refuse(tk_executor *ex, tk_task_spec *spec, void *ctx) {
+    (void)ex;
+    (void)spec;
+    (void)ctx;
+    return TK_ENOTSUP;
+}
+
+static int r_decorate_refuses(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.hooks.decorate = decorate_refuse;
+    tk_executor *ex = NULL;
+    int rc = tk_executor_create(&o, &ex);
+    if (rc != TK_OK)
+        return rc;
+    tk_future *out = SENTINEL;
+    rc = tk_executor_schedule(ex, t_noop, NULL, 0, &out);
+    if (rc != TK_OK && out != SENTINEL) {
+        side("*out written on failure");
+        rc = SIDE_EFFECT;
+    }
+    tk_executor_destroy(ex);
+    return rc;
+}
+
+/* ---- calls made from the executor's own threads ---- */
+
+typedef struct self_calls {
+    atomic_int get_rc, await_rc, destroy_rc, done;
+} self_calls;
+
+static int t_self_calls(tk_run *run, void *arg) {
+    self_calls *sc = arg;
+    tk_executor *ex = tk_run_executor(run);
+    atomic_store(&sc->get_rc, tk_future_get(tk_run_future(run), NULL));
+    atomic_store(&sc->await_rc, tk_executor_await_termination(ex, 0));
+    atomic_store(&sc->destroy_rc, tk_executor_destroy(ex));
+    atomic_store(&sc->done, 1);
+    return 0;
+}
+
+static int self_call(fixture *f, int which) {
+    self_calls sc;
+    atomic_init(&sc.get_rc, 1);
+    atomic_init(&sc.await_rc, 1);
+    atomic_init(&sc.destroy_rc, 1);
+    atomic_init(&sc.done, 0);
+    tk_future *fu = NULL;
+    int rc = tk_executor_submit(f->live, t_self_calls, &sc, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_future_get_timeout(fu, WAIT_NS, NULL);
+    tk_future_release(fu);
+    if (rc != TK_OK || !atomic_load(&sc.done)) {
+        side("the task did not complete: %s", tk_status_name(rc));
+        return SIDE_EFFECT;
+    }
+    return which == 0   ? atomic_load(&sc.get_rc)
+           : which == 1 ? atomic_load(&sc.await_rc)
+                        : atomic_load(&sc.destroy_rc);
+}
+
+static int r_own_thread_future_get(fixture *f) {
+    return self_call(f, 0);
+}
+
+static int r_own_thread_await_termination(fixture *f) {
+    return self_call(f, 1);
+}
+
+static int r_own_thread_destroy(fixture *f) {
+    int rc = self_call(f, 2);
+    /* Nothing done: the executor still works. */
+    if (rc == TK_EDEADLK && r_schedule_delay_minus_1_runs_now(f) != TK_OK) {
+        side("executor unusable after destroy from its own thread");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* A periodic task whose next deadline overflows: the first run happens now,
+ * the next is clamped to the end of time (no wrap to the past), and a
+ * cancel between runs succeeds. */
+static atomic_long huge_period_runs;
+
+static int huge_period(fixture *f, bool fixed_rate) {
+    atomic_store(&huge_period_runs, 0);
+    tk_future *fu = NULL;
+    int rc = fixed_rate ? tk_executor_schedule_at_fixed_rate(f->live, t_count, &huge_period_runs,
+                                                             -1, INT64_MAX, &fu)
+                        : tk_executor_schedule_with_fixed_delay(f->live, t_count, &huge_period_runs,
+                                                                -1, INT64_MAX, &fu);
+    if (rc != TK_OK)
+        return rc;
+    bool ran = rel_wait_at_least(&huge_period_runs, 1, WAIT_NS);
+    rel_sleep_ns(20 * TK_NS_PER_MS);
+    long runs = atomic_load(&huge_period_runs);
+    int64_t rem = tk_future_remaining_ns(fu);
+    rc = tk_future_cancel(fu, false);
+    tk_future_release(fu);
+    if (!ran || runs != 1 || rem < INT64_MAX / 4) {
+        side("runs %ld, remaining %lld ns", runs, (long long)rem);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_fixed_rate_period_int64_max_runs_once(fixture *f) {
+    return huge_period(f, true);
+}
+
+static int r_fixed_delay_int64_max_runs_once(fixture *f) {
+    return huge_period(f, false);
+}
+
+/* ---- options that are odd but legal, or plainly broken ---- */
+
+static int r_create_huge_timer_slack(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.timer_slack_ns = INT64_MAX;
+    tk_executor *ex = NULL;
+    int rc = tk_executor_create(&o, &ex);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_executor_prestart_all_core_threads(ex) >= 0 ? TK_OK : SIDE_EFFECT;
+    if (rc == TK_OK)
+        rc = r_schedule_delay_minus_1_runs_now_on(ex, f);
+    tk_executor_destroy(ex);
+    return rc;
+}
+
+static int r_create_long_thread_prefix(fixture *f) {
+    static char prefix[1001];
+    memset(prefix, 'x', sizeof(prefix) - 1);
+    tk_executor_options o = f->opt;
+    o.thread_name_prefix = prefix;
+    tk_executor *ex = NULL;
+    int rc = tk_executor_create(&o, &ex);
+    if (rc != TK_OK)
+        return rc;
+    rc = r_schedule_delay_minus_1_runs_now_on(ex, f);
+    tk_executor_destroy(ex);
+    return rc;
+}
+
+static int r_create_incomplete_engine(fixture *f) {
+    static const tk_queue_ops bogus = {.name = "bogus"};
+    tk_executor_options o = f->opt;
+    o.engine = &bogus;
+    o.engine_config = NULL;
+    return create_with(f, &o);
+}
+
+static int r_create_zero_config_means_defaults(fixture *f) {
+    tk_executor_options o = f->opt;
+    tk_queue_config c;
+    memset(&c, 0, sizeof(c)); /* every zero field: the engine's default */
+    o.engine_config = &c;
+    tk_executor *ex = NULL;
+    int rc = tk_executor_create(&o, &ex);
+    if (rc != TK_OK)
+        return rc;
+    rc = r_schedule_delay_minus_1_runs_now_on(ex, f);
+    tk_executor_destroy(ex);
+    return rc;
+}
+
+/* Futures outlive their executor until released. */
+static int r_future_after_destroy(fixture *f) {
+    tk_executor *ex = NULL;
+    int rc = tk_executor_create(&f->opt, &ex);
+    if (rc != TK_OK)
+        return rc;
+    tk_future *far = NULL, *done = NULL;
+    if (tk_executor_schedule(ex, t_noop, NULL, 3600 * TK_NS_PER_S, &far) != TK_OK ||
+        tk_executor_submit(ex, t_noop, NULL, &done) != TK_OK ||
+        tk_future_get_timeout(done, WAIT_NS, NULL) != TK_OK) {
+        side("setup failed");
+        tk_executor_destroy(ex);
+        return SIDE_EFFECT;
+    }
+    tk_executor_destroy(ex);
+    int grc = tk_future_get_timeout(far, WAIT_NS, NULL);
+    int crc = tk_future_cancel(far, true);
+    bool ok = tk_future_is_done(far) && tk_future_is_cancelled(far) &&
+              tk_future_get(done, NULL) == TK_OK && tk_future_run_count(done) == 1 &&
+              tk_future_cancel(done, false) == TK_EDONE;
+    (void)tk_future_remaining_ns(far);
+    int r1 = tk_future_release(far), r2 = tk_future_release(done);
+    if (!ok || crc != TK_EDONE || r1 != TK_OK || r2 != TK_OK) {
+        side("done/cancelled/get/release inconsistent after destroy (cancel %s)",
+             tk_status_name(crc));
+        return SIDE_EFFECT;
+    }
+    return grc;
+}
+
+static const row executor_rows[] = {
+    ROW(r_options_init_null, TK_EINVAL),
+    ROW(r_create_null_out, TK_EINVAL),
+    ROW(r_create_null_all, TK_EINVAL),
+    ROW(r_create_pool_max_plus_1, TK_EINVAL),
+    ROW(r_create_pool_uint_max, TK_EINVAL),
+    ROW(r_create_custom_without_handler, TK_EINVAL),
+    ROW(r_create_bad_policy, TK_EINVAL),
+    ROW(r_create_negative_tick, TK_EINVAL),
+    ROW(r_create_huge_wheel, TK_EINVAL),
+    ROW(r_create_pool_zero_still_runs, TK_OK),
+    ROW2(r_create_huge_timer_slack, TK_OK, TK_EINVAL),
+    ROW(r_create_long_thread_prefix, TK_OK),
+    ROW(r_create_incomplete_engine, TK_EINVAL),
+    ROW(r_create_zero_config_means_defaults, TK_OK),
+    ROW(r_future_after_destroy, TK_ECANCELLED),
+    ROW(r_destroy_null, TK_EINVAL),
+    ROW(r_execute_null_ex, TK_EINVAL),
+    ROW(r_execute_null_fn, TK_EINVAL),
+    ROW(r_submit_null_out, TK_EINVAL),
+    ROW(r_submit_null_fn, TK_EINVAL),
+    ROW(r_submit_null_ex, TK_EINVAL),
+    ROW(r_schedule_null_ex, TK_EINVAL),
+    ROW(r_schedule_null_fn, TK_EINVAL),
+    ROW(r_schedule_delay_minus_1_runs_now, TK_OK),
+    ROW(r_schedule_delay_int64_min_runs_now, TK_OK),
+    ROW(r_schedule_delay_int64_max_clamped, TK_OK),
+    ROW(r_fixed_rate_int64_max_clamped, TK_OK),
+    ROW(r_fixed_delay_int64_max_clamped, TK_OK),
+    ROW(r_fixed_rate_period_0, TK_EINVAL),
+    ROW(r_fixed_rate_period_minus_1, TK_EINVAL),
+    ROW(r_fixed_rate_period_int64_min, TK_EINVAL),
+    ROW(r_fixed_rate_null_fn, TK_EINVAL),
+    ROW(r_fixed_rate_null_ex, TK_EINVAL),
+    ROW(r_fixed_delay_period_0, TK_EINVAL),
+    ROW(r_fixed_delay_period_minus_1, TK_EINVAL),
+    ROW(r_fixed_delay_null_fn, TK_EINVAL),
+    ROW(r_fixed_rate_1ns_period_negative_delay, TK_OK),
+    ROW(r_fixed_rate_period_int64_max_runs_once, TK_OK),
+    ROW(r_fixed_delay_int64_max_runs_once, TK_OK),
+    ROW(r_spec_null, TK_EINVAL),
+    ROW(r_spec_null_fn, TK_EINVAL),
+    ROW(r_spec_bad_kind, TK_EINVAL),
+    ROW(r_spec_negative_kind, TK_EINVAL),
+    ROW(r_spec_unknown_flags, TK_EINVAL),
+    ROW(r_spec_periodic_zero_period, TK_EINVAL),
+    ROW(r_spec_null_ex, TK_EINVAL),
+    ROW(r_spec_invalid_keeps_arg, TK_EINVAL),
+    ROW(r_future_cancel_null, TK_EINVAL),
+    ROW(r_future_get_null, TK_EINVAL),
+    ROW(r_future_get_timeout_null, TK_EINVAL),
+    ROW(r_future_release_null, TK_EINVAL),
+    ROW(r_future_remaining_null_is_0, TK_OK),
+    ROW(r_future_get_timeout_zero_pending, TK_ETIMEDOUT),
+    ROW(r_future_double_release_live_task, TK_EINVAL),
+    ROW(r_future_cancel_twice, TK_EDONE),
+    ROW(r_future_cancel_after_completion, TK_EDONE),
+    ROW(r_shutdown_null, TK_EINVAL),
+    ROW(r_shutdown_now_null, TK_EINVAL),
+    ROW(r_await_null, TK_EINVAL),
+    ROW(r_purge_null, TK_EINVAL),
+    ROW(r_prestart_null, TK_EINVAL),
+    ROW(r_prestart_all_null, TK_EINVAL),
+    ROW(r_set_remove_on_cancel_null, TK_EINVAL),
+    ROW(r_set_continue_periodic_null, TK_EINVAL),
+    ROW(r_set_execute_delayed_null, TK_EINVAL),
+    ROW(r_stats_null_ex, TK_EINVAL),
+    ROW(r_stats_null_out, TK_EINVAL),
+    ROW(r_engine_null_is_null, TK_OK),
+    ROW(r_engine_is_the_one_asked_for, TK_OK),
+    ROW(r_shut_schedule, TK_EREJECTED),
+    ROW(r_shut_submit, TK_EREJECTED),
+    ROW(r_shut_execute, TK_EREJECTED),
+    ROW(r_shut_fixed_rate, TK_EREJECTED),
+    ROW(r_shut_fixed_delay, TK_EREJECTED),
+    ROW(r_shut_rejected_arg_freed_once, TK_EREJECTED),
+    ROW(r_shut_prestart, TK_ESTATE),
+    ROW(r_shut_prestart_all, TK_ESTATE),
+    ROW(r_shut_shutdown_again, TK_OK),
+    ROW(r_shut_shutdown_now_returns_0, 0),
+    ROW(r_shut_await, TK_OK),
+    ROW(r_shut_purge_returns_0, 0),
+    ROW(r_shut_predicates, TK_OK),
+    ROW(r_shut_policy_discard, TK_OK),
+    ROW(r_shut_policy_discard_oldest, TK_OK),
+    ROW(r_shut_policy_caller_runs, TK_OK),
+    ROW(r_shut_policy_custom_pretends_ok, TK_OK),
+    ROW(r_shut_policy_custom_status, TK_ENOTSUP),
+    ROW(r_decorate_refuses, TK_ENOTSUP),
+    ROW(r_own_thread_future_get, TK_EDEADLK),
+    ROW(r_own_thread_await_termination, TK_EDEADLK),
+    ROW(r_own_thread_destroy, TK_EDEADLK),
+};
+
+static void test_executor_bad_input(void **state) {
+    (void)state;
+    int bad = run_table(executor_rows, sizeof(executor_rows) / sizeof(executor_rows[0]), true);
+    assert_int_equal(bad, 0);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_status_clock_registry),
+        cmocka_unit_test(test_queue_ops_bad_input),
+        cmocka_unit_test(test_executor_bad_input),
+    };
+    return cmocka_run_group_tests_name("reliability_bad_input", tests, NULL, NULL);
+}
