@@ -10,8 +10,8 @@
 
 const char *tk_strerror(int status) {
     switch (status) {
-#define TK__STATUS_TEXT(name, value, text) \
-    case (value):                          \
+#define TK__STATUS_TEXT(name, value, text)                                                         \
+    case (value):                                                                                  \
         return (text);
         TK_STATUS_MAP(TK__STATUS_TEXT)
 #undef TK__STATUS_TEXT
@@ -22,8 +22,8 @@ const char *tk_strerror(int status) {
 
 const char *tk_status_name(int status) {
     switch (status) {
-#define TK__STATUS_NAME(name, value, text) \
-    case (value):                          \
+#define TK__STATUS_NAME(name, value, text)                                                         \
+    case (value):                                                                                  \
         return "TK_" #name;
         TK_STATUS_MAP(TK__STATUS_NAME)
 #undef TK__STATUS_NAME

@@ -67,12 +67,15 @@ int main(int argc, char **argv) {
     printf("engine: %s\n", tk_executor_engine(ex)->name);
     t0 = tk_clock_now_ns();
 
-    check(tk_executor_schedule(ex, say, "one-shot after 30 ms", 30 * TK_NS_PER_MS, NULL), "schedule");
-    check(tk_executor_schedule(ex, say, "one-shot after 10 ms", 10 * TK_NS_PER_MS, NULL), "schedule");
+    check(tk_executor_schedule(ex, say, "one-shot after 30 ms", 30 * TK_NS_PER_MS, NULL),
+          "schedule");
+    check(tk_executor_schedule(ex, say, "one-shot after 10 ms", 10 * TK_NS_PER_MS, NULL),
+          "schedule");
     check(tk_executor_schedule(ex, answer, NULL, 5 * TK_NS_PER_MS, &result_future), "schedule");
     check(tk_executor_schedule_at_fixed_rate(ex, tick, &ticks, 0, 20 * TK_NS_PER_MS, &ticker),
           "fixed rate");
-    check(tk_executor_schedule(ex, say, "this never prints", 500 * TK_NS_PER_MS, &never), "schedule");
+    check(tk_executor_schedule(ex, say, "this never prints", 500 * TK_NS_PER_MS, &never),
+          "schedule");
 
     check(tk_future_get(result_future, &result), "get");
     printf("%8.2f ms  result: %d\n", ms_since_start(), *(int *)result);

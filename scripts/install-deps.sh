@@ -6,7 +6,7 @@
 set -euo pipefail
 
 what=${1:-all}
-base=(build-essential cmake pkg-config git)
+base=(build-essential cmake pkg-config git clang-format)
 test_pkgs=(libcmocka-dev valgrind clang libclang-rt-14-dev gnuplot-nox)
 bench_pkgs=(libbenchmark-dev libjansson-dev libuv1-dev libevent-dev gnuplot-nox)
 

@@ -9,6 +9,7 @@
 #   valgrind  memcheck over the tests named in VALGRIND_TESTS (default pass binaries)
 #   fuzz      the differential fuzzer for TK_FUZZ_SECONDS (default 60; 0 skips)
 #   bench     the benchmark CLI's smoke suite and the figures it renders (no speed asserted)
+#   format    the tree is formatted as .clang-format says (STYLE.md rule 15)
 # TK_TEST_PASSES selects passes (default: all, in that order).
 # Ends with one line "N passed, N failed" summed over every pass.
 set -uo pipefail
@@ -16,7 +17,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=${JOBS:-2}
-passes=${TK_TEST_PASSES:-"default wheel asan tsan valgrind fuzz bench"}
+passes=${TK_TEST_PASSES:-"format default wheel asan tsan valgrind fuzz bench"}
 total_pass=0
 total_fail=0
 failed_passes=()
@@ -117,6 +118,12 @@ for pass in $passes; do
         count bench $rc
         rm -rf "$out"
       else count bench 1; fi ;;
+    format)
+      log "formatting (clang-format --dry-run --Werror)"
+      if command -v clang-format >/dev/null; then
+        git ls-files -z '*.c' '*.h' '*.cc' | xargs -0 clang-format --dry-run --Werror 2>&1 | head -n 40
+        count format "${PIPESTATUS[1]}"
+      else echo "format: clang-format missing"; count format 1; fi ;;
     *) echo "unknown pass '$pass'"; count "$pass" 1 ;;
   esac
 done

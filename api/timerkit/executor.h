@@ -68,9 +68,9 @@ typedef int (*tk_task_fn)(tk_run *run, void *arg);
  * keeps `arg`). Once a decorate hook has accepted (returned 0), the decorated
  * fn/arg/arg_free belong to the executor: a later failure (the engine out of
  * memory or unable to start its thread, an invalid decorated spec) drops
- * them through the decorated arg_free, like a rejection. A one-shot task's arg_free runs before its future shows done;
- * for a task cancelled while running, when that run returns. Runs on
- * whatever thread drops the task, with no executor lock held. */
+ * them through the decorated arg_free, like a rejection. A one-shot task's arg_free runs before its
+ * future shows done; for a task cancelled while running, when that run returns. Runs on whatever
+ * thread drops the task, with no executor lock held. */
 typedef void (*tk_arg_free_fn)(void *arg);
 
 typedef enum tk_task_kind {
@@ -80,23 +80,24 @@ typedef enum tk_task_kind {
 } tk_task_kind;
 
 /* Per-task flags. */
-#define TK_TASK_SKIP_MISSED 0x1u /* fixed rate: after an overrun, skip the
-                                    periods already missed (counted in the
-                                    future and the executor's counters) instead
-                                    of running them back to back; the next run
-                                    is the first period boundary not yet past.
-                                    Ignored for other kinds; unknown flag bits
-                                    are TK_EINVAL. */
+#define TK_TASK_SKIP_MISSED                                                                        \
+    0x1u /* fixed rate: after an overrun, skip the                                                 \
+            periods already missed (counted in the                                                 \
+            future and the executor's counters) instead                                            \
+            of running them back to back; the next run                                             \
+            is the first period boundary not yet past.                                             \
+            Ignored for other kinds; unknown flag bits                                             \
+            are TK_EINVAL. */
 
 /* A full task description, for tk_executor_schedule_spec(). */
 typedef struct tk_task_spec {
-    tk_task_fn fn;            /* required */
-    void *arg;                /* passed to fn */
-    tk_arg_free_fn arg_free;  /* optional */
-    tk_task_kind kind;        /* one-shot, fixed rate, fixed delay */
-    int64_t delay_ns;         /* first run after this delay; < 0 means now */
-    int64_t period_ns;        /* periodic only: > 0 */
-    unsigned flags;           /* TK_TASK_* */
+    tk_task_fn fn;           /* required */
+    void *arg;               /* passed to fn */
+    tk_arg_free_fn arg_free; /* optional */
+    tk_task_kind kind;       /* one-shot, fixed rate, fixed delay */
+    int64_t delay_ns;        /* first run after this delay; < 0 means now */
+    int64_t period_ns;       /* periodic only: > 0 */
+    unsigned flags;          /* TK_TASK_* */
 } tk_task_spec;
 
 /* What hooks and handlers see of a task. */
@@ -131,8 +132,8 @@ typedef int (*tk_reject_fn)(tk_executor *ex, const tk_task_info *task, int reaso
  * handle in *thread, and return 0, or return non-zero on failure (the
  * executor then reports TK_ETHREAD). `name` is a suggested name (e.g.
  * "tk-pool-3"). Called with no executor lock held. */
-typedef int (*tk_thread_factory_fn)(void *ctx, pthread_t *thread, void *(*start)(void *),
-                                    void *arg, const char *name);
+typedef int (*tk_thread_factory_fn)(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                                    const char *name);
 
 typedef struct tk_executor_hooks {
     /* Before each run, on the worker thread. */
@@ -153,28 +154,28 @@ typedef struct tk_executor_hooks {
 } tk_executor_hooks;
 
 typedef struct tk_executor_options {
-    unsigned core_pool_size;        /* threads; 0 is allowed (one thread is still
-                                       started when work arrives, as in Java);
-                                       at most TK_EXECUTOR_MAX_THREADS */
-    const tk_queue_ops *engine;     /* NULL: tk_engine_default() */
+    unsigned core_pool_size;              /* threads; 0 is allowed (one thread is still
+                                             started when work arrives, as in Java);
+                                             at most TK_EXECUTOR_MAX_THREADS */
+    const tk_queue_ops *engine;           /* NULL: tk_engine_default() */
     const tk_queue_config *engine_config; /* NULL: engine defaults */
-    const char *thread_name_prefix; /* NULL: "tk-pool" */
-    tk_thread_factory_fn thread_factory; /* NULL: pthread_create */
+    const char *thread_name_prefix;       /* NULL: "tk-pool" */
+    tk_thread_factory_fn thread_factory;  /* NULL: pthread_create */
     void *thread_factory_ctx;
     tk_rejection_policy rejection;
-    tk_reject_fn reject;            /* for TK_REJECT_CUSTOM */
+    tk_reject_fn reject; /* for TK_REJECT_CUSTOM */
     void *reject_ctx;
-    tk_executor_hooks hooks;        /* all optional */
-    bool remove_on_cancel;          /* default false (as Java) */
+    tk_executor_hooks hooks;               /* all optional */
+    bool remove_on_cancel;                 /* default false (as Java) */
     bool continue_periodic_after_shutdown; /* default false (as Java) */
     bool execute_delayed_after_shutdown;   /* default true (as Java) */
-    int64_t timer_slack_ns;         /* < 0: leave the pool threads' timer slack
-                                       alone (default -1); >= 0: set it with
-                                       prctl(PR_SET_TIMERSLACK) on every pool
-                                       thread (0 restores the process default,
-                                       so use 1 for the tightest) */
-    const tk_allocator *allocator;  /* NULL: tk_allocator_default(). Copied at
-                                       create; its ctx must outlive every future. */
+    int64_t timer_slack_ns;                /* < 0: leave the pool threads' timer slack
+                                              alone (default -1); >= 0: set it with
+                                              prctl(PR_SET_TIMERSLACK) on every pool
+                                              thread (0 restores the process default,
+                                              so use 1 for the tightest) */
+    const tk_allocator *allocator;         /* NULL: tk_allocator_default(). Copied at
+                                              create; its ctx must outlive every future. */
 } tk_executor_options;
 
 #define TK_EXECUTOR_MAX_THREADS 4096u
@@ -188,19 +189,19 @@ typedef enum tk_pool_state {
 } tk_pool_state;
 
 typedef struct tk_executor_stats {
-    uint64_t task_count;        /* tasks ever accepted (Java getTaskCount: approx.) */
-    uint64_t completed_count;   /* tasks that finished for good (runs of
-                                   periodic tasks do not count until the task ends) */
-    uint64_t runs;              /* callback invocations, periodic runs included */
-    unsigned pool_size;         /* live worker threads */
-    unsigned active_count;      /* workers running a task now */
-    unsigned largest_pool_size; /* most workers ever alive at once */
-    size_t queue_size;          /* tasks in the engine */
-    uint64_t rejected_count;    /* calls handed to the rejection policy */
-    uint64_t cancelled_count;   /* tasks cancelled */
-    uint64_t failed_count;      /* runs that returned non-zero */
+    uint64_t task_count;            /* tasks ever accepted (Java getTaskCount: approx.) */
+    uint64_t completed_count;       /* tasks that finished for good (runs of
+                                       periodic tasks do not count until the task ends) */
+    uint64_t runs;                  /* callback invocations, periodic runs included */
+    unsigned pool_size;             /* live worker threads */
+    unsigned active_count;          /* workers running a task now */
+    unsigned largest_pool_size;     /* most workers ever alive at once */
+    size_t queue_size;              /* tasks in the engine */
+    uint64_t rejected_count;        /* calls handed to the rejection policy */
+    uint64_t cancelled_count;       /* tasks cancelled */
+    uint64_t failed_count;          /* runs that returned non-zero */
     uint64_t failed_periodic_count; /* periodic tasks ended by a failed run */
-    uint64_t skipped_periods;   /* periods skipped under TK_TASK_SKIP_MISSED */
+    uint64_t skipped_periods;       /* periods skipped under TK_TASK_SKIP_MISSED */
 } tk_executor_stats;
 
 /* ---- lifecycle --------------------------------------------------------- */
@@ -317,7 +318,7 @@ TK_API const tk_queue_ops *tk_executor_engine(const tk_executor *ex);
  * remove-on-cancel the task leaves the queue at once. */
 TK_API int tk_future_cancel(tk_future *f, bool may_interrupt);
 
-TK_API bool tk_future_is_done(const tk_future *f);      /* completed, failed or cancelled */
+TK_API bool tk_future_is_done(const tk_future *f); /* completed, failed or cancelled */
 TK_API bool tk_future_is_cancelled(const tk_future *f);
 TK_API bool tk_future_is_periodic(const tk_future *f);
 

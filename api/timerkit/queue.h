@@ -93,9 +93,9 @@ typedef enum tk_queue_close_mode {
 /* Capability flags. */
 #define TK_QUEUE_CAP_EXACT_ORDER 0x1u /* hands nodes out in exact (deadline, seq) order */
 #define TK_QUEUE_CAP_O1_REMOVE 0x2u   /* remove() is O(1) */
-#define TK_QUEUE_CAP_TICKED 0x4u      /* expiry granularity is a tick (lateness <= 1 tick + noise) */
-#define TK_QUEUE_CAP_OWN_THREAD 0x8u  /* the engine runs a thread of its own */
-#define TK_QUEUE_CAP_BOUNDED 0x10u    /* honours max_pending: offer past it gets TK_EFULL */
+#define TK_QUEUE_CAP_TICKED 0x4u     /* expiry granularity is a tick (lateness <= 1 tick + noise) */
+#define TK_QUEUE_CAP_OWN_THREAD 0x8u /* the engine runs a thread of its own */
+#define TK_QUEUE_CAP_BOUNDED 0x10u   /* honours max_pending: offer past it gets TK_EFULL */
 
 typedef struct tk_queue_ops {
     const char *name; /* short engine name: "heap", "wheel" */
@@ -104,8 +104,8 @@ typedef struct tk_queue_ops {
     /* Builds a queue. `cfg` may be NULL (all defaults). `release` may be NULL
      * only if the engine never returns TK_EINPROGRESS from remove().
      * Returns TK_OK, TK_EINVAL (bad parameter), TK_ENOMEM, TK_ETHREAD. */
-    int (*create)(const tk_queue_config *cfg, tk_queue_release_fn release,
-                  void *release_ctx, tk_queue **out);
+    int (*create)(const tk_queue_config *cfg, tk_queue_release_fn release, void *release_ctx,
+                  tk_queue **out);
 
     /* Frees the queue. No thread may be inside another op, and none may call
      * one later. Nodes still queued are not touched (drain first); nodes
@@ -157,8 +157,7 @@ typedef struct tk_queue_ops {
      * returns them as a detached list (order unspecified). `pred` is called
      * exactly once per queued node, with the engine lock held: it must not
      * call into the queue or block. */
-    tk_node *(*remove_if)(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx),
-                          void *ctx);
+    tk_node *(*remove_if)(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx), void *ctx);
 
     /* Closes the queue (see tk_queue_close_mode) and wakes every blocked
      * take()/poll() so it re-checks. Closing NOW after WHEN_EMPTY is allowed;

@@ -11,6 +11,7 @@
 TK_EXTERN_C_BEGIN
 
 /* X(name, value, text) */
+/* clang-format off */
 #define TK_STATUS_MAP(X)                                                         \
     X(OK, 0, "success")                                                          \
     X(EINVAL, -1, "invalid argument")                                            \
@@ -29,6 +30,7 @@ TK_EXTERN_C_BEGIN
     X(ETHREAD, -14, "thread creation failed")                                    \
     X(ESTATE, -15, "operation not allowed in the current state")                 \
     X(ENOTSUP, -16, "operation not supported")
+/* clang-format on */
 
 typedef enum tk_status {
 #define TK__STATUS_ENUM(name, value, text) TK_##name = (value),
