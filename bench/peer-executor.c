@@ -1,0 +1,89 @@
+/* tkbench: timerkit's executor (with the heap or a wheel engine) as an
+ * executor-level peer: what a user of the library sees. remove_on_cancel is
+ * on; the pool threads' timer slack is set through tk_executor_options. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "timerkit.h"
+#include "tkbench.h"
+
+#if defined(TKB_HAVE_WHEEL_STATS)
+bool tkb_wheel_wakeups(tk_executor *ex, uint64_t *out); /* peer-wheel-stats.c */
+#endif
+
+typedef struct exsvc {
+    tk_executor *ex;
+    tk_queue_config qc;
+} exsvc;
+
+static int tramp(tk_run *run, void *arg) {
+    (void)run;
+    tkb_fire *f = arg;
+    f->fn(f);
+    return 0;
+}
+
+static int ex_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
+    exsvc *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return -1;
+    tk_executor_options opt;
+    tk_executor_options_init(&opt);
+    opt.core_pool_size = o->threads ? o->threads : 1;
+    opt.engine = tk_engine_by_name(p->engine);
+    tk_queue_config_init(&s->qc);
+    if (p->tick_ns > 0) {
+        s->qc.tick_ns = p->tick_ns;
+        s->qc.ticks_per_wheel = p->ticks;
+    }
+    opt.engine_config = &s->qc;
+    opt.remove_on_cancel = true;
+    opt.timer_slack_ns = o->timer_slack_ns;
+    opt.thread_name_prefix = "tkb-pool";
+    if (opt.engine == NULL || tk_executor_create(&opt, &s->ex) != TK_OK) {
+        free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+static void ex_destroy(void *self) {
+    exsvc *s = self;
+    tk_executor_destroy(s->ex);
+    free(s);
+}
+
+static int ex_schedule(void *self, void *timer, tkb_fire *f, int64_t delay_ns) {
+    exsvc *s = self;
+    return tk_executor_schedule(s->ex, tramp, f, delay_ns, (tk_future **)timer) == TK_OK ? 0 : -1;
+}
+
+static int ex_cancel(void *self, void *timer) {
+    (void)self;
+    tk_future **fp = timer;
+    if (*fp == NULL)
+        return 1;
+    int rc = tk_future_cancel(*fp, false);
+    tk_future_release(*fp);
+    *fp = NULL;
+    return rc == TK_OK ? 0 : 1;
+}
+
+#if defined(TKB_HAVE_WHEEL_STATS)
+static bool ex_wakeups(void *self, uint64_t *out) {
+    return tkb_wheel_wakeups(((exsvc *)self)->ex, out);
+}
+#endif
+
+const tkb_svc_ops tkb_svc_executor = {
+    .timer_size = sizeof(tk_future *),
+    .create = ex_create,
+    .destroy = ex_destroy,
+    .schedule = ex_schedule,
+    .cancel = ex_cancel,
+#if defined(TKB_HAVE_WHEEL_STATS)
+    .wakeups = ex_wakeups,
+#endif
+};

@@ -1,0 +1,103 @@
+/* tkbench: the peer table. Which peers exist depends on what was built:
+ * the engine cores and the executor are other people's folders and may not
+ * have landed; optional baselines may be missing (CMake says so). */
+#include <string.h>
+
+#include "tkbench.h"
+
+#define MS INT64_C(1000000)
+
+#if TKB_HAVE_HEAP_CORE
+#define HEAP_CORE &tkb_core_heap
+#else
+#define HEAP_CORE NULL
+#endif
+#if TKB_HAVE_WHEEL_CORE
+#define WHEEL_CORE &tkb_core_wheel
+#else
+#define WHEEL_CORE NULL
+#endif
+#if TKB_HAVE_EXECUTOR
+#define EXEC_SVC &tkb_svc_executor
+#define EXEC_MISSING NULL
+#else
+#define EXEC_SVC NULL
+#define EXEC_MISSING "executor not built (placeholder): executor-level workloads skipped"
+#endif
+#if TKB_HAVE_LIBUV
+#define UV_CORE &tkb_core_libuv
+#define UV_SVC &tkb_svc_libuv
+#define UV_MISSING NULL
+#else
+#define UV_CORE NULL
+#define UV_SVC NULL
+#define UV_MISSING "libuv not found at configure time"
+#endif
+#if TKB_HAVE_LIBEVENT
+#define EV_CORE &tkb_core_libevent
+#define EV_SVC &tkb_svc_libevent
+#define EV_MISSING NULL
+#else
+#define EV_CORE NULL
+#define EV_SVC NULL
+#define EV_MISSING "libevent not found at configure time"
+#endif
+
+tkb_peer tkb_peers[] = {
+    {.name = "heap",
+     .kind = "engine",
+     .params = "4-ary indexed heap (engines/heap)",
+     .engine = "heap",
+     .core = HEAP_CORE,
+     .svc = EXEC_SVC,
+     .missing = EXEC_MISSING},
+    {.name = "wheel-1ms-1024",
+     .kind = "engine",
+     .params = "hashed wheel, tick 1 ms, 1024 ticks",
+     .tick_ns = 1 * MS,
+     .ticks = 1024,
+     .engine = "wheel",
+     .core = WHEEL_CORE,
+     .svc = EXEC_SVC,
+     .missing = EXEC_MISSING},
+    {.name = "wheel-100ms-512",
+     .kind = "engine",
+     .params = "hashed wheel, tick 100 ms, 512 ticks",
+     .tick_ns = 100 * MS,
+     .ticks = 512,
+     .engine = "wheel",
+     .core = WHEEL_CORE,
+     .svc = EXEC_SVC,
+     .missing = EXEC_MISSING},
+    {.name = "libuv",
+     .kind = "baseline",
+     .params = "uv_timer_start/stop (Debian libuv1)",
+     .core = UV_CORE,
+     .svc = UV_SVC,
+     .missing = UV_MISSING},
+    {.name = "libevent",
+     .kind = "baseline",
+     .params = "evtimer_add/del (Debian libevent 2.1, default base)",
+     .core = EV_CORE,
+     .svc = EV_SVC,
+     .missing = EV_MISSING},
+    {.name = "naive-heap",
+     .kind = "strawman",
+     .params = "binary heap, no index: linear-search cancel",
+     .core = &tkb_core_naive_heap,
+     .core_max_n = 100000},
+    {.name = "sorted-list",
+     .kind = "strawman",
+     .params = "sorted doubly linked list",
+     .core = &tkb_core_sorted_list,
+     .core_max_n = 10000},
+    {.name = "floor", .kind = "floor", .params = "machine limits"},
+};
+const size_t tkb_peer_count = sizeof tkb_peers / sizeof tkb_peers[0];
+
+const tkb_peer *tkb_peer_find(const char *name) {
+    for (size_t i = 0; i < tkb_peer_count; i++)
+        if (strcmp(tkb_peers[i].name, name) == 0)
+            return &tkb_peers[i];
+    return NULL;
+}
