@@ -321,9 +321,10 @@ fig_panels() {
   all=$(printf '%s\n' $all | sort -nu | tr '\n' ' ')
   fig_begin "$name" double multi
   # explicit panel geometry (screen fractions): key strip on top, footer strip at the bottom
-  local top=0.84 bot=0.17 l=0.065 r=0.99 gap=0.055 pw x0
+  # (the key may wrap to two rows: leave it room above the panel titles)
+  local top=0.78 bot=0.17 l=0.065 r=0.99 gap=0.055 pw x0
   [[ -n "$TK_FOOT1$TK_FOOT2" ]] && bot=0.25
-  [[ "${TK_PLOTS_TITLES:-0}" == 1 ]] && top=0.78
+  [[ "${TK_PLOTS_TITLES:-0}" == 1 ]] && top=0.72
   pw=$(awk -v n="$np" -v l="$l" -v r="$r" -v g="$gap" 'BEGIN { printf "%.4f", (r - l - (n - 1) * g) / n }')
   gp "set multiplot"
   [[ "${TK_PLOTS_TITLES:-0}" == 1 ]] && gp "set label 103 $(gpq "$title") at screen 0.5, screen 0.975 center font ',7' noenhanced"
@@ -475,8 +476,10 @@ fig_lateness() {
   gp_title "$wl lateness by percentile"; gp_footer "$wl hist/*.hgrm"
   gp "set logscale x 10; set logscale y 10; set format y '%g'"
   gp "set xrange [1:*]; unset mxtics"
-  gp "set xtics ('50%%' 2, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, '99.999%%' 100000, '99.9999%%' 1000000)"
-  gp "set xlabel 'percentile'"; gp "set ylabel 'lateness (µs)'"
+  # short labels, so that neighbouring decades never run into each other
+  gp "set xtics ('50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 10000, '99.999' 100000, '99.9999' 1000000)"
+  gp "set xlabel 'percentile (%)'"; gp "set ylabel 'lateness (µs)'"
+  gp "set key inside bottom right vertical font ',5' spacing 0.8 samplen 1.5 opaque"
   gp "$cmdp"
   fig_render "$wl lateness by percentile" "HdrHistogram-style percentile plot: x is 1/(1-p) on a log scale. $note"
   fig_begin "${lname}_cdf" single
