@@ -13,7 +13,10 @@
  *   nodes). Offering never touches the wheel or any lock: a fetch-add on the
  *   size, a store and a CAS, plus a load of the tick thread's wake threshold.
  * - The tick thread owns the core (under core_lock). Each pass it unlinks the
- *   cancelled nodes, moves pending nodes into buckets (at most
+ *   cancelled nodes and releases them, RELEASE_CHUNK at a time (the chunk's
+ *   neighbours prefetched together, core_lock dropped for the callbacks, so a
+ *   flood of removals goes back to its owner while still in cache, not after
+ *   the whole flood was unlinked), moves pending nodes into buckets (at most
  *   TRANSFER_LIMIT and about one tick of work a pass, as Netty bounds it,
  *   so a flood of offers cannot starve expiry; unlike Netty, nodes due within a revolution go
  * first, so a flood of far timers cannot hold up a near one either), advances the core to the tick
@@ -82,7 +85,8 @@
  * alone. No callback runs with any of them held except remove_if()'s `pred`
  * (allowed by queue.h). Complexity: offer O(1) lock-free; remove O(1)
  * (lock-free, or ready_lock for a ready node); take/poll O(1); per tick pass
- * O(cancelled + moved + expired log expired); peek/remove_first flush the
+ * O(cancelled + moved + expired log expired), the last term O(expired) when
+ * the batch is already in order (the usual case, see tk__wheel_sort); peek/remove_first flush the
  * pending stack and scan the earliest buckets; drain/remove_if O(n).
  *
  * Reference: Netty io.netty.util.HashedWheelTimer; G. Varghese and T. Lauck,
@@ -120,6 +124,10 @@
  * a pass also stops moving after about one tick of work). */
 #define TRANSFER_LIMIT ((size_t)100000)
 #define TRANSFER_CLOCK_EVERY 1024u
+#define TRANSFER_PREFETCH 16 /* nodes ahead whose bucket is prefetched */
+
+/* Removed nodes the tick thread unlinks before it releases them. */
+#define RELEASE_CHUNK ((size_t)256)
 
 /* wake_threshold value while the tick thread is awake (no signal needed). */
 #define AWAKE INT64_MIN
@@ -280,30 +288,58 @@ static inline void zombie_push_locked(struct tk_queue *q, tk_node *n) {
     q->zombies = n;
 }
 
-/* Unlinks every node on the cancel stack from the core. Needs core_lock. */
-static void process_cancels_locked(struct tk_queue *q) {
-    tk_node *n = atomic_exchange(&q->cancel_top, NULL);
-    uint64_t k = 0;
-    while (n != NULL) {
-        uint64_t w = word_load(n);
-        tk_node *next = (tk_node *)(uintptr_t)(w & ~(uint64_t)7);
-        if (n->tk__priv.wheel.rounds != DETACHED)
-            tk_wheel_core_remove(&q->core, n);
-        zombie_push_locked(q, n);
-        n = next;
-        k++;
+/* Next node of a cancel list (linked through the state words). */
+static inline tk_node *cancel_next(const tk_node *n) {
+    return (tk_node *)(uintptr_t)(word_load(n) & ~(uint64_t)7);
+}
+
+/* Hints the cache about a cancelled node's bucket neighbours, which its
+ * unlink writes. Needs core_lock. */
+static inline void prefetch_links(const tk_node *n) {
+    if (n->tk__priv.wheel.rounds == DETACHED)
+        return;
+    if (PREV(n) != NULL)
+        __builtin_prefetch(PREV(n), 1);
+    if (NEXT(n) != NULL)
+        __builtin_prefetch(NEXT(n), 1);
+}
+
+/* Unlinks up to `limit` (at most RELEASE_CHUNK) nodes of the cancel list `n`
+ * from the core and pushes them on *zombies; returns the rest of the list.
+ * With a population far larger than the cache every node and each of its
+ * bucket neighbours is a miss: the walk of the list is a chain of dependent
+ * misses, so it only collects the nodes, and their neighbours are then
+ * fetched all at once (prefetch) before the unlinks. Needs core_lock. */
+static tk_node *unlink_cancels_locked(struct tk_queue *q, tk_node *n, size_t limit,
+                                      tk_node **zombies) {
+    tk_node *batch[RELEASE_CHUNK];
+    if (limit > RELEASE_CHUNK)
+        limit = RELEASE_CHUNK;
+    size_t k = 0;
+    for (; n != NULL && k < limit; k++) {
+        batch[k] = n;
+        n = cancel_next(n);
+    }
+    for (size_t i = 0; i < k; i++)
+        prefetch_links(batch[i]);
+    for (size_t i = 0; i < k; i++) {
+        tk_node *x = batch[i];
+        if (x->tk__priv.wheel.rounds != DETACHED)
+            tk_wheel_core_remove(&q->core, x);
+        NEXT(x) = *zombies;
+        *zombies = x;
     }
     if (k != 0)
         STAT_ADD(q, st_cancelled_bucket, k); /* counted here, off the remove() path */
+    return n;
 }
 
-static inline void backlog_append(struct backlog *b, tk_node *n) {
-    NEXT(n) = NULL;
-    if (b->tail != NULL)
-        NEXT(b->tail) = n;
-    else
-        b->head = n;
-    b->tail = n;
+/* Unlinks every node on the cancel stack from the core; they await release
+ * on the zombie list. Needs core_lock. */
+static void process_cancels_locked(struct tk_queue *q) {
+    tk_node *n = atomic_exchange(&q->cancel_top, NULL);
+    while (n != NULL)
+        n = unlink_cancels_locked(q, n, SIZE_MAX, &q->zombies);
 }
 
 static inline bool backlog_empty(const struct tk_queue *q) {
@@ -317,20 +353,31 @@ static void grab_pending_locked(struct tk_queue *q) {
     tk_node *n = atomic_exchange(&q->pending_top, NULL);
     if (n == NULL)
         return;
-    tk_node *rev = NULL;
-    while (n != NULL) {
-        tk_node *next = NEXT(n);
-        NEXT(n) = rev;
-        rev = n;
-        n = next;
-    }
     const tk_wheel_core *w = &q->core;
     int64_t horizon = tk_wheel_core_tick_time(w, tk_wheel_core_current_tick(w) + 1 +
                                                      (uint64_t)w->ticks_per_wheel);
-    while (rev != NULL) {
-        tk_node *next = NEXT(rev);
-        backlog_append(&q->backlog[rev->deadline_ns > horizon], rev);
-        rev = next;
+    /* One walk (each node is likely a miss): the stack is newest first, so
+     * pushing every node on the front of its class's list leaves the lists
+     * oldest first; the first node pushed on a list is its tail. */
+    tk_node *head[2] = {NULL, NULL}, *tail[2] = {NULL, NULL};
+    while (n != NULL) {
+        tk_node *next = NEXT(n);
+        int far = n->deadline_ns > horizon;
+        if (head[far] == NULL)
+            tail[far] = n;
+        NEXT(n) = head[far];
+        head[far] = n;
+        n = next;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (head[i] == NULL)
+            continue;
+        struct backlog *b = &q->backlog[i];
+        if (b->tail != NULL)
+            NEXT(b->tail) = head[i];
+        else
+            b->head = head[i];
+        b->tail = tail[i];
     }
 }
 
@@ -341,11 +388,21 @@ static void transfer_locked(struct tk_queue *q, size_t limit, int64_t until_ns) 
     size_t moved = 0, cancelled = 0, done = 0;
     for (int i = 0; i < 2; i++) {
         struct backlog *b = &q->backlog[i];
+        /* The bucket a node joins is one more miss (its head node, which the
+         * add relinks): a scout TRANSFER_PREFETCH nodes ahead asks for it
+         * early, so those misses overlap. */
+        tk_node *scout = b->head;
+        for (int j = 0; j < TRANSFER_PREFETCH && scout != NULL; j++)
+            scout = NEXT(scout);
         while (b->head != NULL && done < limit) {
             if (++done % TRANSFER_CLOCK_EVERY == 0 && until_ns != INT64_MAX &&
                 tk_clock_now_ns() >= until_ns) {
                 limit = 0;
                 break;
+            }
+            if (scout != NULL) {
+                tk__wheel_core_prefetch_add(&q->core, scout);
+                scout = NEXT(scout);
             }
             tk_node *n = b->head;
             b->head = NEXT(n);
@@ -456,7 +513,17 @@ static void *tick_main(void *arg) {
     lock(&q->core_lock);
     while (!atomic_load(&q->stop)) {
         STAT_ADD(q, st_loops, 1);
-        process_cancels_locked(q);
+        /* Removed nodes: unlinked and released RELEASE_CHUNK at a time, each
+         * chunk while its nodes are still in cache (core_lock dropped for
+         * the callbacks; the rest of the list is private to this thread and
+         * its nodes stay cancel-linked in their buckets meanwhile). */
+        for (tk_node *c = atomic_exchange(&q->cancel_top, NULL); c != NULL;) {
+            tk_node *z = NULL;
+            c = unlink_cancels_locked(q, c, RELEASE_CHUNK, &z);
+            unlock(&q->core_lock);
+            release_list(q, z); /* user code: no lock held */
+            lock(&q->core_lock);
+        }
         grab_pending_locked(q);
         /* a pass moves at most TRANSFER_LIMIT nodes and spends at most
          * about a tick doing so */

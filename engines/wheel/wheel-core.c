@@ -28,12 +28,14 @@
  * Expiry. Advancing to tick t visits bucket t & (W - 1) only if its
  * min_expiry <= t; the walk unlinks the nodes with e == t and recomputes the
  * minimum of the rest. The expired batch is then merge-sorted by
- * (deadline, seq), so the wheel hands nodes out in exactly the heap's order:
- * nodes expiring at tick t have deadline in (t_{t-1}, t_t], except nodes
- * that were already due when added, and those sit in the earliest possible
- * tick; so batches of successive ticks never interleave and sorting each
- * batch sorts the whole stream. advance_to() jumps straight from one
- * candidate tick to the next: the next candidate is the minimum of the
+ * (deadline, seq) (a natural merge sort: one O(k) pass when the batch is
+ * already in order, as it usually is, nodes leaving in offer order), so the
+ * wheel hands nodes out in exactly the heap's order: nodes expiring at tick
+ * t have deadline in (t_{t-1}, t_t], except nodes that were already due when
+ * added, and those sit in the earliest possible tick; so batches of
+ * successive ticks never interleave and sorting each batch sorts the whole
+ * stream. advance_to() jumps straight from one candidate tick to the next:
+ * the next candidate is the minimum of the
  * buckets' min_expiry, found by scanning the occupied bitmap from c + 1 and
  * stopping as soon as a bucket's first possible tick is not below the best
  * candidate found (usually the first occupied bucket).
@@ -179,6 +181,15 @@ void tk_wheel_core_add(tk_wheel_core *w, tk_node *n) {
     w->size++;
 }
 
+void tk__wheel_core_prefetch_add(const tk_wheel_core *w, const tk_node *n) {
+    uint64_t e = raw_expiry(w, n->deadline_ns);
+    if (e <= w->current_tick)
+        e = w->current_tick + 1;
+    const tk_node *head = w->slots[SLOT_OF(w, e)].head;
+    if (head != NULL)
+        __builtin_prefetch(head, 1);
+}
+
 /* Unlinks `n` from bucket `s`; keeps the bitmaps right. */
 static inline void unlink_node(tk_wheel_core *w, size_t s, tk_node *n) {
     tk_node *prev = n->tk__priv.wheel.prev;
@@ -240,13 +251,25 @@ static tk_node *merge(tk_node *a, tk_node *b) {
 }
 
 tk_node *tk__wheel_sort(tk_node *list, tk_node **tail) {
-    /* Bottom-up merge sort with an array of runs of size 2^i (stable). */
+    /* Natural bottom-up merge sort (stable): the list is cut into maximal
+     * non-descending runs, and runs[i] holds a merged run of about 2^i of
+     * them. An expired batch is usually one run already (nodes leave their
+     * bucket in offer order, and offers mostly come in deadline order), so
+     * the common case is a single O(k) pass instead of k log k comparisons,
+     * each a likely cache miss on a large batch. */
     tk_node *runs[64] = {NULL};
     size_t top = 0;
+    tk_node *last = NULL; /* tail of the final list when it is one run */
     while (list != NULL) {
         tk_node *cur = list;
-        list = list->tk__priv.detached_next;
-        cur->tk__priv.detached_next = NULL;
+        tk_node *end = list;
+        while (end->tk__priv.detached_next != NULL &&
+               !tk__wheel_before(end->tk__priv.detached_next, end))
+            end = end->tk__priv.detached_next;
+        list = end->tk__priv.detached_next;
+        end->tk__priv.detached_next = NULL;
+        if (top == 0 && list == NULL)
+            last = end; /* the whole input was one run */
         size_t i = 0;
         for (; i < top && runs[i] != NULL; i++) {
             cur = merge(runs[i], cur);
@@ -261,7 +284,7 @@ tk_node *tk__wheel_sort(tk_node *list, tk_node **tail) {
         if (runs[i] != NULL)
             out = out == NULL ? runs[i] : merge(runs[i], out);
     if (tail != NULL) {
-        tk_node *t = out;
+        tk_node *t = last != NULL ? last : out;
         while (t != NULL && t->tk__priv.detached_next != NULL)
             t = t->tk__priv.detached_next;
         *tail = t;

@@ -119,6 +119,11 @@ uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns);
  * the first occupied bucket expires on its next visit. False if empty. */
 bool tk__wheel_core_next_candidate(const tk_wheel_core *w, uint64_t *tick);
 
+/* Hints the cache about what tk_wheel_core_add(w, n) will write (the head
+ * node of n's bucket), so that adds of many nodes overlap their misses.
+ * Reads only n->deadline_ns and the wheel; changes nothing. */
+void tk__wheel_core_prefetch_add(const tk_wheel_core *w, const tk_node *n);
+
 /* Returns the node with the smallest (deadline, seq) among those for which
  * accept(n, ctx) is true (accept NULL: all), or NULL. */
 tk_node *tk__wheel_core_first(const tk_wheel_core *w, bool (*accept)(const tk_node *n, void *ctx),
@@ -134,7 +139,8 @@ tk_node *tk__wheel_core_extract_if(tk_wheel_core *w, bool (*pred)(tk_node *n, vo
 bool tk__wheel_core_foreach(const tk_wheel_core *w, bool (*fn)(const tk_node *n, void *ctx),
                             void *ctx);
 
-/* Sorts a detached list by (deadline, seq), stable. Returns the new head;
+/* Sorts a detached list by (deadline, seq), stable; O(n) if already in order
+ * (natural merge sort), else O(n log n). Returns the new head;
  * *tail (if not NULL) receives the last node. */
 tk_node *tk__wheel_sort(tk_node *list, tk_node **tail);
 

@@ -452,6 +452,59 @@ static void equal_deadlines_leave_in_seq_order(void **state) {
     tk_wheel_core_destroy(&w);
 }
 
+/* tk__wheel_sort, a natural merge sort: sorted, reversed, few-key (equal
+ * keys must keep their list order: stable) and random inputs of many sizes
+ * come out sorted by (deadline, seq), with every node and the right tail. */
+static void sort_is_stable_on_runs_and_random_input(void **state) {
+    (void)state;
+    enum { MAXN = 300 };
+    tk_node n[MAXN];
+    uint64_t rs = 7;
+    for (int shape = 0; shape < 4; shape++) {
+        for (size_t len = 0; len <= MAXN; len += len < 20 ? 1 : 37) {
+            memset(n, 0, sizeof(n));
+            tk_node *list = NULL;
+            for (size_t i = len; i-- > 0;) { /* list order: n[0], n[1], ... */
+                int64_t d;
+                switch (shape) {
+                case 0:
+                    d = (int64_t)i;
+                    break; /* sorted */
+                case 1:
+                    d = (int64_t)(len - i);
+                    break; /* reversed */
+                case 2:
+                    d = (int64_t)rng_below(&rs, 3);
+                    break; /* few keys */
+                default:
+                    d = (int64_t)rng_below(&rs, 1000);
+                    break; /* random */
+                }
+                n[i].deadline_ns = d;
+                n[i].seq = 0;             /* equal keys: only stability orders them */
+                n[i].tk__priv.raw[2] = i; /* list position (not the link, raw[0]) */
+                n[i].tk__priv.detached_next = list;
+                list = &n[i];
+            }
+            tk_node *tail = &n[0];
+            tk_node *out = tk__wheel_sort(list, &tail);
+            size_t count = 0;
+            const tk_node *prev = NULL;
+            for (const tk_node *x = out; x != NULL; x = tk_node_next_detached(x)) {
+                if (prev != NULL) {
+                    assert_false(tk__wheel_before(x, prev));
+                    if (x->deadline_ns == prev->deadline_ns)
+                        assert_true(x->tk__priv.raw[2] > prev->tk__priv.raw[2]);
+                }
+                prev = x;
+                count++;
+            }
+            assert_int_equal(count, len);
+            assert_ptr_equal(tail, prev);
+        }
+    }
+}
+
 static void far_and_int64_max_deadlines(void **state) {
     (void)state;
     tk_wheel_core w;
@@ -506,6 +559,7 @@ int main(void) {
         cmocka_unit_test(empty_wheel_advances_quietly),
         cmocka_unit_test(due_node_expires_on_next_advance_never_in_a_passed_slot),
         cmocka_unit_test(equal_deadlines_leave_in_seq_order),
+        cmocka_unit_test(sort_is_stable_on_runs_and_random_input),
         cmocka_unit_test(far_and_int64_max_deadlines),
         cmocka_unit_test(removing_a_bucket_minimum_keeps_next_expiry_exact),
         cmocka_unit_test(random_vs_model_small_wheel),
