@@ -8,9 +8,7 @@
 #include "timerkit.h"
 #include "tkbench.h"
 
-#if defined(TKB_HAVE_WHEEL_STATS)
 bool tkb_wheel_wakeups(tk_executor *ex, uint64_t *out); /* peer-wheel-stats.c */
-#endif
 
 typedef struct exsvc {
     tk_executor *ex;
@@ -71,11 +69,9 @@ static int ex_cancel(void *self, void *timer) {
     return rc == TK_OK ? 0 : 1;
 }
 
-#if defined(TKB_HAVE_WHEEL_STATS)
 static bool ex_wakeups(void *self, uint64_t *out) {
     return tkb_wheel_wakeups(((exsvc *)self)->ex, out);
 }
-#endif
 
 const tkb_svc_ops tkb_svc_executor = {
     .timer_size = sizeof(tk_future *),
@@ -83,7 +79,5 @@ const tkb_svc_ops tkb_svc_executor = {
     .destroy = ex_destroy,
     .schedule = ex_schedule,
     .cancel = ex_cancel,
-#if defined(TKB_HAVE_WHEEL_STATS)
     .wakeups = ex_wakeups,
-#endif
 };

@@ -1,29 +1,11 @@
-/* tkbench: the peer table. Which peers exist depends on what was built:
- * the engine cores and the executor are other people's folders and may not
- * have landed; optional baselines may be missing (CMake says so). */
+/* tkbench: the peer table. Optional baselines (libuv, libevent) may be
+ * missing from a build (CMake says so); the engines and executor always exist. */
 #include <string.h>
 
 #include "tkbench.h"
 
 #define MS INT64_C(1000000)
 
-#if TKB_HAVE_HEAP_CORE
-#define HEAP_CORE &tkb_core_heap
-#else
-#define HEAP_CORE NULL
-#endif
-#if TKB_HAVE_WHEEL_CORE
-#define WHEEL_CORE &tkb_core_wheel
-#else
-#define WHEEL_CORE NULL
-#endif
-#if TKB_HAVE_EXECUTOR
-#define EXEC_SVC &tkb_svc_executor
-#define EXEC_MISSING NULL
-#else
-#define EXEC_SVC NULL
-#define EXEC_MISSING "executor not built (placeholder): executor-level workloads skipped"
-#endif
 #if TKB_HAVE_LIBUV
 #define UV_CORE &tkb_core_libuv
 #define UV_SVC &tkb_svc_libuv
@@ -48,27 +30,24 @@ tkb_peer tkb_peers[] = {
      .kind = "engine",
      .params = "4-ary indexed heap (engines/heap)",
      .engine = "heap",
-     .core = HEAP_CORE,
-     .svc = EXEC_SVC,
-     .missing = EXEC_MISSING},
+     .core = &tkb_core_heap,
+     .svc = &tkb_svc_executor},
     {.name = "wheel-1ms-1024",
      .kind = "engine",
      .params = "hashed wheel, tick 1 ms, 1024 ticks",
      .tick_ns = 1 * MS,
      .ticks = 1024,
      .engine = "wheel",
-     .core = WHEEL_CORE,
-     .svc = EXEC_SVC,
-     .missing = EXEC_MISSING},
+     .core = &tkb_core_wheel,
+     .svc = &tkb_svc_executor},
     {.name = "wheel-100ms-512",
      .kind = "engine",
      .params = "hashed wheel, tick 100 ms, 512 ticks",
      .tick_ns = 100 * MS,
      .ticks = 512,
      .engine = "wheel",
-     .core = WHEEL_CORE,
-     .svc = EXEC_SVC,
-     .missing = EXEC_MISSING},
+     .core = &tkb_core_wheel,
+     .svc = &tkb_svc_executor},
     {.name = "libuv",
      .kind = "baseline",
      .params = "uv_timer_start/stop (Debian libuv1)",

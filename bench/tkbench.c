@@ -31,9 +31,7 @@
 #include "timerkit.h"
 #include "tkbench.h"
 
-#if TKB_HAVE_HEAP_CORE
 #include "heap-core.h"
-#endif
 #if TKB_HAVE_LIBUV
 #include <uv.h>
 #endif
@@ -762,9 +760,7 @@ static json_t *build_metadata(const char *suite, const char *base_suite, const c
                         json_string("engine counter where the engine has one (wheel: "
                                     "tk__wheel_stats.wakeups), else voluntary+nonvoluntary "
                                     "context switches of every thread but the benchmark's"));
-#if TKB_HAVE_HEAP_CORE
     json_object_set_new(m, "heap_arity", json_integer(TK_HEAP_ARITY));
-#endif
 #if TKB_HAVE_LIBUV
     json_object_set_new(m, "libuv_version", json_string(uv_version_string()));
 #endif
