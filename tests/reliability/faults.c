@@ -57,6 +57,11 @@ typedef struct probe {
     atomic_long frees;
 } probe;
 
+static void probe_init(probe *p) {
+    atomic_init(&p->runs, 0);
+    atomic_init(&p->frees, 0);
+}
+
 static int t_probe(tk_run *run, void *arg) {
     (void)run;
     atomic_fetch_add(&((probe *)arg)->runs, 1);
@@ -81,8 +86,7 @@ static int fail_factory(void *ctx, pthread_t *thread, void *(*start)(void *), vo
 /* After a failure: with allocation allowed, a new task is accepted and runs. */
 static bool still_usable(tk_executor *ex, const char *where) {
     probe p;
-    atomic_init(&p.runs, 0);
-    atomic_init(&p.frees, 0);
+    probe_init(&p);
     tk_future *fu = NULL;
     int rc = tk_executor_schedule(ex, t_probe, &p, 0, &fu);
     if (rc != TK_OK) {
@@ -221,8 +225,7 @@ static void sweep_schedule(const tk_queue_ops *engine, enum form f, bool prestar
         if (prestart && tk_executor_prestart_all_core_threads(ex) < 0)
             problem("%s: prestart failed", where);
         probe p;
-        atomic_init(&p.runs, 0);
-        atomic_init(&p.frees, 0);
+        probe_init(&p);
         tk_future *fu = SENTINEL;
         rel_alloc_fail_nth(&a, n);
         rc = schedule_form(ex, f, &p, &fu);
@@ -313,8 +316,7 @@ static void test_alloc_fail_cancel_purge(void **state) {
                     }
                     tk_executor_set_remove_on_cancel(ex, roc != 0);
                     probe p;
-                    atomic_init(&p.runs, 0);
-                    atomic_init(&p.frees, 0);
+                    probe_init(&p);
                     tk_future *fu = NULL;
                     int rc = periodic
                                  ? tk_executor_schedule_at_fixed_rate(
@@ -375,8 +377,7 @@ static void test_alloc_fail_periodic_requeue(void **state) {
                     break;
                 }
                 probe p;
-                atomic_init(&p.runs, 0);
-                atomic_init(&p.frees, 0);
+                probe_init(&p);
                 tk_future *fu = NULL;
                 int rc = kind ? tk_executor_schedule_with_fixed_delay(ex, t_probe, &p, 0,
                                                                       TK_NS_PER_MS, &fu)
@@ -447,8 +448,7 @@ static void test_alloc_fail_shutdown(void **state) {
                     break;
                 }
                 probe p;
-                atomic_init(&p.runs, 0);
-                atomic_init(&p.frees, 0);
+                probe_init(&p);
                 tk_task_spec s;
                 memset(&s, 0, sizeof(s));
                 s.fn = t_probe;
@@ -572,8 +572,7 @@ static void test_alloc_fail_with_decorate(void **state) {
             tk_executor_prestart_all_core_threads(ex);
             atomic_store(&wraps_live, 0);
             probe p;
-            atomic_init(&p.runs, 0);
-            atomic_init(&p.frees, 0);
+            probe_init(&p);
             tk_task_spec s;
             memset(&s, 0, sizeof(s));
             s.fn = t_probe;
@@ -652,8 +651,7 @@ static void test_alloc_fail_bulk_schedule(void **state) {
             if (tk_executor_prestart_all_core_threads(ex) < 0)
                 problem("%s: prestart failed", where);
             probe p;
-            atomic_init(&p.runs, 0);
-            atomic_init(&p.frees, 0);
+            probe_init(&p);
             tk_future *fu[K];
             int failed = 0, accepted = 0;
             rel_alloc_fail_nth(&a, n);
@@ -718,8 +716,7 @@ static void test_alloc_fail_persistent(void **state) {
         tk_executor *ex = NULL;
         assert_int_equal(create_ex(&a, engine, 2, &ex), TK_OK);
         probe p;
-        atomic_init(&p.runs, 0);
-        atomic_init(&p.frees, 0);
+        probe_init(&p);
         for (int i = 0; i < 20; i++)
             assert_int_equal(tk_executor_schedule(ex, t_probe, &p, 20 * TK_NS_PER_MS, NULL), TK_OK);
         tk_future *fu = NULL;
@@ -811,8 +808,7 @@ static void test_pending_limit(void **state) {
         s.delay_ns = 3600 * TK_NS_PER_S;
 
         /* Abort: the call past the limit gets TK_EREJECTED; arg freed once. */
-        atomic_init(&p.runs, 0);
-        atomic_init(&p.frees, 0);
+        probe_init(&p);
         tk_executor *ex = limited_executor(engine, 3, TK_REJECT_ABORT);
         for (int i = 0; i < 3; i++)
             assert_int_equal(tk_executor_schedule_spec(ex, &s, NULL), TK_OK);
@@ -874,8 +870,7 @@ static void test_pending_limit(void **state) {
          * future completes as cancelled, the rejection is counted and its arg
          * is freed once), never silent. */
         probe far;
-        atomic_init(&far.runs, 0);
-        atomic_init(&far.frees, 0);
+        probe_init(&far);
         filler fl;
         memset(&fl, 0, sizeof(fl));
         fl.far = &far;
@@ -927,10 +922,8 @@ static void test_shutdown_policies_at_runtime(void **state) {
 
         /* A periodic task outlives shutdown() while the policy says so... */
         probe per, later;
-        atomic_init(&per.runs, 0);
-        atomic_init(&per.frees, 0);
-        atomic_init(&later.runs, 0);
-        atomic_init(&later.frees, 0);
+        probe_init(&per);
+        probe_init(&later);
         tk_task_spec s;
         memset(&s, 0, sizeof(s));
         s.fn = t_probe;
@@ -1054,8 +1047,7 @@ static void test_thread_factory_failures(void **state) {
                 continue;
             }
             probe p;
-            atomic_init(&p.runs, 0);
-            atomic_init(&p.frees, 0);
+            probe_init(&p);
             long accepted = 0;
             for (int i = 0; i < 6; i++) {
                 tk_future *fu = SENTINEL;
@@ -1107,8 +1099,7 @@ static void test_thread_factory_failures(void **state) {
                 continue;
             }
             probe p;
-            atomic_init(&p.runs, 0);
-            atomic_init(&p.frees, 0);
+            probe_init(&p);
             tk_task_spec s;
             memset(&s, 0, sizeof(s));
             s.fn = t_probe;
@@ -1393,8 +1384,7 @@ static void test_callback_shuts_down(void **state) {
         probe later;
         memset(&h, 0, sizeof(h));
         memset(&per, 0, sizeof(per));
-        atomic_init(&later.runs, 0);
-        atomic_init(&later.frees, 0);
+        probe_init(&later);
         for (int i = 0; i < 3; i++)
             assert_int_equal(tk_executor_schedule(ex, t_probe, &later, 30 * TK_NS_PER_MS, NULL),
                              TK_OK);
@@ -1576,8 +1566,7 @@ static void test_hooks_call_back_into_executor(void **state) {
         tk_executor *ex = NULL;
         assert_int_equal(tk_executor_create(&opt, &ex), TK_OK);
         probe p;
-        atomic_init(&p.runs, 0);
-        atomic_init(&p.frees, 0);
+        probe_init(&p);
         for (int i = 0; i < 5; i++)
             assert_int_equal(tk_executor_schedule(ex, t_probe, &p, i * TK_NS_PER_MS, NULL), TK_OK);
         assert_true(rel_wait_at_least(&p.runs, 5, WAIT_NS));
