@@ -27,6 +27,8 @@
  * COMPLETED one-shot run returned 0                         (terminal)
  * FAILED    a run returned non-zero                          (terminal)
  * CANCELLED cancelled, dropped by a policy or handed back  (terminal) */
+#define TK__CACHELINE 64
+
 enum {
     TK__TASK_PENDING = 0,
     TK__TASK_RUNNING = 1,
@@ -39,48 +41,90 @@ static inline bool tk__task_state_terminal(uint32_t s) {
     return s >= TK__TASK_COMPLETED;
 }
 
-/* The task. It IS the future: the public tk_future is this struct.
+struct tk__slab;
+
+/* The task. It IS the future: the public tk_future is this struct. It is
+ * exactly two cache lines (128 bytes, checked below) and lives in a slab
+ * (struct tk__slab), 128-byte aligned: the first line holds what the engine
+ * and a cancel touch (the node, state, references), the second what a run
+ * reads.
  *
  * Field ownership:
  * - node: owned by whoever owns the node (see queue.h): the submitter until
  *   offer(), the engine while queued, the worker between take() and the next
- *   offer(). Readers elsewhere use the atomic `deadline_ns` copy.
- * - fn, arg, arg_free, kind, flags, period_ns, ex, has_user_ref: written once
- *   before the first offer(), read-only afterwards (happens-before through the
- *   engine lock).
- * - result: written by the running thread, read after a terminal state is
- *   observed with acquire ordering.
- * - everything _Atomic: lock-free, see each comment. */
+ *   offer(). node.deadline_ns is also read by other threads (remaining delay,
+ *   task info, the shutdown sweep): its owner writes it with an atomic store
+ *   whenever others may look (a periodic re-queue), and they load it
+ *   atomically; the engines read it plainly while they own the node, when
+ *   nobody writes it.
+ * - slab, fn, arg, arg_free, kind, flags, period_ns, has_user_ref: written
+ *   once before the first offer(), read-only afterwards (happens-before
+ *   through the engine lock).
+ * - result (one-shot tasks) / skipped (fixed-rate tasks) share storage:
+ *   result is written by the running thread and read after a terminal state
+ *   is observed with acquire ordering; skipped is atomic.
+ * - everything _Atomic: lock-free, see each comment.
+ * - free: the object is on its slab's free list; its first bytes are the
+ *   list link (slab lock) and nothing else is valid. */
 struct tk_future {
     tk_node node;
 
     _Atomic uint32_t state;   /* TK__TASK_*; also the futex word of get() */
-    _Atomic uint32_t waiters; /* threads blocked in get(); wake only if > 0 */
     _Atomic uint32_t refs;    /* user + executor + queue/holder (+ submitter) */
-    _Atomic bool interrupted; /* cancel(may_interrupt) while running */
-    _Atomic bool user_released;
-    bool has_user_ref; /* a future was handed to the user */
-    bool decorated;    /* fn/arg/arg_free came from the decorate hook: a call
-                          that fails after that drops them through arg_free */
+    _Atomic uint32_t waiters; /* threads blocked in get(); wake only if > 0 */
+    _Atomic int task_status;  /* fn's non-zero return, if it failed */
 
-    tk_executor *ex;
+    struct tk__slab *slab; /* the slab the object lives in; slab->ex */
     tk_task_fn fn;
     void *arg;
     tk_arg_free_fn arg_free;
-    tk_task_kind kind;
-    unsigned flags;
     int64_t period_ns;
-
-    _Atomic int64_t deadline_ns; /* copy of node.deadline_ns for readers */
     _Atomic uint64_t run_count;
-    _Atomic uint64_t skipped;
-    _Atomic int task_status; /* fn's non-zero return, if it failed */
-    void *result;
-
-    struct tk_future *free_next; /* free list link (free_lock) */
+    union {
+        void *result;             /* one-shot: tk_run_set_result() */
+        _Atomic uint64_t skipped; /* periodic: due times skipped */
+    } u;
+    uint8_t kind;               /* tk_task_kind */
+    uint8_t flags;              /* TK_TASK_* flags */
+    bool has_user_ref;          /* a future was handed to the user */
+    bool decorated;             /* fn/arg/arg_free came from the decorate hook: a
+                                   call that fails after that drops them through
+                                   arg_free */
+    _Atomic bool interrupted;   /* cancel(may_interrupt) while running */
+    _Atomic bool user_released; /* tk_future_release() was called */
 };
 
+#define TK__TASK_SIZE 128u
+_Static_assert(sizeof(struct tk_future) == TK__TASK_SIZE, "a task is two cache lines");
+
 typedef struct tk_future tk__task;
+
+/* A slab: one allocation of TK__SLAB_BYTES from the executor's allocator,
+ * holding this header and TK__SLAB_OBJS task objects, 128-byte aligned.
+ * All mutable fields are guarded by ex->slab_lock.
+ * - Objects never used since the slab was (re)started are handed out in
+ *   address order (`bump`), so a burst of scheduling walks memory
+ *   sequentially; freed objects go on the slab's LIFO free list, and the slab
+ *   moves to the head of the executor's partial list, so the next allocation
+ *   reuses the object freed last, while it is still in cache.
+ * - A slab whose last object is freed is kept as the executor's one spare
+ *   (restarted: bump = 0, empty free list) or given back to the allocator, so
+ *   memory returns after a mass cancellation. */
+typedef struct tk__slab {
+    tk_executor *ex;       /* immutable */
+    void *mem;             /* the allocation (immutable) */
+    struct tk__slab *prev; /* partial list links */
+    struct tk__slab *next;
+    void *free;      /* free objects, linked through their first bytes */
+    uint32_t used;   /* objects handed out and not yet freed */
+    uint32_t bump;   /* objects [0, bump) have been handed out before */
+    bool on_partial; /* on ex->slab_partial */
+    char *objs;      /* first object (64-byte aligned) */
+} tk__slab;
+
+#define TK__SLAB_BYTES ((size_t)64 * 1024)
+/* room for the header and the alignment gap before the first object */
+#define TK__SLAB_OBJS ((uint32_t)((TK__SLAB_BYTES - 2 * TK__TASK_SIZE) / TK__TASK_SIZE))
 
 /* A task's view of its own run (lives on the running thread's stack). */
 struct tk_run {
@@ -98,8 +142,6 @@ typedef struct tk__worker {
     struct tk__worker *next; /* ex->workers list (pool_lock) */
     char name[32];
 } tk__worker;
-
-#define TK__CACHELINE 64
 
 /* The executor. */
 struct tk_executor {
@@ -154,21 +196,20 @@ struct tk_executor {
     int alive;                /* threads created, not yet exited (pool_lock) */
     _Atomic unsigned largest; /* largest_pool_size (written under pool_lock) */
 
-    /* ---- task recycling: free_lock guards free_head, free_len, destroyed
-     * (a leaf lock: nothing is called while it is held) ---- */
+    /* ---- task objects: slab_lock guards the slab lists and every slab's
+     * mutable fields, and `destroyed` (a leaf lock: nothing is called while
+     * it is held; allocating or freeing a slab happens outside it) ---- */
     char pad5_[TK__CACHELINE];
-    pthread_mutex_t free_lock;
-    tk__task *free_head;
-    size_t free_len;
+    pthread_mutex_t slab_lock;
+    tk__slab *slab_partial; /* slabs with free room, the last freed into first */
+    tk__slab *slab_spare;   /* one empty slab kept for reuse, or NULL */
     /* Lifetime of this struct: 1 for the owner (dropped by destroy) + 1 per
-     * task object allocated and not yet returned to the allocator (in use or
-     * on the free list). The struct is freed at zero, so a future released
-     * after destroy() can still reach alloc and free_lock. */
+     * slab allocated and not yet returned to the allocator. The struct is
+     * freed at zero, so a future released after destroy() can still reach
+     * alloc and slab_lock. */
     _Atomic size_t live;
-    bool destroyed; /* set by destroy (free_lock) */
+    bool destroyed; /* set by destroy (slab_lock): empty slabs are freed */
 };
-
-#define TK__FREE_LIST_MAX 1024u
 
 /* The one place of per-thread state: which executor this thread works for
  * (set once by a pool thread) and which task it is running now (pool
@@ -179,9 +220,10 @@ typedef struct tk__tls {
 } tk__tls;
 extern _Thread_local tk__tls tk__current;
 
-/* ---- future.c ---- (no lock needed by any of these; free_lock is taken
+/* ---- future.c ---- (no lock needed by any of these; slab_lock is taken
  * inside, as a leaf) */
-/* A zeroed task from the free list or the allocator; NULL on failure. */
+/* A zeroed task from a slab (a new slab from the allocator if needed), its
+ * slab set; NULL on failure. */
 tk__task *tk__task_alloc(tk_executor *ex);
 /* Frees a task that was never shared (no offer() succeeded); its references
  * are not looked at and arg_free is not called. */
@@ -205,8 +247,9 @@ void tk__task_cancel_and_remove(tk__task *t);
 void tk__task_finish(tk__task *t, uint32_t extra);
 /* Drops one reference on the executor struct (ex->live); the last frees it. */
 void tk__executor_live_release(tk_executor *ex);
-/* Marks the executor destroyed (no more recycling) and frees the free list. */
-void tk__free_list_drain(tk_executor *ex);
+/* Marks the executor destroyed (empty slabs are freed from now on) and frees
+ * the spare slab. */
+void tk__slabs_drain(tk_executor *ex);
 /* futex wake of all get() waiters (only if any). */
 void tk__task_wake(tk__task *t);
 
@@ -242,6 +285,16 @@ void tk__requeue_periodic(tk_executor *ex, tk__task *t);
 
 static inline tk__task *tk__task_of(tk_node *n) {
     return tk__container_of(n, tk__task, node);
+}
+
+/* The executor a task belongs to. */
+static inline tk_executor *tk__task_ex(const tk__task *t) {
+    return t->slab->ex;
+}
+
+/* The task's deadline, for threads that do not own its node. */
+static inline int64_t tk__task_deadline(const tk__task *t) {
+    return __atomic_load_n(&t->node.deadline_ns, __ATOMIC_RELAXED);
 }
 
 #endif

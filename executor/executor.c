@@ -29,8 +29,8 @@
  * task makes the worker's RUNNING->x CAS fail, so it neither completes nor
  * re-queues. get() blocks on the state word with a futex (no mutex per task).
  *
- * References (t->refs). The task object is freed (to the executor's bounded
- * free list, or the allocator) when the count drops to zero:
+ * References (t->refs). The task object goes back to its slab (future.c)
+ * when the count drops to zero:
  *   - the user's, if a future was handed out (tk_future_release drops it;
  *     user_released catches a second release);
  *   - the executor's, from submission until the executor is done with the
@@ -49,16 +49,17 @@
  * arg_free runs exactly once, where the executor reference is dropped; for a
  * one-shot run it runs before the future is published as done.
  * The executor struct itself lives until destroy() has run and the last task
- * object is freed (ex->live), so a future released after destroy() is fine.
+ * slab is freed (ex->live), so a future released after destroy() is fine.
  *
  * Locks and what they guard:
  *   pool_lock  the state transitions, worker creation and exit (wc changes),
  *              the workers list, termination (term_cond). Never held while
  *              calling user code (thread factory, hooks, fn, arg_free).
- *   free_lock  the task free list; a leaf: nothing is called while held.
+ *   slab_lock  the task slabs (future.c); a leaf: nothing is called while
+ *              held.
  *   engine     each engine's own lock, inside its ops.
  * Lock order: pool_lock -> engine lock (size() under pool_lock);
- * free_lock is innermost. Neither executor lock is held across fn, a hook,
+ * slab_lock is innermost. Neither executor lock is held across fn, a hook,
  * arg_free, a factory or a rejection handler ("detach, then run").
  *
  * Shutdown races with submission (JDK delayedExecute). The submitter reads
@@ -97,8 +98,7 @@ bool tk__can_run_in_state(const tk_executor *ex, const tk__task *t, int state) {
         return atomic_load_explicit(&((tk_executor *)ex)->continue_periodic, memory_order_relaxed);
     if (atomic_load_explicit(&((tk_executor *)ex)->execute_delayed, memory_order_relaxed))
         return true;
-    return atomic_load_explicit(&((tk__task *)t)->deadline_ns, memory_order_relaxed) <=
-           tk_clock_now_ns();
+    return tk__task_deadline(t) <= tk_clock_now_ns();
 }
 
 void tk__try_terminate_locked(tk_executor *ex) {
@@ -216,7 +216,7 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     int rc = TK_ENOMEM;
     if (pthread_mutex_init(&ex->pool_lock, NULL) != 0)
         goto fail_pool;
-    if (pthread_mutex_init(&ex->free_lock, NULL) != 0)
+    if (pthread_mutex_init(&ex->slab_lock, NULL) != 0)
         goto fail_free;
     if (tk__cond_init_monotonic(&ex->term_cond) != 0)
         goto fail_cond;
@@ -237,7 +237,7 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
 fail_queue:
     pthread_cond_destroy(&ex->term_cond);
 fail_cond:
-    pthread_mutex_destroy(&ex->free_lock);
+    pthread_mutex_destroy(&ex->slab_lock);
 fail_free:
     pthread_mutex_destroy(&ex->pool_lock);
 fail_pool:
@@ -252,7 +252,7 @@ static bool on_own_thread(const tk_executor *ex) {
 int tk_executor_destroy(tk_executor *ex) {
     if (ex == NULL)
         return TK_EINVAL;
-    if (on_own_thread(ex) || (tk__current.task != NULL && tk__current.task->ex == ex))
+    if (on_own_thread(ex) || (tk__current.task != NULL && tk__task_ex(tk__current.task) == ex))
         return TK_EDEADLK;
     if (atomic_load(&ex->state) != TK_POOL_TERMINATED)
         (void)tk_executor_shutdown_now(ex, NULL, NULL);
@@ -280,7 +280,7 @@ int tk_executor_destroy(tk_executor *ex) {
     }
     ex->ops->destroy(ex->q); /* releases nodes awaiting release */
 
-    tk__free_list_drain(ex); /* marks it destroyed: no more recycling */
+    tk__slabs_drain(ex); /* marks it destroyed: empty slabs are freed */
     tk__executor_live_release(ex);
     return TK_OK;
 }

@@ -1,9 +1,9 @@
 /* timerkit executor: task objects, reference counts, futures, tk_run.
  *
- * A task object is recycled through the executor's bounded free list
- * (free_lock, a leaf lock held for a pointer swap). References are counted
- * in t->refs (see the essay in executor.c); the object returns to the free
- * list, or to the allocator, when the count reaches zero. get() blocks on the
+ * Task objects live in the executor's slabs (see struct tk__slab; slab_lock
+ * is a leaf lock held for a few pointer updates). References are counted
+ * in t->refs (see the essay in executor.c); the object returns to its slab
+ * when the count reaches zero. get() blocks on the
  * task's state word with a futex, so no mutex or condition variable lives in
  * a task and a future stays usable after its executor is destroyed. */
 #define _GNU_SOURCE
@@ -48,73 +48,168 @@ void tk__task_wake(tk__task *t) {
 
 /* ---- executor lifetime ------------------------------------------------- */
 
-void tk__free_list_drain(tk_executor *ex) {
-    /* Marks the executor destroyed under free_lock, so no task is pushed on
-     * the list after this drain; recycled objects count in ex->live. */
-    pthread_mutex_lock(&ex->free_lock);
+static void slab_release(tk_executor *ex, tk__slab *s) {
+    tk__free(&ex->alloc, s->mem, TK__SLAB_BYTES);
+    tk__executor_live_release(ex);
+}
+
+void tk__slabs_drain(tk_executor *ex) {
+    /* Marks the executor destroyed under slab_lock, so an emptied slab is
+     * freed from now on instead of kept; slabs still holding objects are
+     * freed with their last object. */
+    pthread_mutex_lock(&ex->slab_lock);
     ex->destroyed = true;
-    tk__task *list = ex->free_head;
-    ex->free_head = NULL;
-    ex->free_len = 0;
-    pthread_mutex_unlock(&ex->free_lock);
-    size_t n = 0;
-    while (list != NULL) {
-        tk__task *next = list->free_next;
-        tk__free(&ex->alloc, list, sizeof(*list));
-        list = next;
-        n++;
-    }
-    if (n > 0)
-        atomic_fetch_sub_explicit(&ex->live, n, memory_order_acq_rel);
+    tk__slab *spare = ex->slab_spare;
+    ex->slab_spare = NULL;
+    pthread_mutex_unlock(&ex->slab_lock);
+    if (spare != NULL)
+        slab_release(ex, spare);
 }
 
 /* Drops one reference on the executor struct; the last one frees it. */
 void tk__executor_live_release(tk_executor *ex) {
     if (atomic_fetch_sub_explicit(&ex->live, 1, memory_order_acq_rel) != 1)
         return;
-    /* destroy() has run and every task object is gone: free the struct. */
-    pthread_mutex_destroy(&ex->free_lock);
+    /* destroy() has run and every slab is gone: free the struct. */
+    pthread_mutex_destroy(&ex->slab_lock);
     pthread_mutex_destroy(&ex->pool_lock);
     pthread_cond_destroy(&ex->term_cond);
     tk_allocator a = ex->alloc;
     tk__free(&a, ex, sizeof(*ex));
 }
 
-/* ---- task objects ------------------------------------------------------ */
+/* ---- task objects: slabs ------------------------------------------------ */
+
+static inline void *free_link(const void *obj) {
+    void *next;
+    memcpy(&next, obj, sizeof(next));
+    return next;
+}
+
+static inline void set_free_link(void *obj, void *next) {
+    memcpy(obj, &next, sizeof(next));
+}
+
+/* Partial list operations (slab_lock). */
+static void partial_unlink(tk_executor *ex, tk__slab *s) {
+    if (s->prev != NULL)
+        s->prev->next = s->next;
+    else
+        ex->slab_partial = s->next;
+    if (s->next != NULL)
+        s->next->prev = s->prev;
+    s->prev = s->next = NULL;
+    s->on_partial = false;
+}
+
+static void partial_push_front(tk_executor *ex, tk__slab *s) {
+    s->prev = NULL;
+    s->next = ex->slab_partial;
+    if (s->next != NULL)
+        s->next->prev = s;
+    ex->slab_partial = s;
+    s->on_partial = true;
+}
+
+/* A fresh slab from the allocator, not yet on any list. No lock held. */
+static tk__slab *slab_new(tk_executor *ex) {
+    char *mem = tk__alloc(&ex->alloc, TK__SLAB_BYTES);
+    if (mem == NULL)
+        return NULL;
+    /* The header first, then the objects at a 128-byte boundary, so each
+     * task is one aligned pair of cache lines (the hardware's adjacent-line
+     * prefetch brings a task's second line with its first). */
+    uintptr_t objs =
+        ((uintptr_t)mem + sizeof(tk__slab) + TK__TASK_SIZE - 1) & ~(uintptr_t)(TK__TASK_SIZE - 1);
+    tk__slab *s = (tk__slab *)mem;
+    memset(s, 0, sizeof(*s));
+    s->ex = ex;
+    s->mem = mem;
+    s->objs = (char *)objs;
+    atomic_fetch_add_explicit(&ex->live, 1, memory_order_relaxed);
+    return s;
+}
+
+/* Takes one object from s (which has room). slab_lock held. */
+static void *slab_take_locked(tk_executor *ex, tk__slab *s) {
+    void *obj = s->free;
+    if (obj != NULL) {
+        s->free = free_link(obj);
+        if (s->free != NULL)
+            __builtin_prefetch(s->free, 1);
+    } else {
+        obj = s->objs + (size_t)s->bump * TK__TASK_SIZE;
+        s->bump++;
+    }
+    s->used++;
+    if (s->free == NULL && s->bump == TK__SLAB_OBJS)
+        partial_unlink(ex, s); /* full */
+    return obj;
+}
 
 tk__task *tk__task_alloc(tk_executor *ex) {
-    tk__task *t = NULL;
-    pthread_mutex_lock(&ex->free_lock);
-    if (ex->free_head != NULL) {
-        t = ex->free_head;
-        ex->free_head = t->free_next;
-        ex->free_len--;
-    }
-    pthread_mutex_unlock(&ex->free_lock);
-    if (t == NULL) {
-        t = tk__alloc(&ex->alloc, sizeof(*t));
-        if (t == NULL)
+    tk__slab *fresh = NULL;
+    void *obj;
+    tk__slab *s;
+    pthread_mutex_lock(&ex->slab_lock);
+    for (;;) {
+        s = ex->slab_partial;
+        if (s == NULL && ex->slab_spare != NULL) {
+            s = ex->slab_spare;
+            ex->slab_spare = NULL;
+            partial_push_front(ex, s);
+        }
+        if (s == NULL && fresh != NULL) {
+            s = fresh;
+            fresh = NULL;
+            partial_push_front(ex, s);
+        }
+        if (s != NULL)
+            break;
+        /* No room anywhere: get a slab without holding the lock. */
+        pthread_mutex_unlock(&ex->slab_lock);
+        fresh = slab_new(ex);
+        if (fresh == NULL)
             return NULL;
-        atomic_fetch_add_explicit(&ex->live, 1, memory_order_relaxed);
+        pthread_mutex_lock(&ex->slab_lock);
     }
+    obj = slab_take_locked(ex, s);
+    pthread_mutex_unlock(&ex->slab_lock);
+    if (fresh != NULL) /* another thread made room meanwhile */
+        slab_release(ex, fresh);
+    tk__task *t = obj;
     memset(t, 0, sizeof(*t)); /* all atomics start at 0 / PENDING / false */
-    t->ex = ex;
+    t->slab = s;
     return t;
 }
 
 static void task_free(tk__task *t) {
-    tk_executor *ex = t->ex;
-    pthread_mutex_lock(&ex->free_lock);
-    if (!ex->destroyed && ex->free_len < TK__FREE_LIST_MAX) {
-        t->free_next = ex->free_head;
-        ex->free_head = t;
-        ex->free_len++;
-        pthread_mutex_unlock(&ex->free_lock);
-        return; /* still counted in ex->live */
+    tk__slab *s = t->slab;
+    tk_executor *ex = s->ex;
+    tk__slab *gone = NULL;
+    pthread_mutex_lock(&ex->slab_lock);
+    set_free_link(t, s->free);
+    s->free = t;
+    if (--s->used == 0) {
+        /* Empty: keep it as the spare (restarted, so it is handed out in
+         * address order again) or give it back. */
+        if (s->on_partial)
+            partial_unlink(ex, s);
+        if (!ex->destroyed && ex->slab_spare == NULL) {
+            s->free = NULL;
+            s->bump = 0;
+            ex->slab_spare = s;
+        } else {
+            gone = s;
+        }
+    } else if (ex->slab_partial != s) {
+        if (s->on_partial)
+            partial_unlink(ex, s);
+        partial_push_front(ex, s); /* the object freed last is reused first */
     }
-    pthread_mutex_unlock(&ex->free_lock);
-    tk__free(&ex->alloc, t, sizeof(*t));
-    tk__executor_live_release(ex);
+    pthread_mutex_unlock(&ex->slab_lock);
+    if (gone != NULL)
+        slab_release(ex, gone);
 }
 
 void tk__task_discard_unused(tk__task *t) {
@@ -140,7 +235,7 @@ void tk__task_info(const tk__task *t, tk_task_info *info) {
     info->fn = t->fn;
     info->arg = t->arg;
     info->kind = t->kind;
-    info->deadline_ns = atomic_load_explicit(&t->deadline_ns, memory_order_relaxed);
+    info->deadline_ns = tk__task_deadline(t);
     info->period_ns = t->kind == TK_TASK_ONE_SHOT ? 0 : t->period_ns;
     info->seq = t->node.seq;
     info->run_count = atomic_load_explicit(&t->run_count, memory_order_relaxed);
@@ -155,7 +250,7 @@ void tk__task_finish(tk__task *t, uint32_t extra) {
 bool tk__task_cancel_pending(tk__task *t, bool hand_back) {
     if (!tk__task_complete(t, TK__TASK_PENDING, TK__TASK_CANCELLED))
         return false;
-    atomic_fetch_add_explicit(&t->ex->cancelled_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&tk__task_ex(t)->cancelled_count, 1, memory_order_relaxed);
     if (hand_back)
         tk__task_unref(t, 1); /* the caller took over fn/arg */
     else
@@ -164,7 +259,7 @@ bool tk__task_cancel_pending(tk__task *t, bool hand_back) {
 }
 
 void tk__task_cancel_and_remove(tk__task *t) {
-    tk_executor *ex = t->ex;
+    tk_executor *ex = tk__task_ex(t);
     tk__task_cancel_pending(t, false);
     int rc = ex->ops->remove(ex->q, &t->node);
     if (rc == TK_OK) {
@@ -185,7 +280,7 @@ int tk_future_cancel(tk_future *f, bool may_interrupt) {
         uint32_t s = atomic_load(&f->state);
         if (s == TK__TASK_PENDING) {
             /* The canceller holds a reference (the user's, or the run's). */
-            tk_executor *ex = f->ex;
+            tk_executor *ex = tk__task_ex(f);
             if (!tk__task_cancel_pending(f, false))
                 continue;
             if (atomic_load_explicit(&ex->remove_on_cancel, memory_order_relaxed)) {
@@ -202,7 +297,7 @@ int tk_future_cancel(tk_future *f, bool may_interrupt) {
                 continue;
             if (may_interrupt)
                 atomic_store(&f->interrupted, true);
-            atomic_fetch_add_explicit(&f->ex->cancelled_count, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&tk__task_ex(f)->cancelled_count, 1, memory_order_relaxed);
             /* The worker finishes the task when the run returns. */
             return TK_ERUNNING;
         }
@@ -252,7 +347,7 @@ int tk_future_get_timeout(tk_future *f, int64_t timeout_ns, void **result) {
     switch (s) {
     case TK__TASK_COMPLETED:
         if (result != NULL)
-            *result = f->result;
+            *result = f->u.result;
         return TK_OK;
     case TK__TASK_FAILED:
         return TK_ETASKFAILED;
@@ -272,7 +367,7 @@ int tk_future_task_status(const tk_future *f) {
 int64_t tk_future_remaining_ns(const tk_future *f) {
     if (f == NULL)
         return 0;
-    int64_t deadline = atomic_load(&((tk_future *)f)->deadline_ns);
+    int64_t deadline = tk__task_deadline(f);
     return tk__sat_add(deadline, -tk_clock_now_ns());
 }
 
@@ -281,7 +376,9 @@ uint64_t tk_future_run_count(const tk_future *f) {
 }
 
 uint64_t tk_future_skipped_count(const tk_future *f) {
-    return f == NULL ? 0 : atomic_load(&((tk_future *)f)->skipped);
+    if (f == NULL || f->kind == TK_TASK_ONE_SHOT)
+        return 0;
+    return atomic_load(&((tk_future *)f)->u.skipped);
 }
 
 int tk_future_release(tk_future *f) {
@@ -296,8 +393,10 @@ int tk_future_release(tk_future *f) {
 /* ---- inside a task ----------------------------------------------------- */
 
 void tk_run_set_result(tk_run *run, void *result) {
-    if (run != NULL && run->task != NULL)
-        run->task->result = result;
+    /* Only a one-shot task completes with a result (a periodic task never
+     * does, as in the JDK); its storage holds the skip count. */
+    if (run != NULL && run->task != NULL && run->task->kind == TK_TASK_ONE_SHOT)
+        run->task->u.result = result;
 }
 
 bool tk_run_interrupted(const tk_run *run) {

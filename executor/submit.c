@@ -242,13 +242,12 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
     t->fn = s.fn;
     t->arg = s.arg;
     t->arg_free = s.arg_free;
-    t->kind = s.kind;
-    t->flags = s.flags;
+    t->kind = (uint8_t)s.kind;
+    t->flags = (uint8_t)s.flags;
     t->period_ns = s.kind == TK_TASK_ONE_SHOT ? 0 : s.period_ns;
     t->has_user_ref = out != NULL;
     int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);
-    t->node.deadline_ns = deadline;
-    atomic_store_explicit(&t->deadline_ns, deadline, memory_order_relaxed);
+    t->node.deadline_ns = deadline; /* not shared before offer() */
     t->node.seq = atomic_fetch_add_explicit(&ex->seq, 1, memory_order_relaxed);
     atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
     return enqueue(ex, t, out, false);

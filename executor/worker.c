@@ -78,7 +78,7 @@ static int64_t next_deadline(tk_executor *ex, tk__task *t, int64_t run_end_ns) {
             uint64_t behind = (uint64_t)now - (uint64_t)next;
             uint64_t missed = (behind + (uint64_t)period - 1) / (uint64_t)period;
             next = tk__sat_add(next, (int64_t)(missed * (uint64_t)period));
-            atomic_fetch_add_explicit(&t->skipped, missed, memory_order_relaxed);
+            atomic_fetch_add_explicit(&t->u.skipped, missed, memory_order_relaxed);
             atomic_fetch_add_explicit(&ex->skipped_periods, missed, memory_order_relaxed);
         }
     }
@@ -129,8 +129,8 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
         tk__task_finish(t, 1); /* cancelled during the run: no further run */
         return;
     }
-    t->node.deadline_ns = next;
-    atomic_store_explicit(&t->deadline_ns, next, memory_order_relaxed);
+    /* the worker owns the node; others read the deadline atomically */
+    __atomic_store_n(&t->node.deadline_ns, next, __ATOMIC_RELAXED);
     tk__requeue_periodic(ex, t);
 }
 

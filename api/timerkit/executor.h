@@ -340,7 +340,8 @@ TK_API int tk_future_task_status(const tk_future *f);
  * overdue; 0 if f is NULL. After the task ends, relative to its last deadline. */
 TK_API int64_t tk_future_remaining_ns(const tk_future *f);
 
-/* Runs completed so far, and periods skipped under TK_TASK_SKIP_MISSED. */
+/* Runs completed so far, and periods skipped under TK_TASK_SKIP_MISSED
+ * (always 0 for a one-shot task). */
 TK_API uint64_t tk_future_run_count(const tk_future *f);
 TK_API uint64_t tk_future_skipped_count(const tk_future *f);
 
@@ -351,7 +352,8 @@ TK_API int tk_future_release(tk_future *f);
 
 /* ---- inside a task ----------------------------------------------------- */
 
-/* Sets the result that tk_future_get() returns (one-shot tasks). */
+/* Sets the result that tk_future_get() returns. Only a one-shot task
+ * completes with a result; for a periodic task the call does nothing. */
 TK_API void tk_run_set_result(tk_run *run, void *result);
 
 /* True once the run was cancelled with may_interrupt or the executor was

@@ -426,7 +426,40 @@ static void arg_free_runs_once_in_every_ending(void **state) {
     }
 }
 
+/* A periodic task that sets a result: the call is ignored (only a one-shot
+ * task completes with a result) and the skip count is not disturbed; a
+ * one-shot task reports no skipped periods. */
+static void set_result_in_a_periodic_task_is_ignored(void **state) {
+    ct *t = CT(state);
+    tk_executor *ex = ct_executor(t, 1);
+    resulter *r = ct_calloc(t, 1, sizeof(*r));
+    r->result = (void *)(uintptr_t)0xDEADBEE0;
+    tk_future *f = NULL;
+    assert_int_equal(
+        tk_executor_schedule_at_fixed_rate(ex, resulter_fn, r, 0, 2 * TK_NS_PER_MS, &f), TK_OK);
+    ct_track(t, f);
+    assert_true(wait_ge(&r->runs, 3, 5 * TK_NS_PER_S));
+    assert_int_equal(tk_future_skipped_count(f), 0);
+    int rc = tk_future_cancel(f, false);
+    assert_true(rc == TK_OK || rc == TK_ERUNNING);
+    void *result = (void *)1;
+    assert_int_equal(tk_future_get(f, &result), TK_ECANCELLED);
+    assert_ptr_equal(result, (void *)1); /* untouched */
+    assert_int_equal(tk_future_skipped_count(f), 0);
+
+    resulter *o = ct_calloc(t, 1, sizeof(*o));
+    o->result = (void *)(uintptr_t)0xFFFFFFF0;
+    tk_future *g = NULL;
+    assert_int_equal(tk_executor_submit(ex, resulter_fn, o, &g), TK_OK);
+    ct_track(t, g);
+    assert_int_equal(tk_future_get(g, &result), TK_OK);
+    assert_ptr_equal(result, o->result);
+    assert_int_equal(tk_future_skipped_count(g), 0);
+}
+
 CONF_TABLE(future, {"get returns the task's result", get_returns_the_task_result},
+           {"set_result in a periodic task is ignored; one-shot tasks skip nothing",
+            set_result_in_a_periodic_task_is_ignored},
            {"get with a timeout times out on a pending task, then returns the result",
             get_with_timeout_times_out_then_returns_the_result},
            {"get reports cancellation and failure with the task status",
