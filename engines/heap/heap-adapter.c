@@ -19,12 +19,45 @@
  * needed and simply sleeps again.
  *
  * Invariants: those of the core (checked by check()), plus: `leader` is NULL
- * or the token of a thread blocked in take()/poll() on `available`.
+ * or the token of a thread blocked in take()/poll() on `available`;
+ * `resizing` is set only while one thread, having claimed a resize, is
+ * between dropping the lock to build the block and retaking it to adopt.
  *
  * Complexity: offer, take, poll, remove, remove_first O(log n) under the
  * lock; peek, size O(1); drain O(n log n); remove_if O(n); check O(n).
- * No operation allocates per node; offer may grow the array and removals may
- * shrink it (amortised O(1)), always through the configured allocator.
+ * No operation allocates per node; offer may grow the array, and offer, the
+ * removals and a taker about to wait on an empty queue may shrink it
+ * (amortised O(1)), always through the configured allocator.
+ *
+ * Resizing without the lock. The core runs with automatic resizing off, so
+ * nothing is allocated, first-touched or freed while the lock is held; the
+ * one resize step under it is a memcpy into pages already faulted in. (A
+ * first touch costs about 10 us per 4 KiB page on the development VM: moving
+ * a 1.5M-slot array into fresh pages under the lock would stall every taker
+ * for ~20 ms.) The steps:
+ *   1. under the lock, an operation sees tk_heap_core_wanted_capacity()
+ *      differ from the capacity and claims the resize (`resizing`: one at a
+ *      time, so concurrent producers do not each build a block);
+ *   2. it drops the lock, allocates the block and touches one byte per 4 KiB
+ *      of the part that will be written soon (the entries to copy plus a
+ *      sixteenth for the pushes that follow), then retakes the lock;
+ *   3. tk_heap_core_adopt() copies into the block if the move is still
+ *      wanted; the array it leaves, or the block it refused, is freed after
+ *      the lock is dropped again. The claim is released and `resized`
+ *      broadcast.
+ * The core asks to grow at 15/16 full, so with several producers one grows
+ * the array while the others fill the last sixteenth. An offer that finds
+ * the array full waits on `resized` for a resize under way, or claims one and
+ * grows the array itself, then pushes again; only a failed allocation makes
+ * it return TK_ENOMEM (heap unchanged). Who pays: offer (growth, and a shrink
+ * that takes left due) and the removal calls (shrink) do the work on their
+ * own time, after their operation is complete. take() and poll() never
+ * resize on the way out with a node, since a worker's delay there delays its
+ * task; they return an idle queue's memory only when about to wait on an
+ * empty queue. So an array emptied by takes alone shrinks at the next offer,
+ * removal, or wait on the empty queue. A failed allocation for a resize
+ * nobody waits for is simply dropped; the next operation that sees the need
+ * tries again.
  *
  * Accuracy. Never early: a node leaves through take()/poll() only after
  * tk_clock_now_ns() (CLOCK_MONOTONIC), read under the lock after waking, is
@@ -51,14 +84,102 @@
  * received so far (TK_QUEUE_CLOSE_NOW > TK_QUEUE_CLOSE_WHEN_EMPTY > open). */
 enum { HEAP_OPEN = 0 };
 
+/* Bytes between two first touches: no page size in use is smaller, so every
+ * page of a range gets at least one write. */
+#define HEAP_TOUCH_STRIDE ((size_t)4096)
+
 struct tk_queue {
-    pthread_mutex_t lock;          /* guards every field below marked "lock" */
-    pthread_cond_t available;      /* CLOCK_MONOTONIC; signalled as described above */
-    tk_heap_core heap;             /* lock */
-    const void *leader;            /* lock: token of the thread waiting for the head, or NULL */
-    int closed;                    /* lock: HEAP_OPEN or a tk_queue_close_mode */
+    pthread_mutex_t lock;     /* guards every field below marked "lock" */
+    pthread_cond_t available; /* CLOCK_MONOTONIC; signalled as described above */
+    pthread_cond_t resized;   /* broadcast when a claimed resize ends (with the lock) */
+    tk_heap_core heap;        /* lock, except its allocator: immutable, read without it */
+    const void *leader;       /* lock: token of the thread waiting for the head, or NULL */
+    int closed;               /* lock: HEAP_OPEN or a tk_queue_close_mode */
+    bool resizing;            /* lock: a thread has claimed a resize and is building the block */
     const tk_allocator *allocator; /* immutable after create(); frees the queue itself */
 };
+
+/* A block to hand back to the allocator once the lock is dropped. */
+typedef struct heap_spare {
+    tk_heap_entry *block; /* NULL: nothing to free */
+    size_t capacity;
+} heap_spare;
+
+/* Frees `spare` (if it holds a block) and empties it. Caller does NOT hold
+ * the lock. */
+static void spare_free(tk_queue *q, heap_spare *spare) {
+    if (spare->block != NULL)
+        tk_heap_core_free_block(&q->heap, spare->block, spare->capacity);
+    spare->block = NULL;
+    spare->capacity = 0;
+}
+
+/* Allocates a block of `capacity` slots and writes one byte in every page of
+ * its first `touch` slots, so that the copy and the pushes that follow find
+ * those pages already mapped. Caller does NOT hold the lock. Returns NULL if
+ * the allocation failed. */
+static tk_heap_entry *block_alloc_touched(tk_queue *q, size_t capacity, size_t touch) {
+    tk_heap_entry *block = tk_heap_core_alloc_block(&q->heap, capacity);
+    if (block == NULL)
+        return NULL;
+    if (touch > capacity)
+        touch = capacity;
+    volatile unsigned char *bytes = (volatile unsigned char *)block;
+    size_t len = touch * sizeof(tk_heap_entry);
+    for (size_t off = 0; off < len; off += HEAP_TOUCH_STRIDE)
+        bytes[off] = 0;
+    if (len > 0)
+        bytes[len - 1] = 0; /* the last page, when len is not a multiple of the stride */
+    return block;
+}
+
+/* Carries out a resize towards `capacity` that the caller has claimed (it
+ * set q->resizing). Caller holds the lock; it is dropped around the
+ * allocation (which first frees what `spare` holds) and held again on
+ * return, with the claim released and `resized` broadcast. The array the
+ * heap left, or the block it no longer wanted, is left in `spare` for the
+ * caller to free after unlocking. Returns false if the allocation failed
+ * (heap unchanged). */
+static bool resize_claimed_locked(tk_queue *q, size_t capacity, heap_spare *spare) {
+    size_t size = tk_heap_core_size(&q->heap);
+    size_t touch = size + size / 16 + 1;
+    pthread_mutex_unlock(&q->lock);
+    spare_free(q, spare);
+    tk_heap_entry *block = block_alloc_touched(q, capacity, touch);
+    pthread_mutex_lock(&q->lock);
+    q->resizing = false;
+    pthread_cond_broadcast(&q->resized);
+    if (block == NULL)
+        return false;
+    if (!tk_heap_core_adopt(&q->heap, block, capacity, &spare->block, &spare->capacity)) {
+        spare->block = block; /* no longer wanted: the size moved meanwhile */
+        spare->capacity = capacity;
+    }
+    return true;
+}
+
+/* The capacity to resize to if a resize is due and nobody has claimed one;
+ * 0 otherwise. Caller holds the lock. */
+static size_t resize_due_locked(tk_queue *q) {
+    if (q->resizing)
+        return 0;
+    size_t want = tk_heap_core_wanted_capacity(&q->heap);
+    return want != tk_heap_core_capacity(&q->heap) ? want : 0;
+}
+
+/* Ends an operation: does any resize that is due (a few steps at most, the
+ * lock dropped around each allocation), unlocks, and frees what the heap
+ * left. Caller holds the lock; `spare` holds what it has to free, if any. */
+static void unlock_after_op(tk_queue *q, heap_spare *spare) {
+    size_t capacity;
+    for (int step = 0; step < 4 && (capacity = resize_due_locked(q)) != 0; step++) {
+        q->resizing = true;
+        if (!resize_claimed_locked(q, capacity, spare))
+            break; /* out of memory: a later operation tries again */
+    }
+    pthread_mutex_unlock(&q->lock);
+    spare_free(q, spare);
+}
 
 /* After a node left the heap (caller holds the lock): a closed queue that
  * just became empty must release every blocked taker with TK_ECLOSED. */
@@ -81,9 +202,12 @@ static void wait_locked(tk_queue *q, int64_t deadline_ns) {
 
 /* The body of take() and poll(): waits until a node is due, until
  * `give_up_ns` (INT64_MAX: never) or until the queue is closed. Caller holds
- * the lock. Returns TK_OK (*out set), TK_ETIMEDOUT or TK_ECLOSED. */
-static int take_locked(tk_queue *q, int64_t give_up_ns, tk_node **out) {
+ * the lock (dropped while waiting, and around a shrink of the empty queue's
+ * array, whose old block is left in `spare` for the caller to free after
+ * unlocking). Returns TK_OK (*out set), TK_ETIMEDOUT or TK_ECLOSED. */
+static int take_locked(tk_queue *q, int64_t give_up_ns, tk_node **out, heap_spare *spare) {
     char me = 0; /* this thread's leader token: its address is unique while we wait */
+    bool shrink_tried = false;
     int rc;
     for (;;) {
         if (q->closed == TK_QUEUE_CLOSE_NOW) {
@@ -105,6 +229,16 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, tk_node **out) {
         if (now >= give_up_ns) {
             rc = TK_ETIMEDOUT;
             break;
+        }
+        if (head == NULL && !shrink_tried) {
+            /* about to idle on an empty queue: return its memory first */
+            size_t capacity = resize_due_locked(q);
+            if (capacity != 0) {
+                shrink_tried = true;
+                q->resizing = true;
+                (void)resize_claimed_locked(q, capacity, spare);
+                continue; /* the lock was dropped: look again */
+            }
         }
         if (head == NULL || q->leader != NULL || give_up_ns < head->deadline_ns) {
             /* follower (or nothing queued, or we give up before the head is due) */
@@ -143,9 +277,11 @@ static int heap_create(const tk_queue_config *cfg, tk_queue_release_fn release, 
     q->allocator = a;
     q->closed = HEAP_OPEN;
     q->leader = NULL;
+    q->resizing = false;
     int rc = tk_heap_core_init(&q->heap, a, cap);
     if (rc != TK_OK)
         goto fail_heap;
+    tk_heap_core_set_auto_resize(&q->heap, false); /* we resize, outside the lock */
     if (pthread_mutex_init(&q->lock, NULL) != 0) {
         rc = TK_ENOMEM;
         goto fail_mutex;
@@ -154,9 +290,15 @@ static int heap_create(const tk_queue_config *cfg, tk_queue_release_fn release, 
         rc = TK_ENOMEM;
         goto fail_cond;
     }
+    if (pthread_cond_init(&q->resized, NULL) != 0) {
+        rc = TK_ENOMEM;
+        goto fail_resized;
+    }
     *out = q;
     return TK_OK;
 
+fail_resized:
+    pthread_cond_destroy(&q->available);
 fail_cond:
     pthread_mutex_destroy(&q->lock);
 fail_mutex:
@@ -172,28 +314,56 @@ static void heap_destroy(tk_queue *q) {
     if (q == NULL)
         return;
     tk_heap_core_destroy(&q->heap);
+    pthread_cond_destroy(&q->resized);
     pthread_cond_destroy(&q->available);
     pthread_mutex_destroy(&q->lock);
     tk__free(q->allocator, q, sizeof(*q));
 }
 
-/* Inserts `n`. Returns TK_OK (queued), TK_ECLOSED (closed NOW; the caller
- * keeps n), TK_ENOMEM (the array could not grow; the caller keeps n) or
- * TK_EINVAL (NULL, or n already queued here). Never TK_EFULL. */
+/* Inserts `n`, first growing a full array (outside the lock, see the top of
+ * the file). Returns TK_OK (queued), TK_ECLOSED (closed NOW; the caller
+ * keeps n), TK_ENOMEM (the array was full and could not grow; the caller
+ * keeps n) or TK_EINVAL (NULL, or n already queued here). Never TK_EFULL. */
 static int heap_offer(tk_queue *q, tk_node *n) {
     if (q == NULL || n == NULL)
         return TK_EINVAL;
+    heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
-    int rc = TK_ECLOSED;
-    if (q->closed != TK_QUEUE_CLOSE_NOW) {
+    int rc;
+    for (;;) {
+        if (q->closed == TK_QUEUE_CLOSE_NOW) {
+            rc = TK_ECLOSED;
+            break;
+        }
         rc = tk_heap_core_push(&q->heap, n);
-        if (rc == TK_OK && tk_heap_core_peek(&q->heap) == n) {
-            /* new head: whoever leads sleeps for a later deadline */
-            q->leader = NULL;
-            pthread_cond_signal(&q->available);
+        if (rc != TK_EFULL)
+            break;
+        if (q->resizing) { /* someone is building a block: use theirs */
+            pthread_cond_wait(&q->resized, &q->lock);
+            continue;
+        }
+        size_t capacity = tk_heap_core_wanted_capacity(&q->heap);
+        if (capacity <= tk_heap_core_capacity(&q->heap)) {
+            rc = TK_ENOMEM; /* no larger array can be represented */
+            break;
+        }
+        q->resizing = true;
+        if (!resize_claimed_locked(q, capacity, &spare)) {
+            rc = TK_ENOMEM;
+            break;
         }
     }
-    pthread_mutex_unlock(&q->lock);
+    if (rc == TK_OK && tk_heap_core_peek(&q->heap) == n) {
+        /* new head: whoever leads sleeps for a later deadline */
+        q->leader = NULL;
+        pthread_cond_signal(&q->available);
+    }
+    if (rc == TK_OK) {
+        unlock_after_op(q, &spare); /* grows ahead of need when 15/16 full */
+    } else {
+        pthread_mutex_unlock(&q->lock);
+        spare_free(q, &spare);
+    }
     return rc;
 }
 
@@ -202,9 +372,11 @@ static int heap_offer(tk_queue *q, tk_node *n) {
 static int heap_take(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
+    heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, INT64_MAX, out);
+    int rc = take_locked(q, INT64_MAX, out, &spare);
     pthread_mutex_unlock(&q->lock);
+    spare_free(q, &spare);
     return rc;
 }
 
@@ -217,9 +389,11 @@ static int heap_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
     int64_t give_up = tk_deadline_after_ns(tk_clock_now_ns(), timeout_ns);
     if (give_up == INT64_MAX)
         give_up = INT64_MAX - 1; /* INT64_MAX means "never" to take_locked */
+    heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, give_up, out);
+    int rc = take_locked(q, give_up, out, &spare);
     pthread_mutex_unlock(&q->lock);
+    spare_free(q, &spare);
     return rc;
 }
 
@@ -229,11 +403,12 @@ static int heap_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
 static int heap_remove(tk_queue *q, tk_node *n) {
     if (q == NULL)
         return TK_EINVAL;
+    heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
     int rc = tk_heap_core_remove(&q->heap, n);
     if (rc == TK_OK)
         wake_if_closed_and_empty_locked(q);
-    pthread_mutex_unlock(&q->lock);
+    unlock_after_op(q, &spare); /* shrinks after a mass cancellation */
     return rc;
 }
 
@@ -242,11 +417,12 @@ static int heap_remove(tk_queue *q, tk_node *n) {
 static int heap_remove_first(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
+    heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
     tk_node *n = tk_heap_core_pop(&q->heap);
     if (n != NULL)
         wake_if_closed_and_empty_locked(q);
-    pthread_mutex_unlock(&q->lock);
+    unlock_after_op(q, &spare);
     if (n == NULL)
         return TK_ENOENT;
     *out = n;
@@ -287,6 +463,7 @@ static tk_node *heap_drain(tk_queue *q) {
         return NULL;
     tk_node *head = NULL;
     tk_node **tail = &head;
+    heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
     tk_node *n;
     while ((n = tk_heap_core_pop(&q->heap)) != NULL) {
@@ -296,7 +473,7 @@ static tk_node *heap_drain(tk_queue *q) {
     *tail = NULL;
     if (head != NULL)
         wake_if_closed_and_empty_locked(q);
-    pthread_mutex_unlock(&q->lock);
+    unlock_after_op(q, &spare);
     return head;
 }
 
@@ -306,12 +483,13 @@ static tk_node *heap_drain(tk_queue *q) {
 static tk_node *heap_remove_if(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx), void *ctx) {
     if (q == NULL || pred == NULL)
         return NULL;
+    heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
     size_t removed = 0;
     tk_node *list = tk_heap_core_remove_if(&q->heap, pred, ctx, &removed);
     if (removed > 0)
         wake_if_closed_and_empty_locked(q);
-    pthread_mutex_unlock(&q->lock);
+    unlock_after_op(q, &spare);
     return list;
 }
 

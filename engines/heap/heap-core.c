@@ -11,7 +11,8 @@
  * the key cached in the array as the one departure.
  *
  * Invariants (all verified by tk_heap_core_check()):
- *   - size <= capacity; entries[0 .. size-1] hold distinct non-NULL nodes;
+ *   - size <= capacity and min_capacity <= capacity;
+ *   - entries[0 .. size-1] hold distinct non-NULL nodes;
  *   - entries[i] has the same (deadline_ns, seq) as entries[i].node;
  *   - entries[i].node->tk__priv.heap.index == i;
  *   - no entry is less than its parent, ordering by (deadline_ns, seq), so
@@ -24,17 +25,42 @@
  * passes are moved one level (one 24-byte copy and one index store each), and
  * it is written once where it lands.
  *
- * Memory. The array grows by half again (capacity + capacity/2) when full and
- * halves when no more than a quarter is in use, never below the initial
- * capacity, so memory comes back after a mass cancellation; the factors leave
- * room between the two thresholds, so a population hovering at a boundary
- * does not reallocate back and forth. A failed grow leaves the heap unchanged
- * (push returns TK_ENOMEM); a failed shrink is ignored (the old, larger array
- * stays). Resizing copies through the injected allocator (it has no realloc).
+ * Memory. The array grows by half again (capacity + capacity/2) and halves
+ * when no more than a quarter is in use, never below the initial capacity, so
+ * memory comes back after a mass cancellation; the factors leave room between
+ * the two thresholds, so a population hovering at a boundary does not
+ * reallocate back and forth. Resizing copies through the injected allocator
+ * (it has no realloc). Two ways to drive it:
+ *   - automatic (the default): push grows a full array, every removal halves
+ *     a quarter-full one. A failed grow leaves the heap unchanged (push
+ *     returns TK_ENOMEM); a failed shrink is ignored (the larger array stays).
+ *   - by the owner (set_auto_resize(false)): the core never allocates or
+ *     frees between init and destroy. wanted_capacity() names the capacity
+ *     to move to; besides the shrink above (all halvings due at once) it
+ *     asks to grow as soon as the array is 15/16 full, ahead of need, so
+ *     that while one thread allocates the block outside the owner's critical
+ *     section, others can still fill the last sixteenth; push reports
+ *     TK_EFULL only if that did not happen in time. The owner allocates
+ *     (alloc_block()), adopt() re-checks that the move is still wanted (the
+ *     size may have changed meanwhile), copies, and hands back the old array
+ *     for the owner to free. Every capacity wanted_capacity() returns is one
+ *     at which, once adopted, it asks for nothing more: size stays below the
+ *     new high-water mark and above a quarter (or the capacity is the
+ *     initial one).
+ *     The margin is small on purpose: a population that ends up inside the
+ *     margin of its array makes the heap grow once more than it needs to
+ *     (an allocation, a first touch and a copy, and a block half as large
+ *     again), and with a growth factor of 1.5 a margin m catches about
+ *     log(1/(1-m))/log(1.5) of populations spread evenly on a log scale: a
+ *     third at 1/8, a sixth at 1/16.
+ * Automatic mode does not grow ahead: its caller pays for the allocation
+ * either way, so growing early would only cost memory.
  *
  * Complexity: push O(log_d n), and O(1) expected for random keys (a new key
  * rarely climbs far); pop and remove O(d log_d n); peek, size, contains O(1);
- * remove_if and check O(n). Growth and shrinking are amortised O(1) per op.
+ * remove_if and check O(n). Growth and shrinking are amortised O(1) per op;
+ * wanted_capacity O(1), or O(log n) when a shrink is due; adopt O(n) (one
+ * memcpy).
  *
  * Arity. d = 4 halves the depth and a node's four children share one or two
  * cache lines, so at large N it beats d = 2 on every operation measured;
@@ -121,32 +147,54 @@ static void sift_down(tk_heap_entry *a, size_t n, size_t i, tk_heap_entry e) {
     entry_place(a, i, e);
 }
 
-/* Moves the array to a block of `cap` slots (cap >= size). Indices do not
- * change. Returns TK_OK or TK_ENOMEM (heap unchanged). */
-static int heap_resize(tk_heap_core *h, size_t cap) {
+/* The size at which an array of `cap` slots asks to grow (owner-driven
+ * mode): 15/16 full, rounded up, so never above `cap` (and `cap` itself below
+ * 16 slots). */
+static inline size_t high_water(size_t cap) {
+    return cap - cap / 16;
+}
+
+/* The capacity after `cap` grows by half again (at least one more slot);
+ * `cap` itself when no larger capacity can be represented. */
+static size_t grown_capacity(size_t cap) {
+    size_t more = cap / 2 > 0 ? cap / 2 : 1;
+    return cap > HEAP_MAX_SLOTS - more ? HEAP_MAX_SLOTS : cap + more;
+}
+
+/* Copies the entries into `block` (`cap` slots, cap >= size) and makes it the
+ * array. Indices do not change. Returns the previous array. */
+static tk_heap_entry *heap_move(tk_heap_core *h, tk_heap_entry *block, size_t cap) {
     assert(cap >= h->size && cap > 0 && cap <= HEAP_MAX_SLOTS);
-    tk_heap_entry *fresh = tk__alloc(h->allocator, cap * sizeof(tk_heap_entry));
+    if (h->size > 0)
+        memcpy(block, h->entries, h->size * sizeof(tk_heap_entry));
+    tk_heap_entry *old = h->entries;
+    h->entries = block;
+    h->capacity = cap;
+    return old;
+}
+
+/* Moves the array to a fresh block of `cap` slots (automatic mode, and
+ * init). Returns TK_OK or TK_ENOMEM (heap unchanged). */
+static int heap_resize(tk_heap_core *h, size_t cap) {
+    size_t old_cap = h->capacity;
+    tk_heap_entry *fresh = tk_heap_core_alloc_block(h, cap);
     if (fresh == NULL)
         return TK_ENOMEM;
-    if (h->size > 0)
-        memcpy(fresh, h->entries, h->size * sizeof(tk_heap_entry));
-    tk__free(h->allocator, h->entries, h->capacity * sizeof(tk_heap_entry));
-    h->entries = fresh;
-    h->capacity = cap;
+    tk__free(h->allocator, heap_move(h, fresh, cap), old_cap * sizeof(tk_heap_entry));
     return TK_OK;
 }
 
 static int heap_grow(tk_heap_core *h) {
-    size_t cap = h->capacity;
-    size_t more = cap / 2 > 0 ? cap / 2 : 1;
-    if (cap > HEAP_MAX_SLOTS - more)
+    size_t cap = grown_capacity(h->capacity);
+    if (cap == h->capacity)
         return TK_ENOMEM;
-    return heap_resize(h, cap + more);
+    return heap_resize(h, cap);
 }
 
-/* Halves the array when at most a quarter of it is in use. Best effort. */
+/* Halves the array when at most a quarter of it is in use and the heap
+ * resizes itself. Best effort. */
 static inline void heap_maybe_shrink(tk_heap_core *h) {
-    if (TK__LIKELY(h->size > h->capacity / 4 || h->capacity <= h->min_capacity))
+    if (TK__LIKELY(h->size > h->capacity / 4 || h->capacity <= h->min_capacity || !h->auto_resize))
         return;
     size_t cap = h->capacity / 2;
     if (cap < h->min_capacity)
@@ -183,6 +231,7 @@ int tk_heap_core_init(tk_heap_core *h, const tk_allocator *a, size_t initial_cap
     if (initial_capacity > HEAP_MAX_SLOTS)
         return TK_EINVAL;
     h->min_capacity = initial_capacity;
+    h->auto_resize = true;
     return heap_resize(h, initial_capacity);
 }
 
@@ -199,6 +248,8 @@ int tk_heap_core_push(tk_heap_core *h, tk_node *n) {
     if (TK__UNLIKELY(h == NULL || n == NULL || tk_heap_core_contains(h, n)))
         return TK_EINVAL;
     if (TK__UNLIKELY(h->size == h->capacity)) {
+        if (!h->auto_resize)
+            return TK_EFULL;
         int rc = heap_grow(h);
         if (rc != TK_OK)
             return rc;
@@ -276,7 +327,7 @@ tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, 
                     sift_down(a, kept, i, a[i]);
             for (size_t i = 0; i < kept; i++)
                 a[i].node->tk__priv.heap.index = i;
-            while (h->size <= h->capacity / 4 && h->capacity > h->min_capacity) {
+            while (h->auto_resize && h->size <= h->capacity / 4 && h->capacity > h->min_capacity) {
                 size_t cap = h->capacity;
                 heap_maybe_shrink(h);
                 if (h->capacity == cap)
@@ -289,10 +340,65 @@ tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, 
     return head;
 }
 
+void tk_heap_core_set_auto_resize(tk_heap_core *h, bool on) {
+    if (h != NULL)
+        h->auto_resize = on;
+}
+
+size_t tk_heap_core_capacity(const tk_heap_core *h) {
+    return h != NULL ? h->capacity : 0;
+}
+
+size_t tk_heap_core_wanted_capacity(const tk_heap_core *h) {
+    if (h == NULL)
+        return 0;
+    size_t cap = h->capacity;
+    if (h->size >= high_water(cap))
+        return grown_capacity(cap);
+    while (cap > h->min_capacity && h->size <= cap / 4) {
+        cap /= 2;
+        if (cap < h->min_capacity)
+            cap = h->min_capacity;
+    }
+    return cap;
+}
+
+tk_heap_entry *tk_heap_core_alloc_block(const tk_heap_core *h, size_t capacity) {
+    if (h == NULL || capacity == 0 || capacity > HEAP_MAX_SLOTS)
+        return NULL;
+    return tk__alloc(h->allocator, capacity * sizeof(tk_heap_entry));
+}
+
+void tk_heap_core_free_block(const tk_heap_core *h, tk_heap_entry *block, size_t capacity) {
+    if (h != NULL && block != NULL)
+        tk__free(h->allocator, block, capacity * sizeof(tk_heap_entry));
+}
+
+bool tk_heap_core_adopt(tk_heap_core *h, tk_heap_entry *block, size_t capacity,
+                        tk_heap_entry **old_block, size_t *old_capacity) {
+    if (h == NULL || block == NULL || old_block == NULL || old_capacity == NULL)
+        return false;
+    size_t want = tk_heap_core_wanted_capacity(h);
+    size_t cap = h->capacity;
+    bool still_wanted;
+    if (want > cap) /* growing; a block big enough to want shrinking at once is refused */
+        still_wanted = capacity >= want && capacity / 4 < h->size;
+    else if (want < cap) /* shrinking: any step of the way down */
+        still_wanted = capacity >= want && capacity < cap;
+    else
+        still_wanted = false;
+    if (!still_wanted)
+        return false;
+    *old_capacity = cap;
+    *old_block = heap_move(h, block, capacity);
+    return true;
+}
+
 int tk_heap_core_check(const tk_heap_core *h) {
     if (h == NULL)
         return TK_EINVAL;
-    if (h->size > h->capacity || h->allocator == NULL || (h->capacity > 0 && h->entries == NULL))
+    if (h->size > h->capacity || h->capacity < h->min_capacity || h->allocator == NULL ||
+        (h->capacity > 0 && h->entries == NULL))
         return TK_ESTATE;
     for (size_t i = 0; i < h->size; i++) {
         const tk_heap_entry *e = &h->entries[i];

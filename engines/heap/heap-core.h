@@ -12,7 +12,16 @@
  *
  * Ownership: the heap never allocates, frees or otherwise touches a node's
  * memory beyond tk__priv; while a node is in the heap its owner must not
- * change its deadline_ns or seq (the heap keeps a copy of the key). */
+ * change its deadline_ns or seq (the heap keeps a copy of the key).
+ *
+ * Resizing. By default the heap resizes its array itself: push grows a full
+ * array, removals shrink a mostly empty one. An owner that must not allocate
+ * inside its critical section (the adapter, which holds its lock around every
+ * call) turns that off with tk_heap_core_set_auto_resize(h, false) and moves
+ * the array itself: wanted_capacity() says which capacity the heap wants,
+ * alloc_block() gets a block (it touches only the immutable allocator, so it
+ * may run outside the owner's lock), adopt() moves the heap into it and hands
+ * back the old array for free_block(). */
 #ifndef TIMERKIT_HEAP_CORE_H
 #define TIMERKIT_HEAP_CORE_H
 
@@ -48,12 +57,13 @@ typedef struct tk_heap_core {
     size_t size;                   /* nodes in the heap */
     size_t capacity;               /* slots allocated */
     size_t min_capacity;           /* shrinking never goes below this */
-    const tk_allocator *allocator; /* never NULL after init */
+    const tk_allocator *allocator; /* never NULL after init; never changes until destroy */
+    bool auto_resize;              /* true (the default): push and removals resize */
 } tk_heap_core;
 
 /* Initialises an empty heap with room for `initial_capacity` nodes (0: 64)
- * allocated from `a` (NULL: tk_allocator_default()). The array grows as
- * needed and never shrinks below `initial_capacity`.
+ * allocated from `a` (NULL: tk_allocator_default()), resizing itself. The
+ * array grows as needed and never shrinks below `initial_capacity`.
  * Returns TK_OK, TK_EINVAL (h NULL or capacity too large to represent) or
  * TK_ENOMEM (h is then left safe to destroy). */
 int tk_heap_core_init(tk_heap_core *h, const tk_allocator *a, size_t initial_capacity);
@@ -63,12 +73,17 @@ int tk_heap_core_init(tk_heap_core *h, const tk_allocator *a, size_t initial_cap
 void tk_heap_core_destroy(tk_heap_core *h);
 
 /* Inserts `n` (deadline_ns and seq already set). O(log n); amortised O(1)
- * expected for random keys.
+ * expected for random keys. A full array grows first if the heap resizes
+ * itself; otherwise push never allocates.
  * Returns TK_OK, TK_ENOMEM (the array could not grow: heap and node
- * unchanged) or TK_EINVAL (h or n NULL, or n is already in this heap). */
+ * unchanged), TK_EFULL (the array is full and automatic resizing is off: heap
+ * and node unchanged; adopt a larger block and push again) or TK_EINVAL (h or
+ * n NULL, or n is already in this heap). */
 int tk_heap_core_push(tk_heap_core *h, tk_node *n);
 
 /* Removes `n` wherever it sits, found through its stored index. O(log n).
+ * With automatic resizing off, no removal (remove, pop, pop_due, remove_if)
+ * frees or allocates anything.
  * Returns TK_OK, TK_ENOENT (n is not in this heap, or NULL) or TK_EINVAL
  * (h NULL). */
 int tk_heap_core_remove(tk_heap_core *h, tk_node *n);
@@ -102,6 +117,51 @@ bool tk_heap_core_contains(const tk_heap_core *h, const tk_node *n);
  * use: it exists for the adapter's remove_if(). */
 tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, void *ctx),
                                 void *ctx, size_t *removed);
+
+/* Turns automatic resizing on (the state after init) or off. Off, push
+ * reports TK_EFULL instead of growing and removals never shrink: the owner
+ * resizes through the four functions below. NULL is a no-op. */
+void tk_heap_core_set_auto_resize(tk_heap_core *h, bool on);
+
+/* Returns the number of slots allocated (0 for NULL). O(1). */
+size_t tk_heap_core_capacity(const tk_heap_core *h);
+
+/* Returns the capacity the heap should move to now, or its current capacity
+ * if no move is due. Larger (capacity + capacity/2, at least one more) once
+ * size has reached the high-water mark, capacity - capacity/16, so always when
+ * the array is full: an owner that grows as soon as this asks rarely sees
+ * TK_EFULL. Smaller when at most a quarter is in use: the capacity halved as
+ * many times as it takes for more than a quarter to be in use, never below
+ * the initial capacity, so one move returns the memory after a mass removal.
+ * Adopting the answer leaves a heap that wants no further move (until its
+ * size changes). Automatic resizing follows the shrinking rule one halving
+ * at a time and grows only when full. O(log n); 0 for NULL. */
+size_t tk_heap_core_wanted_capacity(const tk_heap_core *h);
+
+/* Allocates a block of `capacity` slots from the heap's allocator, contents
+ * undefined. Reads only the allocator, which does not change between init
+ * and destroy, so it may run concurrently with other calls on `h`.
+ * Returns the block, or NULL (allocation failed, capacity 0 or too large to
+ * represent, or h NULL). */
+tk_heap_entry *tk_heap_core_alloc_block(const tk_heap_core *h, size_t capacity);
+
+/* Returns a block from alloc_block() or adopt() to the heap's allocator.
+ * `capacity` is the one it was allocated with. Like alloc_block(), may run
+ * concurrently with other calls on `h`. A NULL block is a no-op. */
+void tk_heap_core_free_block(const tk_heap_core *h, tk_heap_entry *block, size_t capacity);
+
+/* Moves the heap into `block` (`capacity` slots, from alloc_block() on this
+ * heap) if that is still a move the heap wants: wanted_capacity() is larger
+ * than the current capacity and `capacity` is at least that and not so large
+ * that the heap would at once want to shrink, or wanted_capacity() is smaller
+ * and `capacity` lies between it (inclusive) and the current capacity. The
+ * entries are copied (O(n), one memcpy); indices do not change.
+ * Returns true when moved: the previous array, and its capacity, are stored
+ * in *old_block and *old_capacity for the caller to free with free_block().
+ * Returns false (heap unchanged, `block` still the caller's, the outputs not
+ * written) when the move is no longer wanted or an argument is NULL. */
+bool tk_heap_core_adopt(tk_heap_core *h, tk_heap_entry *block, size_t capacity,
+                        tk_heap_entry **old_block, size_t *old_capacity);
 
 /* Verifies every invariant: size <= capacity, heap order against each
  * parent, each slot's key equal to its node's key, and each node's stored

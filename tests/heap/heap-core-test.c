@@ -3,7 +3,9 @@
  * Single-threaded and deterministic: random operation sequences with fixed
  * seeds are checked step by step against a sorted-array reference model, with
  * tk_heap_core_check() after every step; plus the edges (FIFO ties, growth,
- * shrinking, allocation failure, membership after removal). */
+ * shrinking, allocation failure, membership after removal) and the
+ * owner-driven resizing the adapter uses (wanted_capacity, alloc_block,
+ * adopt, with a failing allocator and with moves that arrive late). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -457,6 +459,379 @@ static void failed_shrink_keeps_the_larger_array_and_the_heap_working(void **sta
     assert_int_equal(t.live_bytes, 0);
 }
 
+/* ---- owner-driven resizing (auto_resize off) ----------------------------------- */
+
+/* The owner's side of a resize, done at once: allocate what the heap wants,
+ * adopt it (which must succeed), free the old array. Returns false if no
+ * move was due. */
+static bool owner_resize(tk_heap_core *h) {
+    size_t want = tk_heap_core_wanted_capacity(h);
+    if (want == tk_heap_core_capacity(h))
+        return false;
+    tk_heap_entry *block = tk_heap_core_alloc_block(h, want);
+    assert_non_null(block);
+    tk_heap_entry *old = NULL;
+    size_t old_cap = 0;
+    size_t cap_before = tk_heap_core_capacity(h);
+    assert_true(tk_heap_core_adopt(h, block, want, &old, &old_cap));
+    assert_non_null(old);
+    assert_int_equal(old_cap, cap_before);
+    assert_int_equal(tk_heap_core_capacity(h), want);
+    tk_heap_core_free_block(h, old, old_cap);
+    return true;
+}
+
+static void owner_driven_heap_never_allocates_and_reports_a_full_array(void **state) {
+    (void)state;
+    test_alloc t = {.fail_after = -1};
+    tk_allocator a = make_allocator(&t);
+    tk_heap_core h;
+    tk_node n[9];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, &a, 8), TK_OK);
+    tk_heap_core_set_auto_resize(&h, false);
+    tk_heap_core_set_auto_resize(NULL, false); /* no-op */
+    for (int i = 0; i < 8; i++) {
+        set_key(&n[i], 100 - i, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    set_key(&n[8], 0, 8); /* would become the head */
+    n[8].tk__priv.heap.index = SIZE_MAX;
+    assert_int_equal(tk_heap_core_push(&h, &n[8]), TK_EFULL);
+    assert_int_equal(tk_heap_core_size(&h), 8);
+    assert_int_equal(tk_heap_core_capacity(&h), 8);
+    assert_false(tk_heap_core_contains(&h, &n[8]));
+    assert_ptr_equal(tk_heap_core_peek(&h), &n[7]);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_true(tk_heap_core_wanted_capacity(&h) > 8);
+    /* emptying it frees nothing either */
+    for (int i = 7; i >= 0; i--)
+        assert_ptr_equal(tk_heap_core_pop(&h), &n[i]);
+    assert_int_equal(tk_heap_core_capacity(&h), 8);
+    assert_int_equal(t.allocs, 1); /* the initial array, nothing since */
+    assert_int_equal(t.frees, 0);
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+}
+
+static void wanted_capacity_asks_to_grow_once_fifteen_sixteenths_are_in_use(void **state) {
+    (void)state;
+    test_alloc t = {.fail_after = -1};
+    tk_allocator a = make_allocator(&t);
+    tk_heap_core h;
+    tk_node n[64];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, &a, 64), TK_OK);
+    tk_heap_core_set_auto_resize(&h, false);
+    assert_int_equal(tk_heap_core_wanted_capacity(&h), 64);
+    for (int i = 0; i < 60; i++) {
+        assert_int_equal(tk_heap_core_wanted_capacity(&h), 64);
+        set_key(&n[i], (i * 37) % 64, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    assert_int_equal(tk_heap_core_wanted_capacity(&h), 96); /* 60 of 64 in use */
+    assert_true(owner_resize(&h));
+    assert_int_equal(tk_heap_core_capacity(&h), 96);
+    assert_int_equal(tk_heap_core_wanted_capacity(&h), 96);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_int_equal(t.live_bytes, 96 * sizeof(tk_heap_entry));
+    /* the move kept every node and its order */
+    tk_node *prev = NULL, *got;
+    size_t count = 0;
+    while ((got = tk_heap_core_pop(&h)) != NULL) {
+        if (prev != NULL)
+            assert_true(key_less(prev, got));
+        prev = got;
+        count++;
+    }
+    assert_int_equal(count, 60);
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+    assert_int_equal(tk_heap_core_wanted_capacity(NULL), 0);
+    assert_int_equal(tk_heap_core_capacity(NULL), 0);
+}
+
+static void wanted_capacity_returns_the_memory_of_a_mass_removal_in_one_move(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    test_alloc t = {.fail_after = -1};
+    tk_allocator a = make_allocator(&t);
+    tk_node *n = calloc(N, sizeof(*n));
+    assert_non_null(n);
+    tk_heap_core h;
+    assert_int_equal(tk_heap_core_init(&h, &a, 16), TK_OK);
+    tk_heap_core_set_auto_resize(&h, false);
+    uint64_t rng = 9;
+    for (size_t i = 0; i < N; i++) {
+        set_key(&n[i], (int64_t)rng_below(&rng, 1000000), i);
+        int rc = tk_heap_core_push(&h, &n[i]);
+        if (rc == TK_EFULL) { /* never: the owner below grows ahead of need */
+            fail_msg("push %zu found the array full", i);
+        }
+        assert_int_equal(rc, TK_OK);
+        owner_resize(&h);
+    }
+    size_t peak = tk_heap_core_capacity(&h);
+    assert_true(peak > N);
+    /* cancel all but 3, scattered; the owner is away meanwhile */
+    for (size_t k = 0; k < N - 3; k++)
+        assert_int_equal(tk_heap_core_remove(&h, &n[(k * 7919) % N]), TK_OK);
+    assert_int_equal(tk_heap_core_capacity(&h), peak); /* removals never shrink */
+    assert_int_equal(tk_heap_core_wanted_capacity(&h), 16);
+    assert_true(owner_resize(&h));
+    assert_false(owner_resize(&h)); /* one move was enough */
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_int_equal(tk_heap_core_size(&h), 3);
+    assert_int_equal(t.live_bytes, 16 * sizeof(tk_heap_entry));
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+    assert_int_equal(t.allocs, t.frees);
+    free(n);
+}
+
+static void adopt_refuses_a_move_that_is_not_wanted_and_leaves_the_heap_alone(void **state) {
+    (void)state;
+    test_alloc t = {.fail_after = -1};
+    tk_allocator a = make_allocator(&t);
+    tk_heap_core h;
+    tk_node n[200];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, &a, 8), TK_OK);
+    tk_heap_core_set_auto_resize(&h, false);
+    tk_heap_entry *old = (tk_heap_entry *)&t; /* must stay untouched on refusal */
+    size_t old_cap = 12345;
+    tk_heap_entry *block = tk_heap_core_alloc_block(&h, 32);
+    assert_non_null(block);
+
+    /* nothing due: neither a larger nor a smaller block is taken */
+    set_key(&n[0], 5, 0);
+    assert_int_equal(tk_heap_core_push(&h, &n[0]), TK_OK);
+    assert_false(tk_heap_core_adopt(&h, block, 32, &old, &old_cap));
+    assert_false(tk_heap_core_adopt(&h, block, 4, &old, &old_cap));
+    /* NULL arguments */
+    assert_false(tk_heap_core_adopt(NULL, block, 32, &old, &old_cap));
+    assert_false(tk_heap_core_adopt(&h, NULL, 32, &old, &old_cap));
+    assert_false(tk_heap_core_adopt(&h, block, 32, NULL, &old_cap));
+    assert_false(tk_heap_core_adopt(&h, block, 32, &old, NULL));
+    assert_ptr_equal(old, (tk_heap_entry *)&t);
+    assert_int_equal(old_cap, 12345);
+
+    /* a grow is due (8 of 8): too small, or so big it would want to shrink */
+    for (int i = 1; i < 8; i++) {
+        set_key(&n[i], 10 + i, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    assert_int_equal(tk_heap_core_wanted_capacity(&h), 12);
+    assert_false(tk_heap_core_adopt(&h, block, 8, &old, &old_cap));
+    assert_false(tk_heap_core_adopt(&h, block, 11, &old, &old_cap));
+    assert_false(tk_heap_core_adopt(&h, block, 32, &old, &old_cap)); /* 8 <= 32 / 4 */
+    assert_int_equal(tk_heap_core_capacity(&h), 8);
+
+    /* claimed while due, no longer due when the block arrives: refused */
+    assert_ptr_equal(tk_heap_core_pop(&h), &n[0]);
+    assert_ptr_equal(tk_heap_core_pop(&h), &n[1]);
+    assert_int_equal(tk_heap_core_wanted_capacity(&h), 8);
+    assert_false(tk_heap_core_adopt(&h, block, 12, &old, &old_cap));
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_int_equal(tk_heap_core_size(&h), 6);
+    assert_ptr_equal(old, (tk_heap_entry *)&t);
+    tk_heap_core_free_block(&h, block, 32);
+    tk_heap_core_free_block(&h, NULL, 32); /* no-op */
+
+    /* a shrink is due: a block at or above the current capacity, or below
+     * the wanted one, is refused; any step in between is taken */
+    for (int i = 8; i < 200; i++) {
+        set_key(&n[i], 10 + i, (uint64_t)i);
+        owner_resize(&h); /* grows ahead of need, as the adapter does */
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    size_t cap = tk_heap_core_capacity(&h);
+    while (tk_heap_core_size(&h) > 3)
+        assert_non_null(tk_heap_core_pop(&h));
+    size_t want = tk_heap_core_wanted_capacity(&h);
+    assert_true(want < cap / 2);
+    block = tk_heap_core_alloc_block(&h, cap);
+    assert_non_null(block);
+    assert_false(tk_heap_core_adopt(&h, block, cap, &old, &old_cap));
+    tk_heap_core_free_block(&h, block, cap);
+    block = tk_heap_core_alloc_block(&h, want - 1);
+    assert_non_null(block);
+    assert_false(tk_heap_core_adopt(&h, block, want - 1, &old, &old_cap));
+    tk_heap_core_free_block(&h, block, want - 1);
+    assert_int_equal(tk_heap_core_capacity(&h), cap);
+    block = tk_heap_core_alloc_block(&h, cap / 2);
+    assert_non_null(block);
+    assert_true(tk_heap_core_adopt(&h, block, cap / 2, &old, &old_cap)); /* part of the way */
+    assert_int_equal(old_cap, cap);
+    tk_heap_core_free_block(&h, old, old_cap);
+    assert_int_equal(tk_heap_core_capacity(&h), cap / 2);
+    assert_int_equal(tk_heap_core_wanted_capacity(&h), want); /* the rest is still due */
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_true(owner_resize(&h));
+    assert_int_equal(tk_heap_core_capacity(&h), want);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_int_equal(tk_heap_core_size(&h), 3);
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+    assert_int_equal(t.allocs, t.frees);
+}
+
+static void a_failed_block_allocation_leaves_the_heap_full_but_working(void **state) {
+    (void)state;
+    test_alloc t = {.fail_after = 1}; /* the initial array, then nothing */
+    tk_allocator a = make_allocator(&t);
+    tk_heap_core h;
+    tk_node n[5];
+    memset(n, 0, sizeof(n));
+    assert_int_equal(tk_heap_core_init(&h, &a, 4), TK_OK);
+    tk_heap_core_set_auto_resize(&h, false);
+    assert_null(tk_heap_core_alloc_block(&h, 0));
+    assert_null(tk_heap_core_alloc_block(&h, SIZE_MAX));
+    assert_null(tk_heap_core_alloc_block(NULL, 8));
+    for (int i = 0; i < 4; i++) {
+        set_key(&n[i], 40 - i, (uint64_t)i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    set_key(&n[4], 1, 4);
+    n[4].tk__priv.heap.index = SIZE_MAX;
+    assert_int_equal(tk_heap_core_push(&h, &n[4]), TK_EFULL);
+    size_t want = tk_heap_core_wanted_capacity(&h);
+    assert_null(tk_heap_core_alloc_block(&h, want)); /* the allocator fails */
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_int_equal(tk_heap_core_size(&h), 4);
+    assert_int_equal(tk_heap_core_capacity(&h), 4);
+    assert_ptr_equal(tk_heap_core_peek(&h), &n[3]);
+    assert_int_equal(tk_heap_core_push(&h, &n[4]), TK_EFULL);
+    /* memory comes back: the move goes through and the push succeeds */
+    t.fail_after = -1;
+    assert_true(owner_resize(&h));
+    assert_int_equal(tk_heap_core_push(&h, &n[4]), TK_OK);
+    assert_ptr_equal(tk_heap_core_peek(&h), &n[4]);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+    assert_int_equal(t.allocs, t.frees);
+}
+
+/* The model-based walk with the owner in charge of the array. The owner
+ * sometimes claims a resize and comes back with the block only a few steps
+ * later (as the adapter does around its lock), so adopt() meets sizes that
+ * moved on; when it refuses, the block is freed. After every adopted move
+ * the heap must want nothing more. */
+typedef struct owner_tally {
+    size_t full_pushes;  /* pushes that met TK_EFULL */
+    size_t late_adopted; /* pending blocks adopt() took */
+    size_t late_refused; /* pending blocks adopt() refused */
+} owner_tally;
+
+static void run_owner_driven_model(uint64_t seed, size_t min_capacity, int steps,
+                                   owner_tally *tally) {
+    enum { POOL = 600 };
+    static tk_node pool[POOL];
+    memset(pool, 0, sizeof(pool));
+    model m = {.n = 0};
+    bool in[POOL] = {false};
+    uint64_t rng = seed, next_seq = 0;
+    test_alloc t = {.fail_after = -1};
+    tk_allocator a = make_allocator(&t);
+    tk_heap_core h;
+    assert_int_equal(tk_heap_core_init(&h, &a, min_capacity), TK_OK);
+    tk_heap_core_set_auto_resize(&h, false);
+    tk_heap_entry *pending = NULL; /* a block claimed earlier, not yet offered */
+    size_t pending_cap = 0;
+    int pending_steps = 0;
+    size_t blocks = 0; /* alloc_block() calls that succeeded */
+
+    for (int step = 0; step < steps; step++) {
+        size_t r = rng_below(&rng, 100);
+        size_t push_pct = (step / 500) % 2 == 0 ? 60 : 30; /* waves up and down */
+        if (r < push_pct) {
+            size_t i = rng_below(&rng, POOL);
+            if (!in[i]) {
+                set_key(&pool[i], (int64_t)rng_below(&rng, 1000), next_seq++);
+                int rc = tk_heap_core_push(&h, &pool[i]);
+                if (rc == TK_EFULL) {
+                    tally->full_pushes++;
+                    assert_int_equal(tk_heap_core_size(&h), tk_heap_core_capacity(&h));
+                    assert_false(tk_heap_core_contains(&h, &pool[i]));
+                    blocks++;
+                    assert_true(owner_resize(&h));
+                    rc = tk_heap_core_push(&h, &pool[i]);
+                }
+                assert_int_equal(rc, TK_OK);
+                in[i] = true;
+                model_insert(&m, &pool[i]);
+            }
+        } else if (r < push_pct + 30) {
+            size_t i = rng_below(&rng, POOL);
+            int rc = tk_heap_core_remove(&h, &pool[i]);
+            assert_int_equal(rc, in[i] ? TK_OK : TK_ENOENT);
+            if (in[i]) {
+                model_erase_at(&m, model_find(&m, &pool[i]));
+                in[i] = false;
+            }
+        } else {
+            tk_node *got = tk_heap_core_pop(&h);
+            assert_ptr_equal(got, m.n > 0 ? m.v[0] : NULL);
+            if (got != NULL) {
+                in[got - pool] = false;
+                model_erase_at(&m, 0);
+            }
+        }
+        /* the owner: finish a pending move, or claim one, or move at once */
+        if (pending != NULL && --pending_steps <= 0) {
+            tk_heap_entry *old = NULL;
+            size_t old_cap = 0;
+            if (tk_heap_core_adopt(&h, pending, pending_cap, &old, &old_cap)) {
+                tally->late_adopted++;
+                tk_heap_core_free_block(&h, old, old_cap);
+            } else {
+                tally->late_refused++;
+                tk_heap_core_free_block(&h, pending, pending_cap);
+            }
+            pending = NULL;
+        }
+        size_t want = tk_heap_core_wanted_capacity(&h);
+        if (pending == NULL && want != tk_heap_core_capacity(&h)) {
+            if (rng_below(&rng, 3) == 0) {
+                pending = tk_heap_core_alloc_block(&h, want);
+                assert_non_null(pending);
+                pending_cap = want;
+                pending_steps = 1 + (int)rng_below(&rng, 4);
+            } else {
+                assert_true(owner_resize(&h));
+                assert_int_equal(tk_heap_core_wanted_capacity(&h), want); /* settled */
+            }
+            blocks++;
+        }
+        assert_int_equal(tk_heap_core_check(&h), TK_OK);
+        assert_int_equal(tk_heap_core_size(&h), m.n);
+        assert_ptr_equal(tk_heap_core_peek(&h), m.n > 0 ? m.v[0] : NULL);
+        assert_true(tk_heap_core_capacity(&h) >= min_capacity);
+    }
+    if (pending != NULL)
+        tk_heap_core_free_block(&h, pending, pending_cap);
+    assert_int_equal(t.allocs, 1 + blocks); /* the heap itself allocated nothing */
+    for (size_t i = 0; i < m.n; i++)
+        assert_ptr_equal(tk_heap_core_pop(&h), m.v[i]);
+    tk_heap_core_destroy(&h);
+    assert_int_equal(t.live_bytes, 0);
+}
+
+static void owner_driven_random_operations_match_the_model_and_moves_settle(void **state) {
+    (void)state;
+    static const size_t mins[] = {1, 2, 3, 5, 8, 64};
+    static const uint64_t seeds[] = {3, 0xabcdef, 424242};
+    owner_tally tally = {0, 0, 0};
+    for (size_t k = 0; k < sizeof(mins) / sizeof(mins[0]); k++)
+        for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+            run_owner_driven_model(seeds[i] + k, mins[k], 4000, &tally);
+    /* the walk met every path: a full array, late moves taken and refused */
+    assert_true(tally.full_pushes > 0);
+    assert_true(tally.late_adopted > 0);
+    assert_true(tally.late_refused > 0);
+}
+
 /* ---- membership ------------------------------------------------------------ */
 
 static void removed_and_popped_nodes_are_no_longer_contained(void **state) {
@@ -649,6 +1024,12 @@ int main(void) {
         cmocka_unit_test(shrinking_stops_at_the_initial_capacity),
         cmocka_unit_test(push_that_cannot_grow_reports_enomem_and_leaves_the_heap_intact),
         cmocka_unit_test(failed_shrink_keeps_the_larger_array_and_the_heap_working),
+        cmocka_unit_test(owner_driven_heap_never_allocates_and_reports_a_full_array),
+        cmocka_unit_test(wanted_capacity_asks_to_grow_once_fifteen_sixteenths_are_in_use),
+        cmocka_unit_test(wanted_capacity_returns_the_memory_of_a_mass_removal_in_one_move),
+        cmocka_unit_test(adopt_refuses_a_move_that_is_not_wanted_and_leaves_the_heap_alone),
+        cmocka_unit_test(a_failed_block_allocation_leaves_the_heap_full_but_working),
+        cmocka_unit_test(owner_driven_random_operations_match_the_model_and_moves_settle),
         cmocka_unit_test(removed_and_popped_nodes_are_no_longer_contained),
         cmocka_unit_test(a_node_of_another_heap_is_not_contained_and_not_removed),
         cmocka_unit_test(push_rejects_null_and_a_node_already_in_the_heap),
