@@ -35,6 +35,7 @@ static int ex_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
         s->qc.tick_ns = p->tick_ns;
         s->qc.ticks_per_wheel = p->ticks;
     }
+    s->qc.spin_ns = p->spin_ns;
     opt.engine_config = &s->qc;
     opt.remove_on_cancel = true;
     opt.timer_slack_ns = o->timer_slack_ns;

@@ -1115,10 +1115,25 @@ static double est_churn(const tkb_peer *p, double n, double pairs) {
            pairs * 0.1e-6 * peer_factor(p) * (n >= 1e6 ? 4.0 : 1.0);
 }
 
+/* True if the comma-separated `list` names `item` exactly. */
+static bool list_has(const char *list, const char *item) {
+    size_t len = strlen(item);
+    for (const char *s = list; *s != '\0';) {
+        const char *end = strchr(s, ',');
+        size_t n = end != NULL ? (size_t)(end - s) : strlen(s);
+        if (n == len && strncmp(s, item, n) == 0)
+            return true;
+        s += n + (end != NULL);
+    }
+    return false;
+}
+
 size_t tkb_workload_cases(const char *w, const tkb_peer *p, tkb_case *cases, size_t cap) {
     size_t k = 0;
     const tkb_config *g = &tkb_cfg;
     bool is_floor = strcmp(p->kind, "floor") == 0;
+    if (p->only != NULL && !list_has(p->only, w))
+        return 0;
     if (strcmp(w, "floor") == 0) {
         if (!is_floor)
             return 0;

@@ -72,6 +72,7 @@ int tk_queue_config_init(tk_queue_config *cfg) {
     cfg->ticks_per_wheel = 512;
     cfg->max_pending = 0;
     cfg->thread_name = "tk-wheel";
+    cfg->spin_ns = 0;
     return TK_OK;
 }
 

@@ -72,6 +72,13 @@ typedef struct tk_queue_config {
     uint32_t ticks_per_wheel;      /* wheel: rounded up to a power of two (default 512) */
     size_t max_pending;            /* wheel: offers beyond it get TK_EFULL (0: unbounded) */
     const char *thread_name;       /* wheel: tick thread name (default "tk-wheel") */
+    /* heap: the thread waiting for the head sleeps until spin_ns before its
+     * deadline and busy-waits the rest, so a task starts within a few
+     * microseconds of its deadline instead of after the OS's timer wake-up
+     * latency (tens of microseconds, more on a VM). Costs up to spin_ns of
+     * one core's time per wait that ends in a due task; 0 (the default)
+     * never spins. Must be 0 to 1 s (TK_EINVAL otherwise). */
+    int64_t spin_ns;
 } tk_queue_config;
 
 /* Hands back a node whose remove() returned TK_EINPROGRESS, once the engine

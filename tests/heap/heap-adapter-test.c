@@ -270,6 +270,100 @@ static void an_earlier_offer_wakes_the_sleeping_leader(void **state) {
     ops->destroy(q);
 }
 
+/* ---- spin_ns --------------------------------------------------------------- */
+
+static tk_queue *make_spinning_queue(int64_t spin_ns) {
+    tk_queue_config cfg;
+    assert_int_equal(tk_queue_config_init(&cfg), TK_OK);
+    cfg.spin_ns = spin_ns;
+    tk_queue *q = NULL;
+    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_OK);
+    return q;
+}
+
+static void spin_ns_outside_zero_to_one_second_is_einval(void **state) {
+    (void)state;
+    tk_queue_config cfg;
+    assert_int_equal(tk_queue_config_init(&cfg), TK_OK);
+    assert_int_equal(cfg.spin_ns, 0);
+    tk_queue *q = NULL;
+    cfg.spin_ns = -1;
+    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_EINVAL);
+    assert_null(q);
+    cfg.spin_ns = TK_NS_PER_S + 1;
+    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_EINVAL);
+    assert_null(q);
+    cfg.spin_ns = TK_NS_PER_S;
+    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_OK);
+    ops->destroy(q);
+}
+
+/* A spinning leader hands out nodes in order and never early, whether the
+ * head was far (sleep, then spin) or near (spin only). */
+static void a_spinning_leader_never_returns_a_node_early(void **state) {
+    (void)state;
+    tk_queue *q = make_spinning_queue(5 * MS);
+    enum { K = 20 };
+    tk_node n[K];
+    int64_t base = tk_clock_now_ns();
+    for (int i = 0; i < K; i++) {
+        /* 2 ms apart: some inside the spin window of the one before */
+        node_at(&n[i], base + (int64_t)(i + 1) * 2 * MS, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    for (int i = 0; i < K; i++) {
+        tk_node *got = NULL;
+        assert_int_equal(ops->take(q, &got), TK_OK);
+        int64_t now = tk_clock_now_ns();
+        assert_ptr_equal(got, &n[i]);
+        assert_true(now >= got->deadline_ns);
+    }
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+}
+
+/* A new, earlier head ends the leader's spin: it is taken at its own
+ * deadline, not after the spin for the old head. */
+static void an_earlier_offer_ends_the_leaders_spin(void **state) {
+    (void)state;
+    tk_queue *q = make_spinning_queue(TK_NS_PER_S);
+    tk_node late, early;
+    int64_t t0 = tk_clock_now_ns();
+    node_at(&late, t0 + 800 * MS, 1);
+    assert_int_equal(ops->offer(q, &late), TK_OK);
+    taker t;
+    taker_start(&t, q, -1);
+    sleep_ms(30); /* t spins for `late` (inside the 1 s window) */
+    node_at(&early, tk_clock_now_ns() + 30 * MS, 2);
+    assert_int_equal(ops->offer(q, &early), TK_OK);
+    taker_join(&t);
+    assert_int_equal(t.rc, TK_OK);
+    assert_ptr_equal(t.got, &early);
+    assert_true(t.returned_ns >= early.deadline_ns);
+    assert_true(t.returned_ns < late.deadline_ns); /* not after late's spin */
+    assert_int_equal(ops->remove(q, &late), TK_OK);
+    ops->destroy(q);
+}
+
+/* close() ends a spin at once. */
+static void close_now_ends_the_leaders_spin(void **state) {
+    (void)state;
+    tk_queue *q = make_spinning_queue(TK_NS_PER_S);
+    tk_node n;
+    node_at(&n, tk_clock_now_ns() + 900 * MS, 1);
+    assert_int_equal(ops->offer(q, &n), TK_OK);
+    taker t;
+    taker_start(&t, q, -1);
+    sleep_ms(30);
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    taker_join(&t);
+    assert_int_equal(t.rc, TK_ECLOSED);
+    assert_true(t.returned_ns < n.deadline_ns);
+    assert_int_equal(ops->size(q), 1);
+    assert_non_null(ops->drain(q));
+    ops->destroy(q);
+}
+
 static void a_leader_waiting_for_the_end_of_time_is_still_released_by_close(void **state) {
     (void)state;
     tk_queue *q = make_queue();
@@ -1164,6 +1258,10 @@ int main(void) {
         cmocka_unit_test(blocked_takers_each_get_one_node_none_early),
         cmocka_unit_test(an_earlier_offer_wakes_the_sleeping_leader),
         cmocka_unit_test(a_leader_waiting_for_the_end_of_time_is_still_released_by_close),
+        cmocka_unit_test(spin_ns_outside_zero_to_one_second_is_einval),
+        cmocka_unit_test(a_spinning_leader_never_returns_a_node_early),
+        cmocka_unit_test(an_earlier_offer_ends_the_leaders_spin),
+        cmocka_unit_test(close_now_ends_the_leaders_spin),
         cmocka_unit_test(poll_gives_up_after_its_timeout),
         cmocka_unit_test(poll_returns_a_node_that_falls_due_within_the_timeout),
         cmocka_unit_test(close_when_empty_hands_out_what_is_left_then_reports_closed),
