@@ -5,13 +5,15 @@
  *   user threads --offer--> pending stack --+
  *                --remove-> cancel stack ---+--> tick thread: core wheel
  *                                                 |  (buckets, bitmap)
- *   worker threads <--take/poll-- ready list <----+  expired batches, sorted
+ *   worker threads <--take/poll-- ready set <-----+  expired batches, sorted
+ *                                 (sorted runs)
  *
  * - offer() pushes the node onto the pending stack, a lock-free Treiber stack
  *   linked through tk__priv.wheel.next that only the holder of core_lock
  *   empties, whole, with one atomic exchange (no ABA: nothing pops single
  *   nodes). Offering never touches the wheel or any lock: a fetch-add on the
- *   size, a store and a CAS, plus a load of the tick thread's wake threshold.
+ *   size, a store and a CAS, plus loads of the tick thread's wake threshold
+ *   and flood mark.
  * - The tick thread owns the core (under core_lock). Each pass it unlinks the
  *   cancelled nodes and releases them, RELEASE_CHUNK at a time (the chunk's
  *   neighbours prefetched together, core_lock dropped for the callbacks, so a
@@ -20,8 +22,13 @@
  *   TRANSFER_LIMIT and about one tick of work a pass, as Netty bounds it,
  *   so a flood of offers cannot starve expiry; unlike Netty, nodes due within a revolution go
  * first, so a flood of far timers cannot hold up a near one either), advances the core to the tick
- * of the current time, and merges the sorted expired batch into the ready list (under ready_lock),
- * which the executor's workers take from.
+ * of the current time, and publishes the expired batch to the ready set (under ready_lock), which
+ * the executor's workers take from: the batch is cut into pieces of TK__WHEEL_SORT_PIECE nodes,
+ * each sorted while it is in cache and added as a sorted run (or appended to the previous run
+ * when it continues it), and a winner tree over the runs' heads hands the smallest out first
+ * (wheel-ready.h). Publishing costs O(batch), whatever the number of nodes already ready: one
+ * sorted list, into which each batch was merged, cost a walk of the ready nodes per batch, and
+ * quadratic time when a backlog expired over many passes.
  * - remove() of a pending or bucketed node is an atomic state change (plus,
  *   for a bucketed node, a lock-free push onto the cancel stack) and returns
  *   TK_EINPROGRESS; size() drops at once. The tick thread unlinks it at its
@@ -39,7 +46,7 @@
  *   CANCELLED_PENDING  removed while pending; released when the stack is
  *                 emptied;
  *   BUCKETED      in the core;
- *   READY         in the ready list;
+ *   READY         in the ready set (tk__priv.wheel.rounds: its run's slot);
  *   ptr | 7       removed while bucketed: it is on the cancel stack and the
  *                 word is also the stack link (nodes are 8-byte aligned). The
  *                 bucket keeps using next/prev, so the cancel link cannot share
@@ -49,13 +56,14 @@
  * node the core expired while a remover claimed it is marked detached
  * (rounds = DETACHED) so the cancel pass does not unlink it twice.
  *
- * Ordering and accuracy. The core hands out each tick's batch sorted by
- * (deadline, seq) and the ready list is kept sorted, so the nodes the tick
- * thread has taken in leave in the heap's order. It is not exact across the
+ * Ordering and accuracy. Each expired batch is sorted by (deadline, seq) (in
+ * pieces, merged by the ready set's pops) and published whole under one hold
+ * of ready_lock, so the nodes the tick thread has taken in leave in the
+ * heap's order. It is not exact across the
  * hand-off: a node offered with a deadline already past becomes visible to
  * take() only at the next tick, so a ready node with a larger key may leave
  * before it (a reordering within one tick, which DESIGN.md allows when said;
- * so the engine does not claim TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the ready list
+ * so the engine does not claim TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the ready set
  * only once the clock has reached a tick instant t_k >= its deadline: never
  * early. Lateness <= one tick + the tick thread's wake-up latency (timer
  * slack is set to 1 us on that thread) + the time to process the pass + a
@@ -73,6 +81,11 @@
  * before it sleeps, and then sleeps only to the next tick, so that a stream
  * of offers or removals is taken in per-tick batches rather than spun on.
  * One timer an hour ahead costs one wake-up, not 3.6 million (Netty).
+ * A flood is the exception: the offer that brings the size FLOOD_OFFERS
+ * (65536) above its value when the thread went to sleep wakes it, whatever
+ * its deadline, so that a million timers scheduled ahead are moved into
+ * buckets while they arrive, instead of being grabbed and moved all at once
+ * at the first expiry, which that work (tens of ms) would make late.
  *
  * Configuration. tick_ns: default 1 ms, floor TK_WHEEL_MIN_TICK_NS (10 us,
  * see wheel-internal.h), below it TK_EINVAL. ticks_per_wheel: default 512,
@@ -83,10 +96,19 @@
  *
  * Locks and order: core_lock -> ready_lock -> tick_lock; start_lock is taken
  * alone. No callback runs with any of them held except remove_if()'s `pred`
- * (allowed by queue.h). Complexity: offer O(1) lock-free; remove O(1)
- * (lock-free, or ready_lock for a ready node); take/poll O(1); per tick pass
- * O(cancelled + moved + expired log expired), the last term O(expired) when
- * the batch is already in order (the usual case, see tk__wheel_sort); peek/remove_first flush the
+ * (allowed by queue.h). ready_lock is held while a batch is sorted and
+ * linked, O(batch): takers wait that long (for none of the batch could they
+ * have sooner), and sorting each piece just before linking it, rather than
+ * the whole batch before taking the lock, links nodes still in cache (a
+ * miss per node saved on a large batch). Takers count themselves in
+ * ready_waiters, so that publishing and taking signal ready_cond only when
+ * someone waits, and wake no more takers than there are new nodes.
+ * Complexity: offer O(1) lock-free; remove O(1) (lock-free,
+ * or ready_lock for a ready node, plus O(log runs) if it heads its run);
+ * take/poll O(log runs) (at most TK_WHEEL_READY_RUNS = 256 runs; one in the
+ * steady state); per tick pass O(cancelled + moved + expired log
+ * min(expired, TK__WHEEL_SORT_PIECE)), the last term O(expired) when the
+ * batch is already in order (the usual case); peek/remove_first flush the
  * pending stack and scan the earliest buckets; drain/remove_if O(n).
  *
  * Reference: Netty io.netty.util.HashedWheelTimer; G. Varghese and T. Lauck,
@@ -107,6 +129,7 @@
 #include "timerkit/queue.h"
 #include "wheel-core.h"
 #include "wheel-internal.h"
+#include "wheel-ready.h"
 
 /* ---- node state word ------------------------------------------------------ */
 
@@ -128,6 +151,12 @@
 
 /* Removed nodes the tick thread unlinks before it releases them. */
 #define RELEASE_CHUNK ((size_t)256)
+
+/* Offers that wake a sleeping tick thread whatever their deadlines: a flood
+ * of timers far ahead is taken in while it arrives, not all at once at the
+ * first expiry, where grabbing and moving a million nodes (tens of ms) would
+ * delay the expiry itself. */
+#define FLOOD_OFFERS ((size_t)65536)
 
 /* wake_threshold value while the tick thread is awake (no signal needed). */
 #define AWAKE INT64_MIN
@@ -188,6 +217,9 @@ struct tk_queue {
     /* Written by the tick thread before it sleeps (the latest deadline that
      * needs it woken early), CASed to AWAKE by the thread that wakes it. */
     _Atomic int64_t wake_threshold;
+    /* Written by the tick thread before it sleeps: the size at which an
+     * offer wakes it anyway (FLOOD_OFFERS more than then). */
+    atomic_size_t flood_mark;
     /* Set by the tick thread when it plans to sleep longer than RECLAIM_NS;
      * cleared by the thread that wakes it to release removed nodes. */
     atomic_bool sleep_long;
@@ -209,8 +241,8 @@ struct tk_queue {
     /* Guarded by ready_lock. */
     pthread_mutex_t ready_lock;
     pthread_cond_t ready_cond; /* takers wait here (CLOCK_MONOTONIC) */
-    tk_node *ready_head;       /* sorted by (deadline, seq), doubly linked */
-    tk_node *ready_tail;
+    size_t ready_waiters;      /* takers inside a wait on ready_cond */
+    tk__wheel_ready ready;     /* expired nodes in sorted runs (wheel-ready.h) */
 
     /* Guarded by tick_lock: the tick thread's sleep. */
     pthread_mutex_t tick_lock;
@@ -223,6 +255,7 @@ struct tk_queue {
     /* Statistics: relaxed atomics. */
     _Atomic uint64_t st_wakeups, st_loops, st_expired, st_moved, st_released;
     _Atomic uint64_t st_cancelled_pending, st_cancelled_bucket, st_removed_ready;
+    _Atomic uint64_t st_ready_runs_max, st_ready_merges; /* written by the tick thread */
 };
 
 #define STAT_ADD(q, field, v) atomic_fetch_add_explicit(&(q)->field, (v), memory_order_relaxed)
@@ -245,10 +278,11 @@ static void signal_tick(struct tk_queue *q) {
 }
 
 /* Wakes the tick thread if it sleeps and a node due at `deadline_ns` cannot
- * wait for its planned wake-up. Any thread, no lock held (takes tick_lock). */
-static void maybe_wake(struct tk_queue *q, int64_t deadline_ns) {
+ * wait for its planned wake-up, or if `flood`. Any thread, no lock held
+ * (takes tick_lock). */
+static void maybe_wake(struct tk_queue *q, int64_t deadline_ns, bool flood) {
     int64_t thr = atomic_load(&q->wake_threshold);
-    while (thr != AWAKE && deadline_ns <= thr) {
+    while (thr != AWAKE && (flood || deadline_ns <= thr)) {
         if (atomic_compare_exchange_weak(&q->wake_threshold, &thr, AWAKE)) {
             signal_tick(q);
             return;
@@ -434,58 +468,55 @@ static bool flush_all_locked(struct tk_queue *q) {
     return q->zombies != NULL;
 }
 
-/* Merges a sorted batch (linked through next) into the sorted ready list,
- * keeping only the nodes still BUCKETED. Needs core_lock and ready_lock. */
-static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch) {
-    size_t added = 0;
-    tk_node *cur = NULL; /* last ready node known to go before the batch rest */
-    bool positioned = false;
-    while (batch != NULL) {
-        tk_node *x = batch;
-        batch = NEXT(x);
-        uint64_t w = ST_BUCKETED;
-        if (!word_cas(x, &w, ST_READY)) {
-            /* A remover claimed it; it is on the cancel stack. */
-            x->tk__priv.wheel.rounds = DETACHED;
-            continue;
-        }
-        if (!positioned) {
-            cur = q->ready_tail;
-            while (cur != NULL && tk__wheel_before(x, cur))
-                cur = PREV(cur);
-            positioned = true;
-        } else {
-            while (NEXT(cur) != NULL && !tk__wheel_before(x, NEXT(cur)))
-                cur = NEXT(cur);
-        }
-        /* insert x after cur (cur NULL: at the head) */
-        tk_node *after = cur != NULL ? NEXT(cur) : q->ready_head;
-        PREV(x) = cur;
-        NEXT(x) = after;
-        if (cur != NULL)
-            NEXT(cur) = x;
-        else
-            q->ready_head = x;
-        if (after != NULL)
-            PREV(after) = x;
-        else
-            q->ready_tail = x;
-        cur = x;
-        added++;
-    }
-    return added;
+/* Claims an expired node for the ready set (BUCKETED -> READY); a node a
+ * remover claimed first is on the cancel stack: it is marked detached and
+ * left out. Called by tk__wheel_ready_publish(); needs core_lock and
+ * ready_lock (a remover that sees READY then waits for ready_lock, so it
+ * finds the node linked). */
+static bool claim_ready(tk_node *n, void *ctx) {
+    (void)ctx;
+    uint64_t w = ST_BUCKETED;
+    if (word_cas(n, &w, ST_READY))
+        return true;
+    n->tk__priv.wheel.rounds = DETACHED;
+    return false;
 }
 
-/* Unlinks ready node n. Needs ready_lock. */
-static void ready_unlink_locked(struct tk_queue *q, tk_node *n) {
-    if (PREV(n) != NULL)
-        NEXT(PREV(n)) = NEXT(n);
-    else
-        q->ready_head = NEXT(n);
-    if (NEXT(n) != NULL)
-        PREV(NEXT(n)) = PREV(n);
-    else
-        q->ready_tail = PREV(n);
+/* Wakes as many waiting takers as `added` new ready nodes can serve: none
+ * if nobody waits, all of them (one broadcast) if there are enough nodes,
+ * else one signal per node; the old broadcast woke every waiter even for a
+ * single node. Needs ready_lock. */
+static void wake_takers_locked(struct tk_queue *q, size_t added) {
+    size_t waiters = q->ready_waiters;
+    if (waiters == 0 || added == 0)
+        return;
+    if (added >= waiters) {
+        pthread_cond_broadcast(&q->ready_cond);
+    } else {
+        for (size_t i = 0; i < added; i++)
+            pthread_cond_signal(&q->ready_cond);
+    }
+}
+
+/* Publishes an expired batch (unsorted, linked through next) to the ready
+ * set: cut into pieces of TK__WHEEL_SORT_PIECE nodes, each sorted and
+ * linked into the set (as a run of its own unless it continues the previous
+ * one) while its nodes are still in cache; pops merge the runs. All under
+ * one hold of ready_lock, so takers never see part of a batch. Returns the
+ * number of nodes published. Needs core_lock. */
+static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch) {
+    size_t added = 0;
+    lock(&q->ready_lock);
+    while (batch != NULL) {
+        tk__wheel_piece p = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
+        added += tk__wheel_ready_publish(&q->ready, p.head, claim_ready, NULL);
+    }
+    if (q->ready.nruns > atomic_load_explicit(&q->st_ready_runs_max, memory_order_relaxed))
+        atomic_store_explicit(&q->st_ready_runs_max, q->ready.nruns, memory_order_relaxed);
+    atomic_store_explicit(&q->st_ready_merges, q->ready.merges, memory_order_relaxed);
+    wake_takers_locked(q, added);
+    unlock(&q->ready_lock);
+    return added;
 }
 
 /* Runs the release callback on a zombie list. No lock held. */
@@ -533,17 +564,9 @@ static void *tick_main(void *arg) {
         uint64_t k = tk__wheel_core_tick_at(&q->core, now);
         if (k > tk_wheel_core_current_tick(&q->core)) {
             size_t count = 0;
-            tk_node *batch = tk_wheel_core_advance_to(&q->core, k, &count);
-            if (batch != NULL) {
-                lock(&q->ready_lock);
-                size_t added = publish_ready_locked(q, batch);
-                if (added == 1)
-                    pthread_cond_signal(&q->ready_cond);
-                else if (added > 1)
-                    pthread_cond_broadcast(&q->ready_cond);
-                unlock(&q->ready_lock);
-                STAT_ADD(q, st_expired, added);
-            }
+            tk_node *batch = tk__wheel_core_expire_to(&q->core, k, &count);
+            if (batch != NULL)
+                STAT_ADD(q, st_expired, publish_ready_locked(q, batch));
         }
 
         if (q->zombies != NULL) {
@@ -570,6 +593,8 @@ static void *tick_main(void *arg) {
             threshold = AWAKE + 1;
         /* Publish, then look (Dekker with offer/remove, all seq_cst): either
          * a producer sees the plan and wakes us, or we see its node here. */
+        atomic_store_explicit(&q->flood_mark, atomic_load(&q->size) + FLOOD_OFFERS,
+                              memory_order_relaxed);
         atomic_store(&q->wake_threshold, threshold);
         atomic_store(&q->sleep_long, plan > tk__sat_add(now, RECLAIM_NS));
         if (atomic_load(&q->pending_top) != NULL || atomic_load(&q->cancel_top) != NULL ||
@@ -645,6 +670,7 @@ static int wheel_create(const tk_queue_config *cfg, tk_queue_release_fn release,
     if (q == NULL)
         return TK_ENOMEM;
     memset(q, 0, sizeof(*q));
+    tk__wheel_ready_init(&q->ready);
     q->allocator = c.allocator;
     q->release = release;
     q->release_ctx = release_ctx;
@@ -656,6 +682,7 @@ static int wheel_create(const tk_queue_config *cfg, tk_queue_release_fn release,
     atomic_init(&q->size, 0);
     atomic_init(&q->closed, 0);
     atomic_init(&q->wake_threshold, AWAKE);
+    atomic_init(&q->flood_mark, FLOOD_OFFERS);
     atomic_init(&q->sleep_long, false);
     atomic_init(&q->started, false);
     atomic_init(&q->stop, false);
@@ -737,8 +764,9 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
         return TK_EINVAL;
     if (atomic_load_explicit(&q->closed, memory_order_relaxed) == TK_QUEUE_CLOSE_NOW)
         return TK_ECLOSED;
+    size_t size; /* the size this offer makes */
     if (q->max_pending == 0) {
-        atomic_fetch_add(&q->size, 1);
+        size = atomic_fetch_add(&q->size, 1) + 1;
     } else {
         /* exact limit: never count past it, even transiently */
         size_t cur = atomic_load_explicit(&q->size, memory_order_relaxed);
@@ -746,6 +774,7 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
             if (cur >= q->max_pending)
                 return TK_EFULL;
         } while (!atomic_compare_exchange_weak(&q->size, &cur, cur + 1));
+        size = cur + 1;
     }
     if (TK__UNLIKELY(!atomic_load_explicit(&q->started, memory_order_acquire))) {
         int rc = start_thread(q);
@@ -761,7 +790,7 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
         NEXT(n) = top;
     } while (!atomic_compare_exchange_weak_explicit(&q->pending_top, &top, n, memory_order_seq_cst,
                                                     memory_order_relaxed));
-    maybe_wake(q, deadline_ns);
+    maybe_wake(q, deadline_ns, size == atomic_load_explicit(&q->flood_mark, memory_order_relaxed));
     return TK_OK;
 }
 
@@ -775,12 +804,11 @@ static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, tk_no
             unlock(&q->ready_lock);
             return TK_ECLOSED;
         }
-        tk_node *n = q->ready_head;
+        tk_node *n = tk__wheel_ready_pop(&q->ready);
         if (n != NULL) {
-            ready_unlink_locked(q, n);
             word_store(n, ST_NONE);
             size_sub(q, 1, true);
-            if (q->ready_head != NULL)
+            if (q->ready_waiters != 0 && q->ready.size != 0)
                 pthread_cond_signal(&q->ready_cond); /* pass the baton */
             unlock(&q->ready_lock);
             *out = n;
@@ -791,14 +819,18 @@ static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, tk_no
             return TK_ECLOSED;
         }
         if (!timed) {
+            q->ready_waiters++;
             pthread_cond_wait(&q->ready_cond, &q->ready_lock);
+            q->ready_waiters--;
         } else {
             if (tk_clock_now_ns() >= deadline_ns) {
                 unlock(&q->ready_lock);
                 return TK_ETIMEDOUT;
             }
             struct timespec ts = tk__ns_to_timespec(deadline_ns);
+            q->ready_waiters++;
             pthread_cond_timedwait(&q->ready_cond, &q->ready_lock, &ts);
+            q->ready_waiters--;
         }
     }
 }
@@ -823,7 +855,7 @@ static int remove_ready(struct tk_queue *q, tk_node *n) {
         unlock(&q->ready_lock);
         return TK_ENOENT; /* handed out (or removed) meanwhile */
     }
-    ready_unlink_locked(q, n);
+    tk__wheel_ready_remove(&q->ready, n);
     word_store(n, ST_NONE);
     size_sub(q, 1, true);
     unlock(&q->ready_lock);
@@ -897,7 +929,7 @@ static bool accept_bucketed(const tk_node *n, void *ctx) {
  * pending queue must have been flushed. */
 static tk_node *first_locked(struct tk_queue *q) {
     tk_node *c = tk__wheel_core_first(&q->core, accept_bucketed, NULL);
-    tk_node *r = q->ready_head;
+    tk_node *r = tk__wheel_ready_first(&q->ready);
     if (c == NULL)
         return r;
     if (r == NULL)
@@ -918,7 +950,7 @@ static int wheel_remove_first(tk_queue *q, tk_node **out) {
             break;
         uint64_t w = word_load(n);
         if (w == ST_READY) {
-            ready_unlink_locked(q, n);
+            tk__wheel_ready_remove(&q->ready, n);
             word_store(n, ST_NONE);
             break;
         }
@@ -970,6 +1002,16 @@ typedef struct extract_ctx {
     void *ctx;
 } extract_ctx;
 
+/* Takes a ready node matching the predicate out of the ready set (READY ->
+ * NONE; ready_lock held, so no remover races). */
+static bool take_ready_if(tk_node *n, void *arg) {
+    extract_ctx *x = arg;
+    if (x->pred != NULL && !x->pred(n, x->ctx))
+        return false;
+    word_store(n, ST_NONE);
+    return true;
+}
+
 /* Claims a bucketed node matching the predicate (BUCKETED -> NONE). */
 static bool claim_if(tk_node *n, void *arg) {
     extract_ctx *x = arg;
@@ -981,7 +1023,7 @@ static bool claim_if(tk_node *n, void *arg) {
     return word_cas(n, &w, ST_NONE);
 }
 
-/* Removes matching nodes from the core and the ready list. Returns them
+/* Removes matching nodes from the core and the ready set. Returns them
  * linked through next; *count set. */
 static tk_node *extract(struct tk_queue *q, extract_ctx *x, size_t *count) {
     lock(&q->core_lock);
@@ -989,17 +1031,15 @@ static tk_node *extract(struct tk_queue *q, extract_ctx *x, size_t *count) {
     size_t k = 0;
     tk_node *out = tk__wheel_core_extract_if(&q->core, claim_if, x, &k);
     lock(&q->ready_lock);
-    for (tk_node *n = q->ready_head; n != NULL;) {
-        tk_node *next = NEXT(n);
-        if (x->pred == NULL || x->pred(n, x->ctx)) {
-            ready_unlink_locked(q, n);
-            word_store(n, ST_NONE);
-            NEXT(n) = out;
-            out = n;
-            k++;
-        }
-        n = next;
+    size_t r = 0;
+    tk_node *ready = tk__wheel_ready_extract_if(&q->ready, take_ready_if, x, &r);
+    while (ready != NULL) {
+        tk_node *next = NEXT(ready);
+        NEXT(ready) = out;
+        out = ready;
+        ready = next;
     }
+    k += r;
     size_sub(q, k, true);
     unlock(&q->ready_lock);
     unlock(&q->core_lock);
@@ -1043,6 +1083,11 @@ static bool check_core_node(const tk_node *n, void *ctx) {
     return w == ST_BUCKETED || is_cancel_linked(w);
 }
 
+static bool check_ready_node(const tk_node *n, void *ctx) {
+    (void)ctx;
+    return word_load(n) == ST_READY;
+}
+
 static int wheel_check(tk_queue *q) {
     if (q == NULL)
         return TK_EINVAL;
@@ -1052,14 +1097,7 @@ static int wheel_check(tk_queue *q) {
         !tk__wheel_core_foreach(&q->core, check_core_node, NULL))
         rc = TK_ESTATE;
     lock(&q->ready_lock);
-    const tk_node *prev = NULL;
-    for (const tk_node *n = q->ready_head; n != NULL && rc == TK_OK; n = NEXT(n)) {
-        if (PREV(n) != prev || word_load(n) != ST_READY ||
-            (prev != NULL && tk__wheel_before(n, prev)))
-            rc = TK_ESTATE;
-        prev = n;
-    }
-    if (rc == TK_OK && q->ready_tail != prev)
+    if (rc == TK_OK && tk__wheel_ready_check(&q->ready, check_ready_node, NULL) != TK_OK)
         rc = TK_ESTATE;
     unlock(&q->ready_lock);
     unlock(&q->core_lock);
@@ -1075,6 +1113,8 @@ void tk__wheel_stats_get(tk_queue *q, tk__wheel_stats *st) {
     st->cancelled_pending = atomic_load_explicit(&q->st_cancelled_pending, memory_order_relaxed);
     st->cancelled_bucket = atomic_load_explicit(&q->st_cancelled_bucket, memory_order_relaxed);
     st->removed_ready = atomic_load_explicit(&q->st_removed_ready, memory_order_relaxed);
+    st->ready_runs_max = atomic_load_explicit(&q->st_ready_runs_max, memory_order_relaxed);
+    st->ready_merges = atomic_load_explicit(&q->st_ready_merges, memory_order_relaxed);
 }
 
 static const tk_queue_ops wheel_ops = {

@@ -29,7 +29,10 @@
  * min_expiry <= t; the walk unlinks the nodes with e == t and recomputes the
  * minimum of the rest. The expired batch is then merge-sorted by
  * (deadline, seq) (a natural merge sort: one O(k) pass when the batch is
- * already in order, as it usually is, nodes leaving in offer order), so the
+ * already in order, as it usually is, nodes leaving in offer order; pairwise
+ * merging stops at cache-sized pieces, which are merged in one pass, see
+ * tk__wheel_sort_pieces(); tk__wheel_core_expire_to() leaves the sorting to
+ * a caller that merges the pieces itself), so the
  * wheel hands nodes out in exactly the heap's order: nodes expiring at tick
  * t have deadline in (t_{t-1}, t_t], except nodes that were already due when
  * added, and those sit in the earliest possible tick; so batches of
@@ -232,71 +235,179 @@ bool tk_wheel_core_contains(const tk_wheel_core *w, const tk_node *n) {
 
 /* ---- sorting ------------------------------------------------------------ */
 
-static tk_node *merge(tk_node *a, tk_node *b) {
+#define DNEXT(n) ((n)->tk__priv.detached_next)
+
+/* Merges two non-empty sorted pieces; on equal keys a's nodes go first. */
+static tk__wheel_piece merge2(tk__wheel_piece a, tk__wheel_piece b) {
     tk_node head;
     tk_node *t = &head;
-    while (a != NULL && b != NULL) {
-        if (tk__wheel_before(b, a)) {
-            t->tk__priv.detached_next = b;
-            t = b;
-            b = b->tk__priv.detached_next;
+    tk_node *x = a.head, *y = b.head;
+    while (x != NULL && y != NULL) {
+        if (tk__wheel_before(y, x)) {
+            DNEXT(t) = y;
+            t = y;
+            y = DNEXT(y);
         } else {
-            t->tk__priv.detached_next = a;
-            t = a;
-            a = a->tk__priv.detached_next;
+            DNEXT(t) = x;
+            t = x;
+            x = DNEXT(x);
         }
     }
-    t->tk__priv.detached_next = a != NULL ? a : b;
-    return head.tk__priv.detached_next;
+    DNEXT(t) = x != NULL ? x : y;
+    tk__wheel_piece out = {DNEXT(&head), x != NULL ? a.tail : y != NULL ? b.tail : t};
+    return out;
 }
 
-tk_node *tk__wheel_sort(tk_node *list, tk_node **tail) {
-    /* Natural bottom-up merge sort (stable): the list is cut into maximal
-     * non-descending runs, and runs[i] holds a merged run of about 2^i of
-     * them. An expired batch is usually one run already (nodes leave their
-     * bucket in offer order, and offers mostly come in deadline order), so
-     * the common case is a single O(k) pass instead of k log k comparisons,
-     * each a likely cache miss on a large batch. */
-    tk_node *runs[64] = {NULL};
-    size_t top = 0;
-    tk_node *last = NULL; /* tail of the final list when it is one run */
-    while (list != NULL) {
-        tk_node *cur = list;
-        tk_node *end = list;
-        while (end->tk__priv.detached_next != NULL &&
-               !tk__wheel_before(end->tk__priv.detached_next, end))
-            end = end->tk__priv.detached_next;
-        list = end->tk__priv.detached_next;
-        end->tk__priv.detached_next = NULL;
-        if (top == 0 && list == NULL)
-            last = end; /* the whole input was one run */
+tk__wheel_piece tk__wheel_sort_piece(tk_node **list, size_t max) {
+    /* Natural bottom-up merging: the nodes are cut into maximal
+     * non-descending runs and runs[i] holds a merge of about 2^i of them. */
+    tk__wheel_piece runs[64];
+    size_t top = 0, taken = 0;
+    assert(max >= 1 && *list != NULL);
+    while (*list != NULL && taken < max) {
+        tk__wheel_piece cur = {*list, *list};
+        taken++;
+        while (taken < max && DNEXT(cur.tail) != NULL &&
+               !tk__wheel_before(DNEXT(cur.tail), cur.tail)) {
+            cur.tail = DNEXT(cur.tail);
+            taken++;
+        }
+        *list = DNEXT(cur.tail);
+        DNEXT(cur.tail) = NULL;
         size_t i = 0;
-        for (; i < top && runs[i] != NULL; i++) {
-            cur = merge(runs[i], cur);
-            runs[i] = NULL;
+        for (; i < top && runs[i].head != NULL; i++) {
+            cur = merge2(runs[i], cur);
+            runs[i].head = NULL;
         }
         if (i == top)
             top++;
         runs[i] = cur;
     }
-    tk_node *out = NULL;
+    tk__wheel_piece out = {NULL, NULL};
     for (size_t i = 0; i < top; i++)
-        if (runs[i] != NULL)
-            out = out == NULL ? runs[i] : merge(runs[i], out);
-    if (tail != NULL) {
-        tk_node *t = last != NULL ? last : out;
-        while (t != NULL && t->tk__priv.detached_next != NULL)
-            t = t->tk__priv.detached_next;
-        *tail = t;
-    }
+        if (runs[i].head != NULL)
+            out = out.head == NULL ? runs[i] : merge2(runs[i], out);
     return out;
+}
+
+/* Heap order of the pieces being merged: by head key, then by piece index
+ * (list order), which keeps the merge stable. */
+static inline bool piece_before(const tk__wheel_piece *p, uint16_t i, uint16_t j) {
+    const tk_node *a = p[i].head, *b = p[j].head;
+    if (tk__wheel_before(a, b))
+        return true;
+    return !tk__wheel_before(b, a) && i < j;
+}
+
+static void sift_down(const tk__wheel_piece *p, uint16_t *heap, size_t n, size_t at) {
+    uint16_t v = heap[at];
+    for (;;) {
+        size_t c = 2 * at + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && piece_before(p, heap[c + 1], heap[c]))
+            c++;
+        if (!piece_before(p, heap[c], v))
+            break;
+        heap[at] = heap[c];
+        at = c;
+    }
+    heap[at] = v;
+}
+
+/* Merges n >= 2 sorted pieces in one pass, taking the smallest head off a
+ * binary heap of the pieces each step. */
+static tk__wheel_piece merge_many(tk__wheel_piece *p, size_t n) {
+    uint16_t heap[TK__WHEEL_SORT_MAX_WAYS];
+    for (size_t i = 0; i < n; i++)
+        heap[i] = (uint16_t)i;
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(p, heap, n, i);
+    tk_node head;
+    tk_node *t = &head;
+    while (n > 1) {
+        uint16_t i = heap[0];
+        tk_node *x = p[i].head;
+        DNEXT(t) = x;
+        t = x;
+        p[i].head = DNEXT(x);
+        if (p[i].head == NULL) {
+            heap[0] = heap[--n];
+        } else if (DNEXT(p[i].head) != NULL) {
+            /* the node after the new head is this piece's next miss */
+            __builtin_prefetch(DNEXT(p[i].head));
+        }
+        sift_down(p, heap, n, 0);
+    }
+    DNEXT(t) = p[heap[0]].head; /* the last piece, whole */
+    tk__wheel_piece out = {DNEXT(&head), p[heap[0]].tail};
+    return out;
+}
+
+/* Cuts `list` into sorted pieces of about `piece` (>= 1) consecutive nodes,
+ * joining a piece to the previous one when it continues it in order, and
+ * stores at most `cap` (>= 2) of them in out[]: when more would be needed,
+ * adjacent pieces are merged pairwise first. Returns their number. */
+static size_t sort_split(tk_node *list, size_t piece, tk__wheel_piece *out, size_t cap) {
+    size_t n = 0;
+    while (list != NULL) {
+        tk__wheel_piece s = tk__wheel_sort_piece(&list, piece);
+        if (n > 0 && !tk__wheel_before(s.head, out[n - 1].tail)) {
+            DNEXT(out[n - 1].tail) = s.head;
+            out[n - 1].tail = s.tail;
+            continue;
+        }
+        while (n == cap) {
+            /* no room: merge adjacent pairs (list order, so still stable) */
+            size_t m = 0;
+            for (size_t i = 0; i + 1 < n; i += 2)
+                out[m++] = merge2(out[i], out[i + 1]);
+            if (n % 2 != 0)
+                out[m++] = out[n - 1];
+            n = m;
+        }
+        out[n++] = s;
+    }
+    return n;
+}
+
+tk_node *tk__wheel_sort_pieces(tk_node *list, tk_node **tail, size_t piece, size_t ways) {
+    /* Merging pairs of runs pass after pass (a textbook list merge sort)
+     * costs a cache miss per node per pass once the runs outgrow the cache:
+     * 20 passes for a million nodes. So pairwise merging stops at pieces of
+     * `piece` consecutive nodes, whose lines stay in cache while they are
+     * sorted, and the pieces are then merged in a single pass through a heap
+     * of their heads. A piece that continues the previous one in order is
+     * appended to it, so a list already sorted (the usual batch, nodes
+     * leaving their bucket in offer order) costs one O(k) pass. */
+    tk__wheel_piece p[TK__WHEEL_SORT_MAX_WAYS];
+    if (piece == 0)
+        piece = 1;
+    if (ways < 2)
+        ways = 2;
+    if (ways > TK__WHEEL_SORT_MAX_WAYS)
+        ways = TK__WHEEL_SORT_MAX_WAYS;
+    size_t n = sort_split(list, piece, p, ways);
+    tk__wheel_piece out = {NULL, NULL};
+    if (n == 1)
+        out = p[0];
+    else if (n > 1)
+        out = merge_many(p, n);
+    if (tail != NULL)
+        *tail = out.tail;
+    return out.head;
+}
+
+tk_node *tk__wheel_sort(tk_node *list, tk_node **tail) {
+    return tk__wheel_sort_pieces(list, tail, TK__WHEEL_SORT_PIECE, TK__WHEEL_SORT_MAX_WAYS);
 }
 
 /* ---- advancing ---------------------------------------------------------- */
 
 /* Moves the current tick to t (> current) and expires bucket t & mask, which
- * holds no node with e < t. Returns the sorted batch; *tail, *count set. */
-static tk_node *expire_at(tk_wheel_core *w, uint64_t t, tk_node **tail, size_t *count) {
+ * holds no node with e < t. Returns the batch, sorted if `sort`, else in
+ * the order the nodes were added; *tail, *count set. */
+static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tail, size_t *count) {
     w->current_tick = t;
     size_t s = SLOT_OF(w, t);
     tk__wheel_slot *slot = &w->slots[s];
@@ -304,16 +415,18 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, tk_node **tail, size_t *
     *count = 0;
     if (slot->head == NULL || slot->min_expiry > t)
         return NULL;
-    tk_node *out = NULL;
+    tk_node *out = NULL, *last = NULL;
     size_t k = 0;
     uint64_t min = UINT64_MAX;
     tk_node *n = slot->head;
-    while (n != NULL) {
+    while (n != NULL) { /* the bucket is newest first */
         tk_node *next = n->tk__priv.wheel.next;
         uint64_t e = tk__wheel_core_expiry(n);
         if (e <= t) {
             unlink_node(w, s, n);
             n->tk__priv.detached_next = out;
+            if (out == NULL)
+                last = n;
             out = n;
             k++;
         } else if (e < min) {
@@ -327,8 +440,8 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, tk_node **tail, size_t *
     else
         slot->min_expiry = min;
     *count = k;
-    if (k <= 1) {
-        *tail = out;
+    if (k <= 1 || !sort) {
+        *tail = last;
         return out;
     }
     return tk__wheel_sort(out, tail);
@@ -337,7 +450,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, tk_node **tail, size_t *
 tk_node *tk_wheel_core_advance(tk_wheel_core *w, size_t *count) {
     tk_node *tail;
     size_t k;
-    tk_node *out = expire_at(w, w->current_tick + 1, &tail, &k);
+    tk_node *out = expire_at(w, w->current_tick + 1, true, &tail, &k);
     if (count != NULL)
         *count = k;
     return out;
@@ -408,7 +521,7 @@ bool tk_wheel_core_next_expiry_tick(const tk_wheel_core *w, uint64_t *tick) {
     return scan_min(w, true, tick);
 }
 
-tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
+static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t *count) {
     tk_node *head = NULL, *tail = NULL;
     size_t total = 0;
     while (w->current_tick < tick) {
@@ -419,7 +532,7 @@ tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count
         }
         tk_node *btail;
         size_t k;
-        tk_node *batch = expire_at(w, next, &btail, &k);
+        tk_node *batch = expire_at(w, next, sort, &btail, &k);
         if (batch != NULL) {
             if (tail == NULL)
                 head = batch;
@@ -432,6 +545,14 @@ tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count
     if (count != NULL)
         *count = total;
     return head;
+}
+
+tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
+    return advance_to(w, tick, true, count);
+}
+
+tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
+    return advance_to(w, tick, false, count);
 }
 
 uint64_t tk_wheel_core_current_tick(const tk_wheel_core *w) {

@@ -25,6 +25,10 @@ typedef struct tk__wheel_stats {
                                    processed, off the remove() path) */
     uint64_t cancelled_bucket;  /* removed nodes unlinked from a bucket (ditto) */
     uint64_t removed_ready;     /* remove() that unlinked a ready node (TK_OK) */
+    uint64_t ready_runs_max;    /* most sorted runs the ready set held at once
+                                   (after a publish; see wheel-ready.h) */
+    uint64_t ready_merges;      /* pieces merged into a ready run because all
+                                   TK_WHEEL_READY_RUNS slots were taken */
 } tk__wheel_stats;
 
 /* Fills *st with the counters of `q`, a queue created by tk_engine_wheel(). */

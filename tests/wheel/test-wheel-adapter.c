@@ -607,6 +607,209 @@ static void idle_tick_thread_sleeps_until_something_can_expire(void **state) {
     free(t);
 }
 
+/* ---- the ready set ------------------------------------------------------------------------- */
+
+/* Batches whose keys interleave every earlier batch (a backlog expiring over
+ * many passes) pile up as ready runs, more than the set has slots; removal
+ * of ready nodes at run heads, tails and middles; then every ready node is
+ * handed out in exact (deadline, seq) order. check() after the steps. */
+static void out_of_order_batches_leave_in_exact_order(void **state) {
+    (void)state;
+    enum { GROUPS = 300, PER = 12, N = GROUPS * PER };
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.tick_ns = TK_WHEEL_MIN_TICK_NS; /* many passes, quickly */
+    c.ticks_per_wheel = 64;
+    tk_queue *q = make_queue(&c, &rel);
+    tnode *t = make_nodes(N);
+    int64_t base = tk_clock_now_ns() - TK_NS_PER_S; /* all due at once */
+    for (int g = 0; g < GROUPS; g++)
+        for (int i = 0; i < PER; i++) {
+            /* group g: base + g, base + 10 us + g, ...: below every earlier
+             * group's tail, so it fits behind no run */
+            t[g * PER + i].node.deadline_ns = base + i * 10 * TK_NS_PER_US + g;
+            t[g * PER + i].node.seq = (uint64_t)(g * PER + i);
+        }
+    uint64_t expired = 0;
+    for (int g = 0; g < GROUPS; g++) {
+        for (int i = 0; i < PER; i++)
+            assert_int_equal(ops->offer(q, &t[g * PER + i].node), TK_OK);
+        expired += PER;
+        assert_true(wait_expired(q, expired, 5000)); /* published before the next group */
+        if (g % 30 == 0)
+            assert_int_equal(ops->check(q), TK_OK);
+    }
+    assert_int_equal(ops->check(q), TK_OK);
+    tk__wheel_stats st;
+    tk__wheel_stats_get(q, &st);
+    print_message("      %d interleaved batches: up to %llu ready runs, %llu merged into one\n",
+                  GROUPS, (unsigned long long)st.ready_runs_max,
+                  (unsigned long long)st.ready_merges);
+    assert_true(st.ready_runs_max > 16);
+    assert_true(st.ready_merges > 0);
+
+    /* remove a group's smallest (its run's head), largest (tail) or middle */
+    char *gone = calloc(N, 1);
+    assert_non_null(gone);
+    int removed = 0;
+    for (int g = 0; g < GROUPS; g += 7) {
+        int i = g % 3 == 0 ? 0 : g % 3 == 1 ? PER - 1 : PER / 2;
+        assert_int_equal(ops->remove(q, &t[g * PER + i].node), TK_OK);
+        gone[g * PER + i] = 1;
+        removed++;
+        if (g % 21 == 0)
+            assert_int_equal(ops->check(q), TK_OK);
+    }
+    /* and the overall first, twice (group 0's was removed above; groups 1
+     * and 2 lead next): the head of the winning run */
+    for (int g = 1; g <= 2; g++) {
+        int64_t d;
+        uint64_t seq;
+        assert_int_equal(ops->peek(q, &d, &seq), TK_OK);
+        assert_int_equal(seq, (uint64_t)(g * PER));
+        assert_int_equal(ops->remove(q, &t[g * PER].node), TK_OK);
+        gone[g * PER] = 1;
+        removed++;
+        assert_int_equal(ops->check(q), TK_OK);
+    }
+    assert_int_equal(ops->check(q), TK_OK);
+    assert_int_equal(ops->size(q), (size_t)(N - removed));
+
+    tk_node *prev = NULL;
+    int taken = 0;
+    for (;;) {
+        tk_node *x;
+        int rc = ops->poll(q, 0, &x);
+        if (rc == TK_ETIMEDOUT)
+            break;
+        assert_int_equal(rc, TK_OK);
+        int idx = ((tnode *)(void *)x)->idx;
+        assert_int_equal(gone[idx], 0);
+        gone[idx] = 2;
+        if (prev != NULL)
+            assert_true(before(prev, x));
+        prev = x;
+        if (++taken % 600 == 0)
+            assert_int_equal(ops->check(q), TK_OK);
+    }
+    assert_int_equal(taken, N - removed);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 0);
+    free(gone);
+    free(t);
+}
+
+typedef struct waiter {
+    tk_queue *q;
+    bool timed;
+    pthread_t th;
+    atomic_int done;
+    int rc;
+    tk_node *got;
+} waiter;
+
+static void *waiter_main(void *arg) {
+    waiter *w = arg;
+    w->rc = w->timed ? ops->poll(w->q, 30 * TK_NS_PER_S, &w->got) : ops->take(w->q, &w->got);
+    atomic_store(&w->done, 1);
+    return NULL;
+}
+
+static int waiters_done(waiter *w, int n) {
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += atomic_load(&w[i].done);
+    return k;
+}
+
+/* Blocked takers (take and poll) are woken for new nodes, one per node: a
+ * lone node wakes one taker to take it, and a batch wakes all of them. */
+static void blocked_takers_are_woken_one_per_new_node(void **state) {
+    (void)state;
+    enum { W = 4 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(W);
+    waiter w[W];
+    for (int i = 0; i < W; i++) {
+        memset(&w[i], 0, sizeof(w[i]));
+        w[i].q = q;
+        w[i].timed = i % 2 == 1;
+        assert_int_equal(pthread_create(&w[i].th, NULL, waiter_main, &w[i]), 0);
+    }
+    sleep_ms(50);
+    assert_int_equal(waiters_done(w, W), 0);
+
+    t[0].node.deadline_ns = tk_clock_now_ns() - 1;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    for (int i = 0; i < 3000 && waiters_done(w, W) < 1; i++)
+        sleep_ms(1);
+    sleep_ms(50);
+    assert_int_equal(waiters_done(w, W), 1); /* the others keep waiting */
+
+    int64_t now = tk_clock_now_ns();
+    for (int i = 1; i < W; i++) {
+        t[i].node.deadline_ns = now - 1;
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    for (int i = 0; i < W; i++)
+        pthread_join(w[i].th, NULL);
+    int seen[W] = {0};
+    for (int i = 0; i < W; i++) {
+        assert_int_equal(w[i].rc, TK_OK);
+        seen[((tnode *)(void *)w[i].got)->idx]++;
+    }
+    for (int i = 0; i < W; i++)
+        assert_int_equal(seen[i], 1);
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+    free(t);
+}
+
+/* A flood of offers due far ahead wakes the sleeping tick thread, which moves
+ * them into buckets while they arrive instead of at the first expiry (here
+ * a minute away). */
+static void flood_of_far_offers_is_taken_in_before_the_first_expiry(void **state) {
+    (void)state;
+    enum { N = 70000 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    int64_t far = tk_clock_now_ns() + 60 * TK_NS_PER_S;
+    t[0].node.deadline_ns = far;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    sleep_ms(50); /* the thread took it in and sleeps until the minute is up */
+    tk__wheel_stats st;
+    tk__wheel_stats_get(q, &st);
+    assert_int_equal(st.moved, 1);
+    for (int i = 1; i < N; i++) {
+        t[i].node.deadline_ns = far + i; /* none of them needs an early wake-up */
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    for (int i = 0; i < 5000; i++) {
+        tk__wheel_stats_get(q, &st);
+        if (st.moved >= 65536)
+            break;
+        sleep_ms(1);
+    }
+    print_message("      %llu of %d far offers moved into buckets before any expiry\n",
+                  (unsigned long long)st.moved, N);
+    assert_true(st.moved >= 65536);
+    assert_int_equal(st.expired, 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    size_t n = 0;
+    for (tk_node *l = ops->drain(q); l != NULL; l = tk_node_next_detached(l))
+        n++;
+    assert_int_equal(n, N);
+    ops->destroy(q);
+    free(t);
+}
+
 /* ---- floods and concurrency --------------------------------------------------------------- */
 
 typedef struct flooder {
@@ -903,6 +1106,9 @@ int main(void) {
         cmocka_unit_test(drain_returns_every_node_sorted_including_pending),
         cmocka_unit_test(peek_remove_first_and_remove_if),
         cmocka_unit_test(idle_tick_thread_sleeps_until_something_can_expire),
+        cmocka_unit_test(out_of_order_batches_leave_in_exact_order),
+        cmocka_unit_test(blocked_takers_are_woken_one_per_new_node),
+        cmocka_unit_test(flood_of_far_offers_is_taken_in_before_the_first_expiry),
         cmocka_unit_test(flood_of_offers_does_not_starve_expiry),
         cmocka_unit_test(concurrent_offer_remove_take_accounts_for_every_node),
         cmocka_unit_test(removal_racing_expiry_and_drain_accounts_for_every_node),

@@ -341,6 +341,69 @@ static void advance_to_equals_repeated_advance(void **state) {
     }
 }
 
+/* expire_to(k) expires the nodes advance_to(k) does, unsorted: sorting its
+ * list gives advance_to()'s list exactly. */
+static void expire_to_is_advance_to_unsorted(void **state) {
+    (void)state;
+    for (uint64_t seed = 20; seed < 23; seed++) {
+        model a, b;
+        model_init(&a, 1000, 16, 5, 400);
+        model_init(&b, 1000, 16, 5, 400);
+        uint64_t rs = seed;
+        size_t unsorted = 0;
+        for (int step = 0; step < 6000; step++) {
+            uint64_t r = rng_below(&rs, 10);
+            if (r < 6) {
+                size_t i = (size_t)rng_below(&rs, a.pool);
+                if (a.live[i])
+                    continue;
+                int64_t d = random_deadline(&a, &rs);
+                a.nodes[i].deadline_ns = b.nodes[i].deadline_ns = d;
+                /* seq not in add order, so batches come out of buckets unsorted */
+                a.nodes[i].seq = b.nodes[i].seq = rng_below(&rs, 1000) * 1000 + i;
+                tk_wheel_core_add(&a.w, &a.nodes[i]);
+                tk_wheel_core_add(&b.w, &b.nodes[i]);
+                a.live[i] = b.live[i] = true;
+            } else if (r < 7) {
+                size_t i = (size_t)rng_below(&rs, a.pool);
+                if (!a.live[i])
+                    continue;
+                tk_wheel_core_remove(&a.w, &a.nodes[i]);
+                tk_wheel_core_remove(&b.w, &b.nodes[i]);
+                a.live[i] = b.live[i] = false;
+            } else {
+                uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
+                size_t ka = 0, kb = 0;
+                tk_node *la = tk__wheel_core_expire_to(&a.w, to, &ka);
+                tk_node *lb = tk_wheel_core_advance_to(&b.w, to, &kb);
+                assert_int_equal(ka, kb);
+                size_t n = 0;
+                for (tk_node *x = la; x != NULL; x = tk_node_next_detached(x), n++)
+                    if (n > 0 && tk_node_next_detached(x) != NULL &&
+                        tk__wheel_before(tk_node_next_detached(x), x))
+                        unsorted++;
+                assert_int_equal(n, ka);
+                tk_node *tail = NULL;
+                tk_node *x = tk__wheel_sort(la, &tail);
+                tk_node *last = NULL;
+                for (tk_node *y = lb; y != NULL;
+                     last = x, y = tk_node_next_detached(y), x = tk_node_next_detached(x)) {
+                    assert_non_null(x);
+                    assert_int_equal(x - a.nodes, y - b.nodes);
+                    a.live[x - a.nodes] = b.live[y - b.nodes] = false;
+                }
+                assert_null(x);
+                assert_ptr_equal(tail, last);
+            }
+            assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
+            assert_int_equal(tk_wheel_core_current_tick(&a.w), tk_wheel_core_current_tick(&b.w));
+        }
+        assert_true(unsorted > 0); /* the unsorted path was exercised */
+        model_free(&a);
+        model_free(&b);
+    }
+}
+
 /* ---- directed cases ------------------------------------------------------------- */
 
 static size_t big_allocs;
@@ -505,6 +568,105 @@ static void sort_is_stable_on_runs_and_random_input(void **state) {
     }
 }
 
+/* Builds a list of `len` nodes of the given shape (list order n[0], n[1],
+ * ...), recording each node's list position in raw[2]. */
+static tk_node *shaped_list(tk_node *n, size_t len, int shape, uint64_t *rs) {
+    memset(n, 0, len * sizeof(*n));
+    tk_node *list = NULL;
+    for (size_t i = len; i-- > 0;) {
+        int64_t d;
+        switch (shape) {
+        case 0:
+            d = (int64_t)i; /* sorted */
+            break;
+        case 1:
+            d = (int64_t)(len - i); /* reversed */
+            break;
+        case 2:
+            d = (int64_t)rng_below(rs, 3); /* few keys */
+            break;
+        case 3:
+            d = (int64_t)(i / 50) * 1000 + (int64_t)rng_below(rs, 1000); /* sorted blocks */
+            break;
+        default:
+            d = (int64_t)rng_below(rs, 1000); /* random */
+            break;
+        }
+        n[i].deadline_ns = d;
+        n[i].seq = 0;             /* equal keys: only stability orders them */
+        n[i].tk__priv.raw[2] = i; /* list position (not the link, raw[0]) */
+        n[i].tk__priv.detached_next = list;
+        list = &n[i];
+    }
+    return list;
+}
+
+/* Asserts `out` holds len nodes, sorted and stable, ending at `tail`. */
+static void assert_sorted_stable(const tk_node *out, const tk_node *tail, size_t len) {
+    size_t count = 0;
+    const tk_node *prev = NULL;
+    for (const tk_node *x = out; x != NULL; x = tk_node_next_detached(x)) {
+        if (prev != NULL) {
+            assert_false(tk__wheel_before(x, prev));
+            if (x->deadline_ns == prev->deadline_ns)
+                assert_true(x->tk__priv.raw[2] > prev->tk__priv.raw[2]);
+        }
+        prev = x;
+        count++;
+    }
+    assert_int_equal(count, len);
+    assert_ptr_equal(tail, prev);
+}
+
+/* The piecewise sort (pairwise merges up to a piece, then one merge of up
+ * to `ways` pieces, pairs merged first when there are more) is stable and
+ * complete for every piece size and way count, including pieces that
+ * continue each other and more pieces than ways. */
+static void sort_in_pieces_is_stable_for_every_piece_size_and_way_count(void **state) {
+    (void)state;
+    enum { MAXN = 700 };
+    static tk_node n[MAXN];
+    static const size_t pieces[] = {1, 2, 3, 5, 16, 64, 4096};
+    static const size_t ways[] = {2, 3, 4, 7, 256};
+    uint64_t rs = 11;
+    for (size_t pi = 0; pi < sizeof(pieces) / sizeof(pieces[0]); pi++)
+        for (size_t wi = 0; wi < sizeof(ways) / sizeof(ways[0]); wi++)
+            for (int shape = 0; shape < 5; shape++)
+                for (size_t len = 0; len <= MAXN; len += len < 12 ? 1 : 97) {
+                    tk_node *list = shaped_list(n, len, shape, &rs);
+                    tk_node *tail = &n[0];
+                    tk_node *out = tk__wheel_sort_pieces(list, &tail, pieces[pi], ways[wi]);
+                    assert_sorted_stable(out, len > 0 ? tail : NULL, len);
+                }
+}
+
+/* sort_piece sorts exactly the first `max` nodes and leaves the rest. */
+static void sort_piece_sorts_the_first_max_nodes(void **state) {
+    (void)state;
+    enum { N = 50 };
+    tk_node n[N];
+    uint64_t rs = 5;
+    for (size_t max = 1; max <= N + 3; max += 4) {
+        tk_node *list = shaped_list(n, N, 4, &rs);
+        size_t start = 0;
+        while (list != NULL) {
+            tk__wheel_piece p = tk__wheel_sort_piece(&list, max);
+            size_t want = N - start < max ? N - start : max;
+            /* the piece holds list positions start .. start + want - 1 */
+            size_t count = 0;
+            for (const tk_node *x = p.head; x != NULL; x = tk_node_next_detached(x)) {
+                assert_true(x->tk__priv.raw[2] >= start && x->tk__priv.raw[2] < start + want);
+                count++;
+            }
+            assert_int_equal(count, want);
+            assert_sorted_stable(p.head, p.tail, want);
+            assert_ptr_equal(list, start + want < N ? &n[start + want] : NULL);
+            start += want;
+        }
+        assert_int_equal(start, N);
+    }
+}
+
 static void far_and_int64_max_deadlines(void **state) {
     (void)state;
     tk_wheel_core w;
@@ -560,6 +722,8 @@ int main(void) {
         cmocka_unit_test(due_node_expires_on_next_advance_never_in_a_passed_slot),
         cmocka_unit_test(equal_deadlines_leave_in_seq_order),
         cmocka_unit_test(sort_is_stable_on_runs_and_random_input),
+        cmocka_unit_test(sort_in_pieces_is_stable_for_every_piece_size_and_way_count),
+        cmocka_unit_test(sort_piece_sorts_the_first_max_nodes),
         cmocka_unit_test(far_and_int64_max_deadlines),
         cmocka_unit_test(removing_a_bucket_minimum_keeps_next_expiry_exact),
         cmocka_unit_test(random_vs_model_small_wheel),
@@ -567,6 +731,7 @@ int main(void) {
         cmocka_unit_test(random_vs_model_odd_sizes),
         cmocka_unit_test(random_vs_model_large_wheel),
         cmocka_unit_test(advance_to_equals_repeated_advance),
+        cmocka_unit_test(expire_to_is_advance_to_unsorted),
     };
     return cmocka_run_group_tests_name("wheel_core", tests, NULL, NULL);
 }
