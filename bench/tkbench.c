@@ -137,6 +137,8 @@ static const char *unit_of(const char *metric) {
         return "us";
     if (ENDS("_ms"))
         return "ms";
+    if (ENDS("_pct"))
+        return "pct";
 #undef ENDS
     return "count";
 }

@@ -786,6 +786,7 @@ static void w3_latency(tk_gb_state *st, tkb_case *c) {
         tkb_sleep_ns(20 * NS_PER_MS);
         int fails = 0;
         int64_t start = tkb_now_ns();
+        int64_t cpu0 = tkb_cpu_ns();
         for (size_t i = 0; i < n; i++) {
             tkb_sleep_until_ns(start + (int64_t)i * interval);
             int64_t now = tkb_now_ns();
@@ -794,6 +795,7 @@ static void w3_latency(tk_gb_state *st, tkb_case *c) {
         }
         bool all = wait_fired(&ctx.fired, n - (size_t)fails, tkb_now_ns() + 30 * NS_PER_S);
         int64_t end = tkb_now_ns();
+        int64_t cpu1 = tkb_cpu_ns();
         c->peer->svc->destroy(self);
         if (fails || !all) {
             tk_gb_skip(st, fails ? "schedule failed" : "not every timer fired within 30 s");
@@ -803,6 +805,9 @@ static void w3_latency(tk_gb_state *st, tkb_case *c) {
         hist_counters(st, &h, "late", true);
         tk_gb_counter(st, "late_max_us", (double)h.max / 1000.0);
         tk_gb_counter(st, "early_count", (double)h.early_count);
+        /* what the accuracy cost: the whole process's CPU (the producer's
+         * included) as a share of one core over the run */
+        tk_gb_counter(st, "process_cpu_pct", 100.0 * (double)(cpu1 - cpu0) / (double)(end - start));
         if (c->hist)
             tkb_hist_merge(c->hist, &h);
     }

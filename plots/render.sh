@@ -51,7 +51,7 @@ REPORT="$DIR/report.md"
     md_figures figures "w1_${lv}_overview" "w1_${lv}_schedule" "w1_${lv}_cancel" "w1_${lv}_churn" "w1_${lv}_expire"
   done
 
-  t=$(tbl -v mode=cols -v spec="W2 burst (M callbacks/s)|W2_burst|burst_fire_rate_per_s||1e6;W2 spread wall (ms)|W2_spread|expire_wall_ms||1;W2 spread p50 (µs)|W2_spread|late_p50_us||1;W2 spread p99 (µs)|W2_spread|late_p99_us||1;W2 spread max (µs)|W2_spread|late_max_us||1;W3 p50 (µs)|W3_latency|late_p50_us||1;W3 p90 (µs)|W3_latency|late_p90_us||1;W3 p99 (µs)|W3_latency|late_p99_us||1;W3 p99.9 (µs)|W3_latency|late_p999_us||1;W3 max (µs)|W3_latency|late_max_us||1;W3 early (count)|W3_latency|early_count||1")
+  t=$(tbl -v mode=cols -v spec="W2 burst (M callbacks/s)|W2_burst|burst_fire_rate_per_s||1e6;W2 spread wall (ms)|W2_spread|expire_wall_ms||1;W2 spread p50 (µs)|W2_spread|late_p50_us||1;W2 spread p99 (µs)|W2_spread|late_p99_us||1;W2 spread max (µs)|W2_spread|late_max_us||1;W3 p50 (µs)|W3_latency|late_p50_us||1;W3 p90 (µs)|W3_latency|late_p90_us||1;W3 p99 (µs)|W3_latency|late_p99_us||1;W3 p99.9 (µs)|W3_latency|late_p999_us||1;W3 max (µs)|W3_latency|late_max_us||1;W3 early (count)|W3_latency|early_count||1;W3 CPU (% of a core)|W3_latency|process_cpu_pct||1")
   t2=$(tbl -v mode=cols -v spec="W4 idle CPU (ms)|W4_idle|idle_cpu_ms||1;W4 wake-ups (count)|W4_idle|idle_wakeups||1;W5 bytes per timer|W5_memory|bytes_per_timer||1;W5 RSS after cancel (MiB)|W5_memory|rss_after_cancel_bytes||1048576")
   [[ -n "$t2" ]] && t="${t:+$t$'\n\n'}$t2"
   md_section "## W2-W5 headline metrics" <<<"$t"

@@ -135,7 +135,7 @@ tk_prepare() {
       if (w == "W6_cancel_ratio") return 8; if (w == "W6_delay_range") return 9; if (w ~ /^W6_dist_/) return 10
       if (w == "W7_contention") return 11; if (w == "floor") return 12; return 13 }
     function mrank(m,   i) { for (i = 1; i <= nm; i++) if (M[i] == m) return i; return 99 }
-    BEGIN { nm = split("schedule_ns cancel_ns churn_ns expire_ns expire_wall_ms late_p50_us late_p90_us late_p99_us late_p999_us late_max_us early_count offset_ms burst_fire_rate_per_s idle_cpu_ms idle_wakeups bytes_per_timer rss_after_cancel_bytes ns_per_timer ops_per_s clock_ns array_append_ns nanosleep_late_p50_us nanosleep_late_p99_us condvar_handoff_p50_us condvar_handoff_p99_us", M, " ") }
+    BEGIN { nm = split("schedule_ns cancel_ns churn_ns expire_ns expire_wall_ms late_p50_us late_p90_us late_p99_us late_p999_us late_max_us early_count process_cpu_pct offset_ms burst_fire_rate_per_s idle_cpu_ms idle_wakeups bytes_per_timer rss_after_cancel_bytes ns_per_timer ops_per_s clock_ns array_append_ns nanosleep_late_p50_us nanosleep_late_p99_us condvar_handoff_p50_us condvar_handoff_p99_us", M, " ") }
     NR == FNR { sid[$2 SUBSEP $3] = $1; next }
     { print wrank($3), $3, mrank($5), $5, $4, sid[$1 SUBSEP $2], $0 }' "$TK_TMP/series.tsv" "$TK_TMP/agg.raw" |
     sort -t "$TAB" -k1,1n -k2,2 -k3,3n -k4,4 -k5,5g -k6,6n | cut -f7- >"$TK_TMP/agg.tsv"
@@ -236,7 +236,7 @@ datf() { printf '%s' "$TK_TMP/d/${1//[^A-Za-z0-9_.-]/_}/${2//[^A-Za-z0-9_.-]/_}/
 unit_of() { awk -F '\t' -v w="$1" -v m="$2" '$3 == w && $5 == m { print $6; exit }' "$TK_TMP/agg.tsv"; }
 unit_txt() {
   case "$1" in
-  us) printf 'µs' ;; per_s) printf '1/s' ;; count | -) printf 'count' ;; *) printf '%s' "$1" ;;
+  us) printf 'µs' ;; per_s) printf '1/s' ;; pct) printf '%%' ;; count | -) printf 'count' ;; *) printf '%s' "$1" ;;
   esac
 }
 # axis label: "what (unit)"; a label that already names its unit in parentheses is kept
