@@ -22,13 +22,14 @@
  *   TRANSFER_LIMIT and about one tick of work a pass, as Netty bounds it,
  *   so a flood of offers cannot starve expiry; unlike Netty, nodes due within a revolution go
  * first, so a flood of far timers cannot hold up a near one either), advances the core to the tick
- * of the current time, and publishes the expired batch to the ready set (under ready_lock), which
- * the executor's workers take from: the batch is cut into pieces of TK__WHEEL_SORT_PIECE nodes,
- * each sorted while it is in cache and added as a sorted run (or appended to the previous run
- * when it continues it), and a winner tree over the runs' heads hands the smallest out first
- * (wheel-ready.h). Publishing costs O(batch), whatever the number of nodes already ready: one
- * sorted list, into which each batch was merged, cost a walk of the ready nodes per batch, and
- * quadratic time when a backlog expired over many passes.
+ * of the current time, and publishes the expired nodes to the ready set (under ready_lock), which
+ * the executor's workers take from, in chunks of whole ticks of about EXPIRE_CHUNK nodes (see
+ * "Catching up"): a chunk is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each sorted while it
+ * is in cache (the first before ready_lock is taken) and added as a sorted run (or appended to
+ * the previous run when it continues it), and a winner tree over the runs' heads hands the
+ * smallest out first (wheel-ready.h). Publishing costs O(batch), whatever the number of nodes
+ * already ready: one sorted list, into which each batch was merged, cost a walk of the ready nodes
+ * per batch, and quadratic time when a backlog expired over many passes.
  * - remove() of a pending or bucketed node is an atomic state change (plus,
  *   for a bucketed node, a lock-free push onto the cancel stack) and returns
  *   TK_EINPROGRESS; size() drops at once. The tick thread unlinks it at its
@@ -56,10 +57,12 @@
  * node the core expired while a remover claimed it is marked detached
  * (rounds = DETACHED) so the cancel pass does not unlink it twice.
  *
- * Ordering and accuracy. Each expired batch is sorted by (deadline, seq) (in
+ * Ordering and accuracy. Each expired chunk is sorted by (deadline, seq) (in
  * pieces, merged by the ready set's pops) and published whole under one hold
- * of ready_lock, so the nodes the tick thread has taken in leave in the
- * heap's order. It is not exact across the
+ * of ready_lock; a chunk holds whole ticks, and the nodes of a later tick
+ * have strictly later deadlines than those of an earlier one (wheel-core.c),
+ * so the nodes the tick thread has taken in leave in the heap's order even
+ * when a taker takes between two chunks. It is not exact across the
  * hand-off: a node offered with a deadline already past becomes visible to
  * take() only at the next tick, so a ready node with a larger key may leave
  * before it (a reordering within one tick, which DESIGN.md allows when said;
@@ -68,6 +71,18 @@
  * early. Lateness <= one tick + the tick thread's wake-up latency (timer
  * slack is set to 1 us on that thread) + the time to process the pass + a
  * worker's wake-up: with a 1 ms tick, about 1.1 ms on an idle machine.
+ *
+ * Catching up. When the thread wakes several ticks late (a busy machine, a
+ * long pass), it does not expire every due tick and then publish them all:
+ * expiring a thousand ticks of a million timers before publishing the first
+ * kept the workers idle for the whole pass (tens of ms), evicted the first
+ * nodes from the cache before they were sorted, and made the next pass
+ * longer still. It expires whole ticks until it has EXPIRE_CHUNK (1024)
+ * nodes or more (tk__wheel_core_expire_some), publishes them, and goes on,
+ * so the workers start on the earliest ticks at once and each chunk is
+ * sorted and linked in cache. The bucket walk itself, a chain of dependent
+ * misses when the nodes are spread over memory, runs from both ends of the
+ * bucket (wheel-core.c).
  *
  * Idle behaviour. Netty's thread wakes every tick. Here the tick thread
  * sleeps until the instant of the next tick that can expire something (the
@@ -82,10 +97,22 @@
  * of offers or removals is taken in per-tick batches rather than spun on.
  * One timer an hour ahead costs one wake-up, not 3.6 million (Netty).
  * A flood is the exception: the offer that brings the size FLOOD_OFFERS
- * (65536) above its value when the thread went to sleep wakes it, whatever
+ * (4096) above its value when the thread went to sleep wakes it, whatever
  * its deadline, so that a million timers scheduled ahead are moved into
  * buckets while they arrive, instead of being grabbed and moved all at once
- * at the first expiry, which that work (tens of ms) would make late.
+ * at the first expiry, which that work (tens of ms) would make late. And
+ * while a flood lasts (a pass took FLOOD_POLL_MIN = 4096 offers or more,
+ * until FLOOD_QUIET_NS = 40 ms pass without an offer taken) the thread
+ * sleeps at most FLOOD_POLL_NS (10 ms), so the flood's tail, the up to
+ * 4095 offers after its last flood wake-up, is in buckets 10 ms after the
+ * flood ends rather than moved at the first expiry (it delayed the first
+ * ticks of a million timers due 1 s after the scheduling by several ms).
+ * Those looks cost a few wake-ups per flood, none when idle. FLOOD_OFFERS
+ * was 65536; at 4096, a flood that resumes after a pause longer than
+ * FLOOD_QUIET_NS (which ended the looks) wakes the thread again within 4096
+ * offers, so at most that many wait for the first expiry (about a
+ * millisecond of moving), for one wake-up per 4096 offers to a thread that
+ * planned a long sleep.
  *
  * Configuration. tick_ns: default 1 ms, floor TK_WHEEL_MIN_TICK_NS (10 us,
  * see wheel-internal.h), below it TK_EINVAL. ticks_per_wheel: default 512,
@@ -96,11 +123,13 @@
  *
  * Locks and order: core_lock -> ready_lock -> tick_lock; start_lock is taken
  * alone. No callback runs with any of them held except remove_if()'s `pred`
- * (allowed by queue.h). ready_lock is held while a batch is sorted and
- * linked, O(batch): takers wait that long (for none of the batch could they
- * have sooner), and sorting each piece just before linking it, rather than
- * the whole batch before taking the lock, links nodes still in cache (a
- * miss per node saved on a large batch). Takers count themselves in
+ * (allowed by queue.h). ready_lock is held while a chunk is linked, and
+ * while its pieces after the first are sorted: O(chunk). A chunk of up to
+ * TK__WHEEL_SORT_PIECE nodes (the usual one) is sorted before the lock is
+ * taken, so takers go on taking earlier nodes meanwhile; a larger one (a
+ * single tick of more nodes) sorts each further piece just before linking
+ * it, under the lock, which links nodes still in cache (a miss per node
+ * saved) and keeps the whole tick invisible until it is all linked. Takers count themselves in
  * ready_waiters, so that publishing and taking signal ready_cond only when
  * someone waits, and wake no more takers than there are new nodes.
  * Complexity: offer O(1) lock-free; remove O(1) (lock-free,
@@ -149,6 +178,22 @@
 #define TRANSFER_CLOCK_EVERY 1024u
 #define TRANSFER_PREFETCH 16 /* nodes ahead whose bucket is prefetched */
 
+/* Expired nodes the tick thread publishes together when it is behind: it
+ * expires whole ticks until it has at least this many, publishes them, and
+ * goes on (see the essay, "Catching up"). */
+#define EXPIRE_CHUNK ((size_t)1024)
+
+/* A pass that takes at least FLOOD_POLL_MIN offers off the pending stack
+ * starts a flood; every pass that takes any offer during a flood extends it
+ * to FLOOD_QUIET_NS after that pass. During a flood the thread sleeps at
+ * most FLOOD_POLL_NS: it looks again soon, so the flood's tail (fewer than
+ * FLOOD_OFFERS, which would wake it) is in buckets shortly after the flood
+ * ends rather than moved at the first expiry; a pause of the producer
+ * shorter than FLOOD_QUIET_NS does not end the flood. */
+#define FLOOD_POLL_MIN ((size_t)4096)
+#define FLOOD_POLL_NS (10 * TK_NS_PER_MS)
+#define FLOOD_QUIET_NS (40 * TK_NS_PER_MS)
+
 /* Removed nodes the tick thread unlinks before it releases them. */
 #define RELEASE_CHUNK ((size_t)256)
 
@@ -156,7 +201,7 @@
  * of timers far ahead is taken in while it arrives, not all at once at the
  * first expiry, where grabbing and moving a million nodes (tens of ms) would
  * delay the expiry itself. */
-#define FLOOD_OFFERS ((size_t)65536)
+#define FLOOD_OFFERS ((size_t)4096)
 
 /* wake_threshold value while the tick thread is awake (no signal needed). */
 #define AWAKE INT64_MIN
@@ -382,11 +427,13 @@ static inline bool backlog_empty(const struct tk_queue *q) {
 
 /* Appends the whole pending stack, oldest first, to the backlog: nodes due
  * within a revolution to backlog[0], which is moved into buckets first, so a
- * flood of far timers does not hold up a near one. Needs core_lock. */
-static void grab_pending_locked(struct tk_queue *q) {
+ * flood of far timers does not hold up a near one. Returns the number of
+ * nodes taken. Needs core_lock. */
+static size_t grab_pending_locked(struct tk_queue *q) {
     tk_node *n = atomic_exchange(&q->pending_top, NULL);
     if (n == NULL)
-        return;
+        return 0;
+    size_t k = 0;
     const tk_wheel_core *w = &q->core;
     int64_t horizon = tk_wheel_core_tick_time(w, tk_wheel_core_current_tick(w) + 1 +
                                                      (uint64_t)w->ticks_per_wheel);
@@ -402,6 +449,7 @@ static void grab_pending_locked(struct tk_queue *q) {
         NEXT(n) = head[far];
         head[far] = n;
         n = next;
+        k++;
     }
     for (int i = 0; i < 2; i++) {
         if (head[i] == NULL)
@@ -413,6 +461,7 @@ static void grab_pending_locked(struct tk_queue *q) {
             b->head = head[i];
         b->tail = tail[i];
     }
+    return k;
 }
 
 /* Moves up to `limit` backlog nodes into the core, near ones first, and
@@ -498,15 +547,23 @@ static void wake_takers_locked(struct tk_queue *q, size_t added) {
     }
 }
 
-/* Publishes an expired batch (unsorted, linked through next) to the ready
- * set: cut into pieces of TK__WHEEL_SORT_PIECE nodes, each sorted and
- * linked into the set (as a run of its own unless it continues the previous
- * one) while its nodes are still in cache; pops merge the runs. All under
- * one hold of ready_lock, so takers never see part of a batch. Returns the
- * number of nodes published. Needs core_lock. */
+/* Publishes an expired batch (unsorted, linked through next; whole ticks)
+ * to the ready set: cut into pieces of TK__WHEEL_SORT_PIECE nodes, each
+ * sorted and linked into the set (as a run of its own unless it continues
+ * the previous one) while its nodes are still in cache; pops merge the runs.
+ * The first piece (the whole batch, for a batch of up to a piece) is sorted
+ * before ready_lock is taken, so takers go on taking earlier nodes
+ * meanwhile; the rest is sorted under the lock, piece by piece, and all of
+ * the batch is linked under one hold of it, so takers never see part of a
+ * batch (a later piece may hold a smaller key). Sorting outside the lock
+ * writes only the nodes' next links: the nodes are out of the core and not
+ * yet claimed, and removers change only the state word. Returns the number
+ * of nodes published. Needs core_lock. */
 static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch) {
     size_t added = 0;
+    tk__wheel_piece first = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
     lock(&q->ready_lock);
+    added += tk__wheel_ready_publish(&q->ready, first.head, claim_ready, NULL);
     while (batch != NULL) {
         tk__wheel_piece p = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
         added += tk__wheel_ready_publish(&q->ready, p.head, claim_ready, NULL);
@@ -541,6 +598,7 @@ static void *tick_main(void *arg) {
 #if defined(__linux__) && defined(PR_SET_TIMERSLACK)
     (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* 1 us, see DESIGN.md */
 #endif
+    int64_t flood_end = INT64_MIN; /* a flood lasts until then (FLOOD_POLL_NS) */
     lock(&q->core_lock);
     while (!atomic_load(&q->stop)) {
         STAT_ADD(q, st_loops, 1);
@@ -555,16 +613,25 @@ static void *tick_main(void *arg) {
             release_list(q, z); /* user code: no lock held */
             lock(&q->core_lock);
         }
-        grab_pending_locked(q);
+        size_t grabbed = grab_pending_locked(q);
+        if (grabbed != 0) {
+            int64_t t = tk_clock_now_ns();
+            if (grabbed >= FLOOD_POLL_MIN || t < flood_end)
+                flood_end = tk__sat_add(t, FLOOD_QUIET_NS);
+        }
         /* a pass moves at most TRANSFER_LIMIT nodes and spends at most
          * about a tick doing so */
         transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
 
+        /* Expire up to the current tick, publishing every EXPIRE_CHUNK
+         * nodes or so (whole ticks): when the thread is behind, the worker
+         * starts on the earliest ticks while later ones are expired, and
+         * each chunk is sorted and linked while it is in cache. */
         int64_t now = tk_clock_now_ns();
         uint64_t k = tk__wheel_core_tick_at(&q->core, now);
-        if (k > tk_wheel_core_current_tick(&q->core)) {
+        while (k > tk_wheel_core_current_tick(&q->core)) {
             size_t count = 0;
-            tk_node *batch = tk__wheel_core_expire_to(&q->core, k, &count);
+            tk_node *batch = tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count);
             if (batch != NULL)
                 STAT_ADD(q, st_expired, publish_ready_locked(q, batch));
         }
@@ -588,6 +655,8 @@ static void *tick_main(void *arg) {
             plan = tk_wheel_core_tick_time(&q->core, next);
         else
             plan = INT64_MAX;
+        if (now < flood_end && plan > tk__sat_add(now, FLOOD_POLL_NS))
+            plan = tk__sat_add(now, FLOOD_POLL_NS); /* a flood: look again soon */
         int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
         if (threshold == AWAKE)
             threshold = AWAKE + 1;

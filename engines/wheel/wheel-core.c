@@ -23,11 +23,15 @@
  *       (never in a bucket the wheel has passed);
  *   I3  for a non-empty bucket s: c < min_expiry <= min e(n), min_expiry == s
  *       (mod W), and equality when stale[s] is clear;
- *   I4  occupied[s] <=> bucket s non-empty; size == number of nodes.
+ *   I4  occupied[s] <=> bucket s non-empty; size == number of nodes;
+ *   I5  each bucket is doubly linked from head (newest) to tail (oldest).
  *
  * Expiry. Advancing to tick t visits bucket t & (W - 1) only if its
  * min_expiry <= t; the walk unlinks the nodes with e == t and recomputes the
- * minimum of the rest. The expired batch is then merge-sorted by
+ * minimum of the rest. On a large wheel every node is a cache (and TLB) miss
+ * and the next link is only known once the node is in, so the walk runs
+ * from both ends of the bucket at once (each bucket keeps its tail too):
+ * two chains of misses in flight instead of one. The expired batch is then merge-sorted by
  * (deadline, seq) (a natural merge sort: one O(k) pass when the batch is
  * already in order, as it usually is, nodes leaving in offer order; pairwise
  * merging stops at cache-sized pieces, which are merged in one pass, see
@@ -42,6 +46,9 @@
  * buckets' min_expiry, found by scanning the occupied bitmap from c + 1 and
  * stopping as soon as a bucket's first possible tick is not below the best
  * candidate found (usually the first occupied bucket).
+ * tk__wheel_core_expire_some() is advance_to() unsorted that stops after the
+ * tick that brings it to a given number of nodes, for a caller that is many
+ * ticks behind and publishes the earliest ticks first.
  *
  * Complexity. add, remove: O(1) (one multiply-high replaces the division).
  * advance: O(1) when the bucket holds nothing due, else O(bucket + k log k)
@@ -50,7 +57,7 @@
  * (pick tick_ns * W near the usual delay: the single-level wheel's trade-off;
  * buckets with nothing due are skipped, unlike Netty). next candidate:
  * O(W / 64 + occupied buckets scanned).
- * Memory: 16 bytes per bucket + 2 bits, nothing per node (the 32-byte
+ * Memory: 24 bytes per bucket + 2 bits, nothing per node (the 32-byte
  * private area of tk_node).
  *
  * Accuracy. A node leaves at the first tick t with t_t >= deadline: never
@@ -172,6 +179,7 @@ void tk_wheel_core_add(tk_wheel_core *w, tk_node *n) {
     n->tk__priv.wheel.prev = NULL;
     n->tk__priv.wheel.next = head;
     if (head == NULL) {
+        slot->tail = n;
         slot->min_expiry = e;
         bit_set(w->occupied, s);
         bit_clear(w->stale, s);
@@ -203,6 +211,8 @@ static inline void unlink_node(tk_wheel_core *w, size_t s, tk_node *n) {
         w->slots[s].head = next;
     if (next != NULL)
         next->tk__priv.wheel.prev = prev;
+    else
+        w->slots[s].tail = prev;
     w->size--;
 }
 
@@ -415,24 +425,59 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
     *count = 0;
     if (slot->head == NULL || slot->min_expiry > t)
         return NULL;
-    tk_node *out = NULL, *last = NULL;
+    /* The walk is a chain of dependent misses on a large wheel, so it runs
+     * from both ends at once (two chains in flight): `a` from the newest
+     * node towards older ones, `b` from the oldest towards newer ones, until
+     * they meet. The batch keeps the add order: b's nodes (oldest first,
+     * appended), then a's (pushed on the front of their own list). */
+    tk_node *old_head = NULL, *old_tail = NULL; /* b's nodes, in visit order */
+    tk_node *new_head = NULL, *new_tail = NULL; /* a's nodes, oldest first */
     size_t k = 0;
     uint64_t min = UINT64_MAX;
-    tk_node *n = slot->head;
-    while (n != NULL) { /* the bucket is newest first */
-        tk_node *next = n->tk__priv.wheel.next;
-        uint64_t e = tk__wheel_core_expiry(n);
-        if (e <= t) {
-            unlink_node(w, s, n);
-            n->tk__priv.detached_next = out;
-            if (out == NULL)
-                last = n;
-            out = n;
+    tk_node *a = slot->head, *b = slot->tail;
+    for (;;) {
+        bool meet = a == b;
+        tk_node *a_next = a->tk__priv.wheel.next;
+        tk_node *b_prev = b->tk__priv.wheel.prev;
+        uint64_t ea = tk__wheel_core_expiry(a);
+        if (ea <= t) {
+            unlink_node(w, s, a);
+            a->tk__priv.detached_next = new_head;
+            if (new_head == NULL)
+                new_tail = a;
+            new_head = a;
             k++;
-        } else if (e < min) {
-            min = e;
+        } else if (ea < min) {
+            min = ea;
         }
-        n = next;
+        if (meet)
+            break;
+        uint64_t eb = tk__wheel_core_expiry(b);
+        if (eb <= t) {
+            unlink_node(w, s, b);
+            b->tk__priv.detached_next = NULL;
+            if (old_tail != NULL)
+                old_tail->tk__priv.detached_next = b;
+            else
+                old_head = b;
+            old_tail = b;
+            k++;
+        } else if (eb < min) {
+            min = eb;
+        }
+        if (a_next == b) /* adjacent: both done */
+            break;
+        a = a_next;
+        b = b_prev;
+    }
+    tk_node *out, *last;
+    if (old_head == NULL) {
+        out = new_head;
+        last = new_tail;
+    } else {
+        old_tail->tk__priv.detached_next = new_head;
+        out = old_head;
+        last = new_head != NULL ? new_tail : old_tail;
     }
     bit_clear(w->stale, s);
     if (slot->head == NULL)
@@ -521,10 +566,14 @@ bool tk_wheel_core_next_expiry_tick(const tk_wheel_core *w, uint64_t *tick) {
     return scan_min(w, true, tick);
 }
 
-static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t *count) {
+/* Advances towards `tick`, expiring whole ticks, and stops after the first
+ * tick that brings the number of expired nodes to `enough` or more (or at
+ * `tick`). */
+static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t enough,
+                           size_t *count) {
     tk_node *head = NULL, *tail = NULL;
     size_t total = 0;
-    while (w->current_tick < tick) {
+    while (w->current_tick < tick && total < enough) {
         uint64_t next;
         if (!tk__wheel_core_next_candidate(w, &next) || next > tick) {
             w->current_tick = tick;
@@ -548,11 +597,15 @@ static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t *c
 }
 
 tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
-    return advance_to(w, tick, true, count);
+    return advance_to(w, tick, true, SIZE_MAX, count);
 }
 
 tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
-    return advance_to(w, tick, false, count);
+    return advance_to(w, tick, false, SIZE_MAX, count);
+}
+
+tk_node *tk__wheel_core_expire_some(tk_wheel_core *w, uint64_t tick, size_t enough, size_t *count) {
+    return advance_to(w, tick, false, enough == 0 ? 1 : enough, count);
 }
 
 uint64_t tk_wheel_core_current_tick(const tk_wheel_core *w) {
@@ -652,8 +705,11 @@ int tk_wheel_core_check(const tk_wheel_core *w) {
         const tk__wheel_slot *slot = &w->slots[s];
         if (bit_test(w->occupied, s) != (slot->head != NULL))
             return TK_ESTATE;
-        if (slot->head == NULL)
+        if (slot->head == NULL) {
+            if (slot->tail != NULL)
+                return TK_ESTATE;
             continue;
+        }
         if (slot->head->tk__priv.wheel.prev != NULL)
             return TK_ESTATE;
         uint64_t min = UINT64_MAX;
@@ -673,6 +729,8 @@ int tk_wheel_core_check(const tk_wheel_core *w) {
             if (++total > w->size)
                 return TK_ESTATE;
         }
+        if (slot->tail != prev) /* the last node reached from head */
+            return TK_ESTATE;
         if (slot->min_expiry <= c || slot->min_expiry > min || SLOT_OF(w, slot->min_expiry) != s)
             return TK_ESTATE;
         if (!bit_test(w->stale, s) && slot->min_expiry != min)

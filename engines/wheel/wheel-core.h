@@ -30,7 +30,8 @@
 
 /* One bucket. */
 typedef struct tk__wheel_slot {
-    tk_node *head;       /* first node of the bucket (NULL: empty) */
+    tk_node *head;       /* newest node of the bucket (NULL: empty) */
+    tk_node *tail;       /* oldest node (NULL: empty) */
     uint64_t min_expiry; /* lower bound of the bucket's expiry ticks; exact
                             unless the slot's `stale` bit is set */
 } tk__wheel_slot;
@@ -111,6 +112,14 @@ int tk_wheel_core_check(const tk_wheel_core *w);
  * pieces tk__wheel_sort_piece() cuts it into, gives advance_to()'s order).
  * Saves the sort for a caller that merges pieces itself. */
 tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count);
+
+/* As tk__wheel_core_expire_to(), but stops early: after the first tick whose
+ * nodes bring the number expired in this call to `enough` (0 counts as 1) or
+ * more. Ticks are never split, so the current tick is then that tick (< `tick`
+ * possibly), and calling again with the same `tick` continues where it
+ * stopped. Lets a caller that is many ticks behind hand out the earliest
+ * ticks while they are in cache instead of after expiring all of them. */
+tk_node *tk__wheel_core_expire_some(tk_wheel_core *w, uint64_t tick, size_t enough, size_t *count);
 
 /* Expiry tick of a node in the wheel (its tk__priv.wheel.rounds). */
 static inline uint64_t tk__wheel_core_expiry(const tk_node *n) {

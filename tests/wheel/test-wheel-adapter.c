@@ -810,6 +810,108 @@ static void flood_of_far_offers_is_taken_in_before_the_first_expiry(void **state
     free(t);
 }
 
+/* The tail of a flood (the offers after the last flood wake-up, fewer than
+ * would wake the thread) is taken in soon after the flood ends, not at the
+ * first expiry (a minute away); then the thread goes back to sleeping. The
+ * offers are paced (about 2 us apart, as a producer that does some work per
+ * timer), so the flood lasts well beyond the moving of its first part. */
+static void flood_tail_is_taken_in_soon_after_the_flood_ends(void **state) {
+    (void)state;
+    enum { N = 65536 + 30000 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    int64_t far = tk_clock_now_ns() + 60 * TK_NS_PER_S;
+    int64_t next = tk_clock_now_ns();
+    for (int i = 0; i < N; i++) {
+        t[i].node.deadline_ns = far + i;
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+        next += 2 * TK_NS_PER_US;
+        while (tk_clock_now_ns() < next) {
+        }
+    }
+    tk__wheel_stats st;
+    for (int i = 0; i < 5000; i++) {
+        tk__wheel_stats_get(q, &st);
+        if (st.moved >= N)
+            break;
+        sleep_ms(1);
+    }
+    print_message("      %llu of %d far offers moved into buckets after the flood\n",
+                  (unsigned long long)st.moved, N);
+    assert_int_equal(st.moved, N);
+    assert_int_equal(st.expired, 0);
+    sleep_ms(100); /* a last look finds the stack empty */
+    tk__wheel_stats a, b;
+    tk__wheel_stats_get(q, &a);
+    sleep_ms(500);
+    tk__wheel_stats_get(q, &b);
+    print_message("      then %llu wake-ups in 500 ms\n",
+                  (unsigned long long)(b.wakeups - a.wakeups));
+    assert_true(b.wakeups - a.wakeups <= 3);
+    assert_int_equal(ops->check(q), TK_OK);
+    size_t n = 0;
+    for (tk_node *l = ops->drain(q); l != NULL; l = tk_node_next_detached(l))
+        n++;
+    assert_int_equal(n, N);
+    ops->destroy(q);
+    free(t);
+}
+
+/* A tick far shorter than a pass: each pass expires many ticks, published in
+ * chunks while a taker takes. Every node still leaves in exact (deadline,
+ * seq) order, never before its deadline. */
+static void many_ticks_expired_in_one_pass_leave_in_order_never_early(void **state) {
+    (void)state;
+    enum { N = 100000 };
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.tick_ns = TK_WHEEL_MIN_TICK_NS;
+    c.ticks_per_wheel = 256;
+    tk_queue *q = make_queue(&c, &rel);
+    tnode *t = make_nodes(N);
+    uint64_t rs = 99;
+    /* all offered before the first is due (a node offered late may leave
+     * after a later one: the hand-off reordering the essay allows) */
+    int64_t base = tk_clock_now_ns() + TK_NS_PER_S;
+    for (int i = 0; i < N; i++) {
+        rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+        /* over 60 ms (6000 ticks); a few equal deadlines for the seq order */
+        t[i].node.deadline_ns = base + (int64_t)((rs >> 33) % (60 * MS)) / 8 * 8;
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    bool in_time = tk_clock_now_ns() < base;
+    tk_node *prev = NULL;
+    int early = 0, disorder = 0;
+    for (int i = 0; i < N; i++) {
+        tk_node *x;
+        assert_int_equal(ops->poll(q, 10 * TK_NS_PER_S, &x), TK_OK);
+        early += tk_clock_now_ns() < x->deadline_ns;
+        if (prev != NULL)
+            disorder += !before(prev, x);
+        prev = x;
+        if (i % 20000 == 0)
+            assert_int_equal(ops->check(q), TK_OK);
+    }
+    assert_true(wait_expired(q, N, 5000)); /* counted just after the publish */
+    tk__wheel_stats st;
+    tk__wheel_stats_get(q, &st);
+    print_message("      %d nodes over 6000 ticks of 10 us: %llu passes%s\n", N,
+                  (unsigned long long)st.loops,
+                  in_time ? "" : " (offers overran the first deadline: order not checked)");
+    assert_int_equal(early, 0);
+    if (in_time)
+        assert_int_equal(disorder, 0);
+    assert_int_equal(st.expired, N);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+    free(t);
+}
+
 /* ---- floods and concurrency --------------------------------------------------------------- */
 
 typedef struct flooder {
@@ -1109,6 +1211,8 @@ int main(void) {
         cmocka_unit_test(out_of_order_batches_leave_in_exact_order),
         cmocka_unit_test(blocked_takers_are_woken_one_per_new_node),
         cmocka_unit_test(flood_of_far_offers_is_taken_in_before_the_first_expiry),
+        cmocka_unit_test(flood_tail_is_taken_in_soon_after_the_flood_ends),
+        cmocka_unit_test(many_ticks_expired_in_one_pass_leave_in_order_never_early),
         cmocka_unit_test(flood_of_offers_does_not_starve_expiry),
         cmocka_unit_test(concurrent_offer_remove_take_accounts_for_every_node),
         cmocka_unit_test(removal_racing_expiry_and_drain_accounts_for_every_node),

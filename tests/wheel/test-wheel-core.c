@@ -404,6 +404,81 @@ static void expire_to_is_advance_to_unsorted(void **state) {
     }
 }
 
+/* expire_some(k, enough) hands out, call after call, exactly what expire_to(k)
+ * does at once (same nodes, same order), in chunks of whole ticks: each
+ * chunk stops after the first tick that brings it to `enough` nodes, and
+ * only the last chunk (the one that reaches k) may hold fewer. */
+static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
+    (void)state;
+    for (uint64_t seed = 30; seed < 33; seed++) {
+        model a, b;
+        model_init(&a, 1000, 16, 5, 400);
+        model_init(&b, 1000, 16, 5, 400);
+        uint64_t rs = seed;
+        size_t early_stops = 0;
+        for (int step = 0; step < 6000; step++) {
+            uint64_t r = rng_below(&rs, 10);
+            if (r < 6) {
+                size_t i = (size_t)rng_below(&rs, a.pool);
+                if (a.live[i])
+                    continue;
+                int64_t d = random_deadline(&a, &rs);
+                a.nodes[i].deadline_ns = b.nodes[i].deadline_ns = d;
+                a.nodes[i].seq = b.nodes[i].seq = a.seq++;
+                tk_wheel_core_add(&a.w, &a.nodes[i]);
+                tk_wheel_core_add(&b.w, &b.nodes[i]);
+                a.live[i] = b.live[i] = true;
+            } else if (r < 7) {
+                size_t i = (size_t)rng_below(&rs, a.pool);
+                if (!a.live[i])
+                    continue;
+                tk_wheel_core_remove(&a.w, &a.nodes[i]);
+                tk_wheel_core_remove(&b.w, &b.nodes[i]);
+                a.live[i] = b.live[i] = false;
+            } else {
+                uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
+                size_t enough = (size_t)rng_below(&rs, 40);
+                size_t kb = 0;
+                tk_node *y = tk__wheel_core_expire_to(&b.w, to, &kb);
+                size_t ka = 0;
+                do {
+                    uint64_t from = tk_wheel_core_current_tick(&a.w);
+                    size_t k = 0;
+                    tk_node *x = tk__wheel_core_expire_some(&a.w, to, enough, &k);
+                    uint64_t now = tk_wheel_core_current_tick(&a.w);
+                    assert_true(now > from || (from == to && x == NULL));
+                    assert_true(now <= to);
+                    size_t n = 0, before_last_tick = 0;
+                    for (; x != NULL; x = tk_node_next_detached(x), y = tk_node_next_detached(y)) {
+                        uint64_t e = tk__wheel_core_expiry(x);
+                        assert_true(e > from && e <= now);
+                        before_last_tick += e < now;
+                        assert_non_null(y);
+                        assert_int_equal(x - a.nodes, y - b.nodes);
+                        a.live[x - a.nodes] = b.live[y - b.nodes] = false;
+                        n++;
+                    }
+                    assert_int_equal(n, k);
+                    if (now < to) { /* stopped early: at the tick that made it enough */
+                        assert_true(k >= (enough == 0 ? 1 : enough));
+                        assert_true(before_last_tick < (enough == 0 ? 1 : enough));
+                        early_stops++;
+                    }
+                    ka += k;
+                    assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
+                } while (tk_wheel_core_current_tick(&a.w) < to);
+                assert_null(y);
+                assert_int_equal(ka, kb);
+            }
+            assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
+            assert_int_equal(tk_wheel_core_current_tick(&a.w), tk_wheel_core_current_tick(&b.w));
+        }
+        assert_true(early_stops > 0); /* chunks were cut */
+        model_free(&a);
+        model_free(&b);
+    }
+}
+
 /* ---- directed cases ------------------------------------------------------------- */
 
 static size_t big_allocs;
@@ -732,6 +807,7 @@ int main(void) {
         cmocka_unit_test(random_vs_model_large_wheel),
         cmocka_unit_test(advance_to_equals_repeated_advance),
         cmocka_unit_test(expire_to_is_advance_to_unsorted),
+        cmocka_unit_test(expire_some_cuts_expire_to_at_tick_boundaries),
     };
     return cmocka_run_group_tests_name("wheel_core", tests, NULL, NULL);
 }
