@@ -173,9 +173,15 @@ typedef struct tk_executor_options {
                                               alone (default -1); >= 0: set it with
                                               prctl(PR_SET_TIMERSLACK) on every pool
                                               thread (0 restores the process default,
-                                              so use 1 for the tightest) */
+                                              so use 1 for the tightest); for
+                                              lateness below the OS's timer wake-up,
+                                              see tk_queue_config.spin_ns (heap) */
     const tk_allocator *allocator;         /* NULL: tk_allocator_default(). Copied at
-                                              create; its ctx must outlive every future. */
+                                              create; its ctx must outlive every future.
+                                              Tasks (128 bytes each) come from 64 KiB
+                                              slabs allocated through it, about 510
+                                              tasks a slab; an emptied slab goes back
+                                              to it (one spare kept until destroy). */
 } tk_executor_options;
 
 #define TK_EXECUTOR_MAX_THREADS 4096u
