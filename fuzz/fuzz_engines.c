@@ -16,20 +16,38 @@
  * advance(), the model by cutting its sorted prefix. A jump to tick T
  * (advance_to) must expire everything with deadline <= t_T, in order. Any
  * difference, any wrong status from add/remove, a disagreement of size() or
- * contains(), a failed _check() (run every few operations and at the end),
- * or a leak through the counting allocator aborts the process: libFuzzer
- * saves the input, the standalone replayer reports it.
+ * contains(), a failed _check() (run every few operations, after every
+ * heap-only operation and at the end), or a leak through the counting
+ * allocator aborts the process: libFuzzer saves the input, the standalone
+ * replayer reports it.
+ *
+ * The program also has operations that only the heap has, or that stress
+ * its removal and resizing paths: pop the head (remove_first), remove_if(),
+ * drain, a mass cancellation, bursts of cancel-and-reschedule and bursts of
+ * adds; the wheel and the model follow each of them by removing or adding
+ * the same timers.
  *
  * Input format (every missing byte reads as 0):
  *   byte 0: bits 0-2 tick_ns choice, bits 3-5 ticks_per_wheel choice
- *   byte 1: bits 0-1 start_ns choice
- *   then operations, one opcode byte each plus operands:
+ *   byte 1: bits 0-1 start_ns choice, bits 2-4 heap initial capacity - 1,
+ *           bit 5 set: the harness resizes the heap array as the adapter
+ *           does (automatic resizing off; a resize is sometimes delivered
+ *           a few operations late)
+ *   then operations, one opcode byte each (taken mod 16) plus operands:
  *     0,1,2  add      slot, delay class/value (see decode_delay)
  *     3      remove   slot (the wheel's remove() needs membership, so
  *                      it is asked contains() first, as its adapter does)
  *     4,5    advance  1 + (byte % 4) single ticks
  *     6      jump     advance_to(current + n), n from one byte
- *     7      query    size, contains, peek, next_expiry_tick, _check()
+ *     7,12,15  query  size, contains, peek, next_expiry_tick, _check()
+ *     8      pop      the heap's head, due or not (remove_first)
+ *     9      reschedule  byte: 1 + b % 8 pairs, each one byte: a live slot
+ *                      is removed, then added again (k + 1) thirds of a
+ *                      tick ahead for the k-th pair
+ *     10     remove_if  byte b: slots i with (i + b) % (1 + b / 64 % 4) == 0
+ *     11     drain    pop every heap node; they must come out in order
+ *     13     mass cancel  byte b: keep every (2 + b % 8)-th live slot
+ *     14     add burst  byte: 1 + b % 16 adds, each slot + delay bytes
  *
  * Build: fuzz/run.sh (clang + libFuzzer) or, without libFuzzer, compile with
  * -DTK_FUZZ_STANDALONE to get a replayer that runs every file or directory
@@ -104,6 +122,10 @@ typedef struct slot {
 
 typedef struct world {
     tk_heap_core heap;
+    bool owner;             /* the harness resizes the heap's array */
+    tk_heap_entry *pending; /* owner: a block allocated, not yet adopted */
+    size_t pending_cap;
+    int pending_ops; /* operations left before it is offered */
     tk_wheel_core wheel;
     slot slots[NSLOTS];
     int model[NSLOTS]; /* live slot indices sorted by (deadline, seq) */
@@ -254,6 +276,62 @@ static int64_t decode_delay(world *w, reader *r) {
     }
 }
 
+/* ---- the owner side of the heap's resizing (header bit, as the adapter) ---- */
+
+/* Moves the heap to the capacity it wants, at once. */
+static void owner_resize_now(world *w) {
+    size_t want = tk_heap_core_wanted_capacity(&w->heap);
+    if (want == tk_heap_core_capacity(&w->heap))
+        return;
+    tk_heap_entry *block = tk_heap_core_alloc_block(&w->heap, want);
+    if (block == NULL)
+        fail(w, "heap alloc_block(%zu) failed", want);
+    tk_heap_entry *old = NULL;
+    size_t old_cap = 0;
+    if (!tk_heap_core_adopt(&w->heap, block, want, &old, &old_cap))
+        fail(w, "heap adopt refused the capacity it asked for (%zu)", want);
+    tk_heap_core_free_block(&w->heap, old, old_cap);
+    if (tk_heap_core_wanted_capacity(&w->heap) != want)
+        fail(w, "heap wants another move right after adopting %zu", want);
+}
+
+/* After each operation: deliver a block claimed earlier (adopt may refuse it
+ * now), or claim one for a later operation, or move at once. */
+static void owner_step(world *w) {
+    if (!w->owner)
+        return;
+    if (w->pending != NULL && --w->pending_ops <= 0) {
+        tk_heap_entry *old = NULL;
+        size_t old_cap = 0;
+        if (tk_heap_core_adopt(&w->heap, w->pending, w->pending_cap, &old, &old_cap))
+            tk_heap_core_free_block(&w->heap, old, old_cap);
+        else
+            tk_heap_core_free_block(&w->heap, w->pending, w->pending_cap);
+        w->pending = NULL;
+    }
+    size_t want = tk_heap_core_wanted_capacity(&w->heap);
+    if (w->pending != NULL || want == tk_heap_core_capacity(&w->heap))
+        return;
+    if (w->op_index % 3 == 0) {
+        w->pending = tk_heap_core_alloc_block(&w->heap, want);
+        if (w->pending == NULL)
+            fail(w, "heap alloc_block(%zu) failed", want);
+        w->pending_cap = want;
+        w->pending_ops = 1 + (int)(w->op_index % 4);
+    } else {
+        owner_resize_now(w);
+    }
+}
+
+static int heap_push(world *w, slot *s) {
+    int rc = tk_heap_core_push(&w->heap, &s->hn);
+    if (rc == TK_EFULL && w->owner) { /* the owner grows a full array, then retries */
+        owner_resize_now(w);
+        rc = tk_heap_core_push(&w->heap, &s->hn);
+    }
+    return rc;
+}
+
 static void op_add(world *w, reader *r) {
     int idx = rd_u8(r) % NSLOTS;
     int64_t delay = decode_delay(w, r);
@@ -270,7 +348,7 @@ static void op_add(world *w, reader *r) {
     uint64_t seq = ++w->seq;
     s->hn.deadline_ns = s->wn.deadline_ns = deadline;
     s->hn.seq = s->wn.seq = seq;
-    int rc = tk_heap_core_push(&w->heap, &s->hn);
+    int rc = heap_push(w, s);
     if (rc != TK_OK)
         fail(w, "heap push slot %d -> %s", idx, tk_status_name(rc));
     tk_wheel_core_add(&w->wheel, &s->wn);
@@ -411,6 +489,138 @@ static void op_query(world *w) {
         fail(w, "wheel next_expiry_tick true on an empty wheel");
 }
 
+/* Takes slot idx out of the wheel and the model, after the heap handed it
+ * out or removed it on its own (pop, remove_if, drain). */
+static void follow_heap_removal(world *w, int idx, const char *what) {
+    slot *s = &w->slots[idx];
+    if (!s->live)
+        fail(w, "heap %s handed out slot %d, which the model does not hold", what, idx);
+    if (!tk_wheel_core_contains(&w->wheel, &s->wn))
+        fail(w, "wheel lost live slot %d", idx);
+    tk_wheel_core_remove(&w->wheel, &s->wn);
+    model_remove(w, idx);
+}
+
+static void op_pop(world *w) {
+    tk_node *n = tk_heap_core_pop(&w->heap);
+    if (w->nmodel == 0) {
+        if (n != NULL)
+            fail(w, "heap pop returned a node from an empty heap");
+        return;
+    }
+    int idx = slot_of_heap_node(w, n);
+    if (idx != w->model[0])
+        fail(w, "heap pop returned slot %d, model head is slot %d", idx, w->model[0]);
+    if (tk_heap_core_contains(&w->heap, n))
+        fail(w, "heap still contains popped slot %d", idx);
+    follow_heap_removal(w, idx, "pop");
+}
+
+static void op_reschedule(world *w, reader *r) {
+    int pairs = 1 + rd_u8(r) % 8;
+    for (int k = 0; k < pairs; k++) {
+        int idx = rd_u8(r) % NSLOTS;
+        slot *s = &w->slots[idx];
+        if (!s->live)
+            continue;
+        if (tk_heap_core_remove(&w->heap, &s->hn) != TK_OK)
+            fail(w, "heap remove of live slot %d failed", idx);
+        follow_heap_removal(w, idx, "remove");
+        int64_t delay = sat_mul((int64_t)(k + 1), w->tick_ns / 3 + 1);
+        int64_t deadline = sat_add(tick_time(w, w->tick), delay);
+        uint64_t seq = ++w->seq;
+        s->hn.deadline_ns = s->wn.deadline_ns = deadline;
+        s->hn.seq = s->wn.seq = seq;
+        int rc = heap_push(w, s);
+        if (rc != TK_OK)
+            fail(w, "heap push slot %d -> %s", idx, tk_status_name(rc));
+        tk_wheel_core_add(&w->wheel, &s->wn);
+        model_insert(w, idx);
+    }
+}
+
+typedef struct if_ctx {
+    const world *w;
+    int add, mod;
+    int calls[NSLOTS];
+} if_ctx;
+
+static bool pred_slot(const tk_node *n, void *ctx) {
+    if_ctx *c = ctx;
+    int idx = slot_of_heap_node(c->w, n);
+    if (idx < 0)
+        return false; /* reported below: every call is counted per slot */
+    c->calls[idx]++;
+    return (idx + c->add) % c->mod == 0;
+}
+
+static void op_remove_if(world *w, reader *r) {
+    uint8_t b = rd_u8(r);
+    if_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.w = w;
+    c.add = b;
+    c.mod = 1 + (b / 64) % 4;
+    size_t removed = (size_t)-1;
+    tk_node *list = tk_heap_core_remove_if(&w->heap, pred_slot, &c, &removed);
+    for (int i = 0; i < NSLOTS; i++)
+        if (c.calls[i] != (w->slots[i].live ? 1 : 0))
+            fail(w, "remove_if asked about slot %d %d times (live %d)", i, c.calls[i],
+                 w->slots[i].live);
+    bool taken[NSLOTS] = {false};
+    size_t listed = 0;
+    for (tk_node *n = list; n != NULL; n = tk_node_next_detached(n)) {
+        int idx = slot_of_heap_node(w, n);
+        if (idx < 0 || listed == NSLOTS || taken[idx])
+            fail(w, "remove_if listed a foreign or repeated node");
+        taken[idx] = true;
+        listed++;
+    }
+    if (listed != removed)
+        fail(w, "remove_if counted %zu, listed %zu", removed, listed);
+    for (int i = 0; i < NSLOTS; i++) {
+        bool want = w->slots[i].live && (i + c.add) % c.mod == 0;
+        if (taken[i] != want)
+            fail(w, "remove_if took slot %d: %d, want %d", i, taken[i], want);
+        if (taken[i])
+            follow_heap_removal(w, i, "remove_if");
+    }
+}
+
+static void op_drain(world *w) {
+    int got[NSLOTS], n = 0;
+    tk_node *x;
+    while ((x = tk_heap_core_pop(&w->heap)) != NULL) {
+        if (n == NSLOTS)
+            fail(w, "heap drain returned more nodes than exist");
+        got[n++] = slot_of_heap_node(w, x);
+    }
+    if (n != w->nmodel || memcmp(got, w->model, (size_t)n * sizeof(int)) != 0)
+        fail(w, "heap drain returned %d nodes, model %d (or a different order)", n, w->nmodel);
+    for (int i = 0; i < n; i++)
+        follow_heap_removal(w, got[i], "drain");
+    if (tk_heap_core_size(&w->heap) != 0)
+        fail(w, "drained heap still holds %zu nodes", tk_heap_core_size(&w->heap));
+}
+
+static void op_mass_cancel(world *w, reader *r) {
+    int keep_every = 2 + rd_u8(r) % 8, k = 0;
+    for (int i = 0; i < NSLOTS; i++) {
+        slot *s = &w->slots[i];
+        if (!s->live || k++ % keep_every == 0)
+            continue;
+        if (tk_heap_core_remove(&w->heap, &s->hn) != TK_OK)
+            fail(w, "heap remove of live slot %d failed", i);
+        follow_heap_removal(w, i, "remove");
+    }
+}
+
+static void op_add_burst(world *w, reader *r) {
+    int adds = 1 + rd_u8(r) % 16;
+    for (int k = 0; k < adds; k++)
+        op_add(w, r);
+}
+
 static void check_cores(world *w) {
     int rc = tk_heap_core_check(&w->heap);
     if (rc != TK_OK)
@@ -432,6 +642,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (w == NULL)
         abort();
     uint8_t b0 = rd_u8(&r), b1 = rd_u8(&r);
+    w->owner = (b1 & 0x20) != 0;
     w->tick_ns = tick_choices[b0 & 7];
     uint32_t raw_size = wheel_choices[(b0 >> 3) & 7];
     w->wheel_size = 1;
@@ -446,13 +657,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc = tk_heap_core_init(&w->heap, &w->alloc, 1 + (b1 >> 2) % 8);
     if (rc != TK_OK)
         fail(w, "heap init -> %s", tk_status_name(rc));
+    tk_heap_core_set_auto_resize(&w->heap, !w->owner);
     rc = tk_wheel_core_init(&w->wheel, &w->alloc, w->tick_ns, raw_size, w->start_ns);
     if (rc != TK_OK)
         fail(w, "wheel init -> %s", tk_status_name(rc));
 
     for (w->op_index = 0; r.off < r.n && w->op_index < MAX_OPS; w->op_index++) {
         uint8_t op = rd_u8(&r);
-        switch (op % 8) {
+        switch (op % 16) {
         case 0:
         case 1:
         case 2:
@@ -468,17 +680,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 6:
             op_jump(w, &r);
             break;
+        case 8:
+            op_pop(w);
+            check_cores(w);
+            break;
+        case 9:
+            op_reschedule(w, &r);
+            check_cores(w);
+            break;
+        case 10:
+            op_remove_if(w, &r);
+            check_cores(w);
+            break;
+        case 11:
+            op_drain(w);
+            check_cores(w);
+            break;
+        case 13:
+            op_mass_cancel(w, &r);
+            check_cores(w);
+            break;
+        case 14:
+            op_add_burst(w, &r);
+            check_cores(w);
+            break;
         default:
             op_query(w);
             check_cores(w);
             break;
         }
+        owner_step(w);
         if (w->op_index % CHECK_EVERY == 0)
             check_cores(w);
     }
     op_query(w);
     check_cores(w);
 
+    if (w->pending != NULL)
+        tk_heap_core_free_block(&w->heap, w->pending, w->pending_cap);
     tk_heap_core_destroy(&w->heap);
     tk_wheel_core_destroy(&w->wheel);
     if (w->ca.allocs != w->ca.frees || w->ca.bytes_alloc != w->ca.bytes_freed)

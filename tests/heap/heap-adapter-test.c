@@ -8,7 +8,8 @@
  * growth ahead of need, TK_ENOMEM when a full array cannot grow, memory
  * returned after a mass removal, no lock held around the allocator, and no
  * node lost or duplicated while resizes race with offers, takes and
- * removals. */
+ * removals. The last two cancel hundreds of thousands of nodes, alone and
+ * racing with takers. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <setjmp.h>
@@ -1242,6 +1243,172 @@ static void offers_takes_and_removals_racing_with_resizes_lose_and_duplicate_not
     free(r);
 }
 
+/* ---- mass cancellation ----------------------------------------------------------- */
+
+/* Many cancellations through the queue, alone and racing with takers: what is
+ * left comes out exactly, in order, never early, and the memory follows. */
+static void hundreds_of_thousands_of_cancels_leave_exactly_the_rest_to_take_in_order(void **state) {
+    (void)state;
+    enum { N = 300000, KEEP_EVERY = 10, KEPT = N / KEEP_EVERY };
+    probe_alloc p;
+    tk_allocator a;
+    probe_alloc_init(&p, &a);
+    tk_queue *q = make_queue_with(&a, 0);
+    size_t live0 = probe_live(&p);
+    tk_node *n = calloc(N, sizeof(*n));
+    unsigned char *seen = calloc(N, 1);
+    assert_true(n != NULL && seen != NULL);
+    /* 40 ms from now on, spread over 60 ms, four nodes per deadline */
+    int64_t base = tk_clock_now_ns() + 40 * MS;
+    for (size_t i = 0; i < N; i++) {
+        node_at(&n[i], base + (int64_t)((i * 7919) % (N / 4)) * 800, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    assert_int_equal(ops->size(q), N);
+    size_t peak = probe_live(&p);
+    /* cancel nine in ten, scattered, some of them twice */
+    for (size_t k = 0; k < N; k++) {
+        size_t i = (k * 104729) % N;
+        if (i % KEEP_EVERY == 0)
+            continue;
+        assert_int_equal(ops->remove(q, &n[i]), TK_OK);
+        if (k % 1000 == 0)
+            assert_int_equal(ops->remove(q, &n[i]), TK_ENOENT);
+    }
+    assert_int_equal(ops->size(q), KEPT);
+    assert_int_equal(ops->check(q), TK_OK);
+    /* the array shrank with the population */
+    assert_true(probe_live(&p) <= live0 + 8 * KEPT * 3 * sizeof(int64_t));
+    assert_true(probe_live(&p) - live0 <= (peak - live0) / 4);
+    /* what is left comes out, each once, in (deadline, seq) order, none early */
+    int64_t prev_deadline = INT64_MIN;
+    uint64_t prev_seq = 0;
+    for (size_t j = 0; j < KEPT; j++) {
+        tk_node *x = NULL;
+        assert_int_equal(ops->take(q, &x), TK_OK);
+        assert_true(tk_clock_now_ns() >= x->deadline_ns);
+        size_t i = (size_t)(x - n);
+        assert_true(i < N && i % KEEP_EVERY == 0 && !seen[i]);
+        seen[i] = 1;
+        assert_true(x->deadline_ns > prev_deadline ||
+                    (x->deadline_ns == prev_deadline && x->seq > prev_seq));
+        prev_deadline = x->deadline_ns;
+        prev_seq = x->seq;
+    }
+    tk_node *x = NULL;
+    assert_int_equal(ops->poll(q, 0, &x), TK_ETIMEDOUT);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    tk_node outsider;
+    node_at(&outsider, 0, 0);
+    assert_int_equal(ops->remove(q, &outsider), TK_ENOENT); /* an op: the last shrink */
+    assert_int_equal(probe_live(&p), live0);
+    ops->destroy(q);
+    assert_int_equal(probe_live(&p), 0);
+    probe_alloc_finish(&p);
+    free(seen);
+    free(n);
+}
+
+enum { C_NODES = 200000, C_TAKERS = 2 };
+
+typedef struct cancel_race {
+    tk_queue *q;
+    tk_node *nodes;
+    unsigned char taken[C_TAKERS][C_NODES];
+    unsigned char removed[C_NODES];
+    int early[C_TAKERS], final_rc[C_TAKERS];
+} cancel_race;
+
+typedef struct cancel_race_arg {
+    cancel_race *r;
+    int id;
+} cancel_race_arg;
+
+static void *cancel_race_taker(void *arg) {
+    cancel_race_arg *ca = arg;
+    cancel_race *r = ca->r;
+    for (;;) {
+        tk_node *x = NULL;
+        int rc = ops->take(r->q, &x);
+        if (rc != TK_OK) {
+            r->final_rc[ca->id] = rc;
+            return NULL;
+        }
+        if (tk_clock_now_ns() < x->deadline_ns)
+            r->early[ca->id]++;
+        r->taken[ca->id][x - r->nodes]++;
+    }
+}
+
+static void *cancel_race_canceller(void *arg) {
+    cancel_race *r = arg;
+    for (size_t k = 0; k < C_NODES; k++) {
+        size_t i = (k * 7919) % C_NODES;
+        if (i % 5 != 0 && ops->remove(r->q, &r->nodes[i]) == TK_OK)
+            r->removed[i]++;
+    }
+    return NULL;
+}
+
+static void cancels_racing_with_takes_never_hand_out_a_cancelled_node(void **state) {
+    (void)state;
+    probe_alloc p;
+    tk_allocator a;
+    probe_alloc_init(&p, &a);
+    cancel_race *r = calloc(1, sizeof(*r));
+    assert_non_null(r);
+    r->nodes = calloc(C_NODES, sizeof(tk_node));
+    assert_non_null(r->nodes);
+    r->q = make_queue_with(&a, 0);
+    size_t live0 = probe_live(&p);
+    /* due from 5 ms on, over 100 ms: takes and cancels overlap */
+    int64_t base = tk_clock_now_ns() + 5 * MS;
+    for (size_t i = 0; i < C_NODES; i++) {
+        node_at(&r->nodes[i], base + (int64_t)((i * 104729) % C_NODES) * 500, (uint64_t)i);
+        assert_int_equal(ops->offer(r->q, &r->nodes[i]), TK_OK);
+    }
+    pthread_t tak[C_TAKERS], can;
+    cancel_race_arg ta[C_TAKERS];
+    for (int i = 0; i < C_TAKERS; i++) {
+        ta[i] = (cancel_race_arg){r, i};
+        assert_int_equal(pthread_create(&tak[i], NULL, cancel_race_taker, &ta[i]), 0);
+    }
+    assert_int_equal(pthread_create(&can, NULL, cancel_race_canceller, r), 0);
+    assert_int_equal(pthread_join(can, NULL), 0);
+    ops->close(r->q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    for (int i = 0; i < C_TAKERS; i++)
+        assert_int_equal(pthread_join(tak[i], NULL), 0);
+
+    size_t removed = 0;
+    for (int i = 0; i < C_TAKERS; i++) {
+        assert_int_equal(r->early[i], 0);
+        assert_int_equal(r->final_rc[i], TK_ECLOSED);
+    }
+    for (size_t k = 0; k < C_NODES; k++) {
+        int times = r->removed[k];
+        for (int i = 0; i < C_TAKERS; i++)
+            times += r->taken[i][k];
+        if (times != 1)
+            fail_msg("node %zu left the queue %d times", k, times);
+        if (k % 5 == 0 && r->removed[k] != 0)
+            fail_msg("node %zu was never cancelled but was removed", k);
+        removed += r->removed[k];
+    }
+    assert_true(removed > 0);
+    assert_int_equal(ops->size(r->q), 0);
+    assert_int_equal(ops->check(r->q), TK_OK);
+    tk_node outsider;
+    node_at(&outsider, 0, 0);
+    assert_int_equal(ops->remove(r->q, &outsider), TK_ENOENT);
+    assert_int_equal(probe_live(&p), live0);
+    print_message("  %zu of %d nodes cancelled, the rest taken\n", removed, C_NODES);
+    ops->destroy(r->q);
+    probe_alloc_finish(&p);
+    free(r->nodes);
+    free(r);
+}
+
 static int setup_ops(void **state) {
     (void)state;
     ops = tk_engine_heap();
@@ -1280,6 +1447,8 @@ int main(void) {
         cmocka_unit_test(the_array_grows_before_it_is_full_and_shrinks_after_a_mass_removal),
         cmocka_unit_test(an_offer_that_cannot_grow_a_full_array_reports_enomem_and_changes_nothing),
         cmocka_unit_test(resizes_allocate_and_free_while_other_threads_can_use_the_queue),
+        cmocka_unit_test(hundreds_of_thousands_of_cancels_leave_exactly_the_rest_to_take_in_order),
+        cmocka_unit_test(cancels_racing_with_takes_never_hand_out_a_cancelled_node),
         cmocka_unit_test(offers_takes_and_removals_racing_with_resizes_lose_and_duplicate_nothing),
     };
     return cmocka_run_group_tests_name("heap_adapter", tests, setup_ops, NULL);

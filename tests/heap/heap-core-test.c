@@ -5,7 +5,9 @@
  * tk_heap_core_check() after every step; plus the edges (FIFO ties, growth,
  * shrinking, allocation failure, membership after removal) and the
  * owner-driven resizing the adapter uses (wanted_capacity, alloc_block,
- * adopt, with a failing allocator and with moves that arrive late). */
+ * adopt, with a failing allocator and with moves that arrive late). The
+ * build runs this file twice, at TK_HEAP_ARITY 4 and 2 (heap_core and
+ * heap_core_d2). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1008,6 +1010,264 @@ static void remove_if_removes_exactly_the_matches_asking_once_per_node(void **st
     tk_heap_core_destroy(&h);
 }
 
+/* ---- a model walk with every operation ----------------------------------------- */
+
+/* Pushes (some in bursts, the owner away meanwhile), removals, cancel and
+ * reschedule pairs, pops, pop_due(), remove_if(), drains and mass
+ * cancellations, against a sorted model, with check() after every step, at
+ * several sizes, with few and with many equal deadlines, resizing itself and
+ * resized by its owner as the adapter does. */
+typedef struct dyn_model {
+    tk_node **v;
+    size_t n;
+} dyn_model;
+
+static void dyn_insert(dyn_model *m, tk_node *x) {
+    size_t lo = 0, hi = m->n; /* the first element greater than x */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_less(x, m->v[mid]))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    memmove(&m->v[lo + 1], &m->v[lo], (m->n - lo) * sizeof(m->v[0]));
+    m->v[lo] = x;
+    m->n++;
+}
+
+static void dyn_erase(dyn_model *m, const tk_node *x) {
+    size_t lo = 0, hi = m->n; /* the first element not less than x */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_less(m->v[mid], x))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    assert_true(lo < m->n && m->v[lo] == x);
+    memmove(&m->v[lo], &m->v[lo + 1], (m->n - lo - 1) * sizeof(m->v[0]));
+    m->n--;
+}
+
+typedef struct walk {
+    uint64_t seed;
+    size_t pool;          /* nodes drawn from */
+    size_t deadline_span; /* deadlines in [0, span): small spans make ties */
+    int steps;
+    size_t initial_capacity; /* small, so the walk crosses growth and shrink points */
+    bool owner;              /* automatic resizing off; the walk resizes */
+} walk;
+
+typedef struct walk_tally {
+    size_t reschedules, remove_ifs, drains, mass_cancels, full_pushes;
+} walk_tally;
+
+typedef struct walk_state {
+    tk_heap_core h;
+    tk_node *pool;
+    bool *in;
+    dyn_model m;
+    uint64_t rng, next_seq;
+    walk_tally *tally;
+    const walk *w;
+} walk_state;
+
+static void walk_push(walk_state *s, size_t i) {
+    tk_heap_core *h = &s->h;
+    if (s->in[i]) {
+        assert_int_equal(tk_heap_core_push(h, &s->pool[i]), TK_EINVAL);
+        return;
+    }
+    set_key(&s->pool[i], (int64_t)rng_below(&s->rng, s->w->deadline_span), s->next_seq++);
+    int rc = tk_heap_core_push(h, &s->pool[i]);
+    if (rc == TK_EFULL) {
+        assert_true(s->w->owner);
+        assert_int_equal(tk_heap_core_size(h), tk_heap_core_capacity(h));
+        s->tally->full_pushes++;
+        assert_true(owner_resize(h));
+        rc = tk_heap_core_push(h, &s->pool[i]);
+    }
+    assert_int_equal(rc, TK_OK);
+    s->in[i] = true;
+    dyn_insert(&s->m, &s->pool[i]);
+}
+
+static void walk_remove(walk_state *s, size_t i) {
+    int rc = tk_heap_core_remove(&s->h, &s->pool[i]);
+    if (!s->in[i]) {
+        assert_int_equal(rc, TK_ENOENT);
+        return;
+    }
+    assert_int_equal(rc, TK_OK);
+    assert_int_equal(s->pool[i].tk__priv.heap.index, SIZE_MAX);
+    s->in[i] = false;
+    dyn_erase(&s->m, &s->pool[i]);
+}
+
+static void walk_took(walk_state *s, tk_node *got) {
+    assert_non_null(got);
+    assert_ptr_equal(got, s->m.v[0]);
+    size_t i = (size_t)(got - s->pool);
+    assert_true(s->in[i]);
+    assert_int_equal(got->tk__priv.heap.index, SIZE_MAX);
+    s->in[i] = false;
+    dyn_erase(&s->m, got);
+}
+
+static size_t g_walk_mod;
+
+static bool pred_seq_mod(const tk_node *n, void *ctx) {
+    size_t *r = ctx;
+    return n->seq % g_walk_mod == *r;
+}
+
+static void walk_step(walk_state *s, int step) {
+    tk_heap_core *h = &s->h;
+    const walk *w = s->w;
+    size_t r = rng_below(&s->rng, 1000);
+    int phase = (step / 700) % 3; /* grow, churn, shrink, grow, ... */
+    size_t push_w = phase == 0 ? 420 : phase == 1 ? 250 : 140;
+    if (r < push_w) {
+        walk_push(s, rng_below(&s->rng, w->pool));
+    } else if (r < push_w + 230) {
+        walk_remove(s, rng_below(&s->rng, w->pool));
+    } else if (r < push_w + 380) { /* cancel and reschedule one that is queued */
+        if (s->m.n > 0) {
+            size_t i = (size_t)(s->m.v[rng_below(&s->rng, s->m.n)] - s->pool);
+            walk_remove(s, i);
+            walk_push(s, i);
+            s->tally->reschedules++;
+        }
+    } else if (r < push_w + 450) {
+        tk_node *got = tk_heap_core_pop(h);
+        if (s->m.n == 0)
+            assert_null(got);
+        else
+            walk_took(s, got);
+    } else if (r < push_w + 540) {
+        int64_t now = (int64_t)rng_below(&s->rng, w->deadline_span);
+        tk_node *got = tk_heap_core_pop_due(h, now);
+        if (s->m.n > 0 && s->m.v[0]->deadline_ns <= now)
+            walk_took(s, got);
+        else
+            assert_null(got);
+    } else if (r < push_w + 546) {
+        size_t rest = rng_below(&s->rng, 3), removed = 99;
+        g_walk_mod = 3;
+        size_t before = s->m.n, listed = 0;
+        tk_node *list = tk_heap_core_remove_if(h, pred_seq_mod, &rest, &removed);
+        for (tk_node *x = list; x != NULL; x = tk_node_next_detached(x)) {
+            assert_int_equal(x->seq % 3, rest);
+            size_t i = (size_t)(x - s->pool);
+            assert_true(s->in[i]);
+            s->in[i] = false;
+            dyn_erase(&s->m, x);
+            listed++;
+        }
+        assert_int_equal(listed, removed);
+        for (size_t k = 0; k < s->m.n; k++)
+            assert_int_not_equal(s->m.v[k]->seq % 3, rest);
+        assert_int_equal(before - listed, s->m.n);
+        s->tally->remove_ifs++;
+    } else if (r < push_w + 548) { /* drain: pop everything, in the model's order */
+        for (size_t k = 0; k < s->m.n; k++) {
+            tk_node *got = tk_heap_core_pop(h);
+            assert_ptr_equal(got, s->m.v[k]);
+            s->in[got - s->pool] = false;
+        }
+        s->m.n = 0;
+        assert_null(tk_heap_core_pop(h));
+        s->tally->drains++;
+    } else if (r < push_w + 555) { /* a burst of pushes, the owner away meanwhile */
+        size_t burst = 1 + rng_below(&s->rng, w->pool / 4 + 1);
+        for (size_t k = 0; k < burst; k++)
+            walk_push(s, rng_below(&s->rng, w->pool));
+    } else if (r < push_w + 559) { /* mass cancellation, most of what is queued */
+        size_t keep = s->m.n / 8;
+        while (s->m.n > keep)
+            walk_remove(s, (size_t)(s->m.v[rng_below(&s->rng, s->m.n)] - s->pool));
+        s->tally->mass_cancels++;
+    } else {
+        walk_push(s, rng_below(&s->rng, w->pool));
+    }
+}
+
+static void run_walk(const walk *w, walk_tally *tally) {
+    walk_state s;
+    memset(&s, 0, sizeof(s));
+    s.w = w;
+    s.tally = tally;
+    s.rng = w->seed;
+    s.pool = calloc(w->pool, sizeof(tk_node));
+    s.in = calloc(w->pool, sizeof(bool));
+    s.m.v = calloc(w->pool, sizeof(tk_node *));
+    assert_true(s.pool != NULL && s.in != NULL && s.m.v != NULL);
+    for (size_t i = 0; i < w->pool; i++)
+        s.pool[i].tk__priv.heap.index = SIZE_MAX;
+    test_alloc t = {.fail_after = -1};
+    tk_allocator a = make_allocator(&t);
+    assert_int_equal(tk_heap_core_init(&s.h, &a, w->initial_capacity), TK_OK);
+    if (w->owner)
+        tk_heap_core_set_auto_resize(&s.h, false);
+    for (int step = 0; step < w->steps; step++) {
+        walk_step(&s, step);
+        if (w->owner)
+            (void)owner_resize(&s.h);
+        tk_heap_core *h = &s.h;
+        assert_int_equal(tk_heap_core_check(h), TK_OK);
+        assert_int_equal(tk_heap_core_size(h), s.m.n);
+        assert_ptr_equal(tk_heap_core_peek(h), s.m.n > 0 ? s.m.v[0] : NULL);
+        assert_true(tk_heap_core_capacity(h) >= tk_heap_core_size(h));
+        assert_true(tk_heap_core_capacity(h) >= w->initial_capacity);
+        for (int k = 0; k < 4; k++) {
+            size_t i = rng_below(&s.rng, w->pool);
+            assert_int_equal(tk_heap_core_contains(h, &s.pool[i]), s.in[i]);
+        }
+    }
+    for (size_t k = 0; k < s.m.n; k++)
+        assert_ptr_equal(tk_heap_core_pop(&s.h), s.m.v[k]);
+    assert_null(tk_heap_core_pop(&s.h));
+    tk_heap_core_destroy(&s.h);
+    assert_int_equal(t.live_bytes, 0);
+    free(s.m.v);
+    free(s.in);
+    free(s.pool);
+}
+
+static void walks_with_every_operation_match_the_model_at_every_size_and_mode(void **state) {
+    (void)state;
+    static const size_t pools[] = {40, 600, 5000};
+    static const size_t spans[] = {1000000, 8};
+    static const size_t caps[] = {1, 4, 64};
+    walk_tally tally;
+    memset(&tally, 0, sizeof(tally));
+    uint64_t seed = 0x1a2b3c;
+    for (size_t p = 0; p < sizeof(pools) / sizeof(pools[0]); p++)
+        for (size_t sp = 0; sp < sizeof(spans) / sizeof(spans[0]); sp++)
+            for (int owner = 0; owner < 2; owner++) {
+                walk w = {
+                    .seed = seed++,
+                    .pool = pools[p],
+                    .deadline_span = spans[sp],
+                    .steps = pools[p] >= 5000 ? 12000 : 5000,
+                    .initial_capacity = caps[(p + sp + (size_t)owner) % 3],
+                    .owner = owner != 0,
+                };
+                run_walk(&w, &tally);
+            }
+    print_message("  arity %d: %zu reschedules, %zu remove_ifs, %zu drains, %zu mass cancels, "
+                  "%zu full pushes\n",
+                  TK_HEAP_ARITY, tally.reschedules, tally.remove_ifs, tally.drains,
+                  tally.mass_cancels, tally.full_pushes);
+    /* the walks went down every path */
+    assert_true(tally.reschedules > 1000);
+    assert_true(tally.remove_ifs > 10);
+    assert_true(tally.drains > 3);
+    assert_true(tally.mass_cancels > 10);
+    assert_true(tally.full_pushes > 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(init_with_zero_capacity_gives_default_capacity_and_allocator),
@@ -1035,6 +1295,7 @@ int main(void) {
         cmocka_unit_test(push_rejects_null_and_a_node_already_in_the_heap),
         cmocka_unit_test(check_detects_a_wrong_index_a_changed_key_and_broken_order),
         cmocka_unit_test(remove_if_removes_exactly_the_matches_asking_once_per_node),
+        cmocka_unit_test(walks_with_every_operation_match_the_model_at_every_size_and_mode),
     };
     return cmocka_run_group_tests_name("heap_core", tests, NULL, NULL);
 }
