@@ -715,13 +715,14 @@ static void test_alloc_fail_persistent(void **state) {
         rel_alloc_init(&a);
         tk_executor *ex = NULL;
         assert_int_equal(create_ex(&a, engine, 2, &ex), TK_OK);
-        probe p;
+        probe p, per;
         probe_init(&p);
+        probe_init(&per);
         for (int i = 0; i < 20; i++)
             assert_int_equal(tk_executor_schedule(ex, t_probe, &p, 20 * TK_NS_PER_MS, NULL), TK_OK);
         tk_future *fu = NULL;
         assert_int_equal(
-            tk_executor_schedule_at_fixed_rate(ex, t_probe, &p, 0, 2 * TK_NS_PER_MS, &fu), TK_OK);
+            tk_executor_schedule_at_fixed_rate(ex, t_probe, &per, 0, 2 * TK_NS_PER_MS, &fu), TK_OK);
         rel_alloc_fail_from(&a, 1);
         /* Tasks live in slabs, so the memory already held serves some more
          * schedules: hold timers an hour ahead until one call gets
@@ -746,23 +747,38 @@ static void test_alloc_fail_persistent(void **state) {
             else
                 problem("%s: schedule -> %s", where, tk_status_name(rc));
         }
-        /* The queued work and the periodic task go on without memory. */
-        long want = 20 + accepted + 10;
+        /* The queued work goes on without memory. */
+        long want = 20 + accepted;
         if (!rel_wait_at_least(&p.runs, want, WAIT_NS))
             problem("%s: %ld runs, want >= %ld", where, atomic_load(&p.runs), want);
+        /* So does the periodic task, with one exception: while it runs, its
+         * slot in an engine that allocates for offers (the heap's array) can
+         * be taken by a held timer; its re-queue then finds the engine full
+         * and out of memory, and the task ends cancelled (documented), which
+         * its future must say. */
+        bool periodic_went_on = rel_wait_at_least(&per.runs, 10, WAIT_NS);
+        bool periodic_refused = false;
+        if (!periodic_went_on) {
+            periodic_refused = tk_future_is_cancelled(fu) && atomic_load(&per.runs) >= 1 &&
+                               strcmp(engine->name, "heap") == 0;
+            if (!periodic_refused)
+                problem("%s: periodic task ran %ld times, want >= 10", where,
+                        atomic_load(&per.runs));
+        }
         rel_alloc_disarm(&a);
         if (enomem == 0)
             problem("%s: no call reported TK_ENOMEM", where);
         int crc = tk_future_cancel(fu, false);
-        if (crc != TK_OK && crc != TK_ERUNNING)
+        if (periodic_refused ? crc != TK_EDONE : (crc != TK_OK && crc != TK_ERUNNING))
             problem("%s: cancel of the periodic task -> %s", where, tk_status_name(crc));
         tk_future_release(fu);
         still_usable(ex, where);
         assert_int_equal(tk_executor_destroy(ex), TK_OK);
         check_no_leak(&a, where);
         print_message("  [%s] out of memory for good: %d held timers fit, then %d TK_ENOMEM "
-                      "(%d of 50 more accepted), queued work ran\n",
-                      engine->name, held, enomem, accepted);
+                      "(%d of 50 more accepted), queued work ran, periodic task %s\n",
+                      engine->name, held, enomem, accepted,
+                      periodic_went_on ? "went on" : "cancelled by a refused re-queue");
     }
     assert_int_equal(problems, 0);
 }
