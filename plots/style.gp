@@ -51,14 +51,14 @@ PC[6]  = "#d55e00"; PD[6]  = 5;  PT[6]  = 15; PTO[6]  = 14; PF[6]  = 6   # libev
 PC[7]  = "#cc79a7"; PD[7]  = 7;  PT[7]  = 2;  PTO[7]  = 2;  PF[7]  = 0   # naive-heap: reddish purple, long dash, cross
 PC[8]  = "#5f5f5f"; PD[8]  = 8;  PT[8]  = 3;  PTO[8]  = 3;  PF[8]  = 3   # sorted-list: dark grey, short dash, star
 PC[9]  = "#9a9a9a"; PD[9]  = 9;  PT[9]  = 1;  PTO[9]  = 1;  PF[9]  = 3   # floor: light grey, dense dots, plus
-PC[10] = "#000000"; PD[10] = 10; PT[10] = 5;  PTO[10] = 4;  PF[10] = 6   # others: re-use colours with new dashes
-PC[11] = "#e69f00"; PD[11] = 11; PT[11] = 13; PTO[11] = 12; PF[11] = 1
-PC[12] = "#0072b2"; PD[12] = 12; PT[12] = 9;  PTO[12] = 8;  PF[12] = 5
+PC[10] = "#882255"; PD[10] = 10; PT[10] = 5;  PTO[10] = 4;  PF[10] = 6   # others: Tol's wine, teal, olive,
+PC[11] = "#44aa99"; PD[11] = 11; PT[11] = 13; PTO[11] = 12; PF[11] = 1   # each with a dash of its own
+PC[12] = "#999933"; PD[12] = 12; PT[12] = 9;  PTO[12] = 8;  PF[12] = 5
 set dashtype 6  (10,3,2,3,2,3)
 set dashtype 7  (12,4)
 set dashtype 8  (4,3)
 set dashtype 9  (1,2)
-set dashtype 10 (6,2,1,2)
+set dashtype 10 (8,3,2,3)
 set dashtype 11 (14,3,3,3)
 set dashtype 12 (2,5)
 
