@@ -203,6 +203,11 @@ struct tk_executor {
     pthread_mutex_t slab_lock;
     tk__slab *slab_partial; /* slabs with free room, the last freed into first */
     tk__slab *slab_spare;   /* one empty slab kept for reuse, or NULL */
+    /* Frees that found slab_lock taken go here instead of waiting for it: a
+     * lock-free stack linked through the objects' first bytes, pushed by
+     * anyone, emptied whole (exchange) by the next holder of slab_lock. */
+    _Atomic(tk__task *) slab_remote;
+    _Atomic bool slab_closed; /* destroyed, readable without the lock */
     /* Lifetime of this struct: 1 for the owner (dropped by destroy) + 1 per
      * slab allocated and not yet returned to the allocator. The struct is
      * freed at zero, so a future released after destroy() can still reach

@@ -212,6 +212,8 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     atomic_init(&ex->continue_periodic, opt->continue_periodic_after_shutdown);
     atomic_init(&ex->execute_delayed, opt->execute_delayed_after_shutdown);
     atomic_init(&ex->live, 1);
+    atomic_init(&ex->slab_remote, NULL);
+    atomic_init(&ex->slab_closed, false);
 
     int rc = TK_ENOMEM;
     if (pthread_mutex_init(&ex->pool_lock, NULL) != 0)

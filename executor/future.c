@@ -53,15 +53,22 @@ static void slab_release(tk_executor *ex, tk__slab *s) {
     tk__executor_live_release(ex);
 }
 
+static void remote_drain_locked(tk_executor *ex, tk__slab **gone, bool always);
+static void release_gone(tk_executor *ex, tk__slab *gone);
+
 void tk__slabs_drain(tk_executor *ex) {
     /* Marks the executor destroyed under slab_lock, so an emptied slab is
      * freed from now on instead of kept; slabs still holding objects are
      * freed with their last object. */
     pthread_mutex_lock(&ex->slab_lock);
     ex->destroyed = true;
+    atomic_store(&ex->slab_closed, true); /* before the drain: see task_free */
+    tk__slab *gone = NULL;
+    remote_drain_locked(ex, &gone, true);
     tk__slab *spare = ex->slab_spare;
     ex->slab_spare = NULL;
     pthread_mutex_unlock(&ex->slab_lock);
+    release_gone(ex, gone);
     if (spare != NULL)
         slab_release(ex, spare);
 }
@@ -174,7 +181,10 @@ tk__task *tk__task_alloc(tk_executor *ex) {
         pthread_mutex_lock(&ex->slab_lock);
     }
     obj = slab_take_locked(ex, s);
+    tk__slab *gone = NULL;
+    remote_drain_locked(ex, &gone, false); /* after the take: s stays in use */
     pthread_mutex_unlock(&ex->slab_lock);
+    release_gone(ex, gone);
     if (fresh != NULL) /* another thread made room meanwhile */
         slab_release(ex, fresh);
     tk__task *t = obj;
@@ -183,11 +193,11 @@ tk__task *tk__task_alloc(tk_executor *ex) {
     return t;
 }
 
-static void task_free(tk__task *t) {
+/* Returns t to its slab; an emptied slab becomes the spare or is added to
+ * *gone (linked through next) for the caller to release after unlocking.
+ * slab_lock held. */
+static void free_to_slab_locked(tk_executor *ex, tk__task *t, tk__slab **gone) {
     tk__slab *s = t->slab;
-    tk_executor *ex = s->ex;
-    tk__slab *gone = NULL;
-    pthread_mutex_lock(&ex->slab_lock);
     set_free_link(t, s->free);
     s->free = t;
     if (--s->used == 0) {
@@ -200,16 +210,65 @@ static void task_free(tk__task *t) {
             s->bump = 0;
             ex->slab_spare = s;
         } else {
-            gone = s;
+            s->next = *gone;
+            *gone = s;
         }
     } else if (ex->slab_partial != s) {
         if (s->on_partial)
             partial_unlink(ex, s);
         partial_push_front(ex, s); /* the object freed last is reused first */
     }
-    pthread_mutex_unlock(&ex->slab_lock);
-    if (gone != NULL)
+}
+
+/* Empties the remote-free stack into the slabs. slab_lock held. Unless
+ * `always`, a plain load first: the stack is almost always empty, and an
+ * exchange would cost a locked instruction on every allocation and free.
+ * destroy() passes `always`: its exchange must be ordered after its store
+ * of slab_closed (see task_free). */
+static void remote_drain_locked(tk_executor *ex, tk__slab **gone, bool always) {
+    if (!always && atomic_load_explicit(&ex->slab_remote, memory_order_relaxed) == NULL)
+        return;
+    tk__task *t = atomic_exchange(&ex->slab_remote, NULL);
+    while (t != NULL) {
+        tk__task *next = free_link(t);
+        free_to_slab_locked(ex, t, gone);
+        t = next;
+    }
+}
+
+/* Releases the slabs of a `gone` list. No lock held. */
+static void release_gone(tk_executor *ex, tk__slab *gone) {
+    while (gone != NULL) {
+        tk__slab *next = gone->next;
         slab_release(ex, gone);
+        gone = next;
+    }
+}
+
+/* Frees a task object. If slab_lock is taken (a worker or the wheel's tick
+ * thread freeing while a producer allocates), the object goes on the
+ * remote stack instead of waiting; once the executor is destroyed nobody
+ * else may come to empty it, so the freeing thread then does it itself. All
+ * four operations on slab_remote/slab_closed are sequentially consistent:
+ * a push that lands after destroy's final drain sees slab_closed. */
+static void task_free(tk__task *t) {
+    tk_executor *ex = t->slab->ex;
+    if (pthread_mutex_trylock(&ex->slab_lock) != 0) {
+        tk__task *top = atomic_load(&ex->slab_remote);
+        do
+            set_free_link(t, top);
+        while (!atomic_compare_exchange_weak(&ex->slab_remote, &top, t));
+        if (!atomic_load(&ex->slab_closed))
+            return;
+        pthread_mutex_lock(&ex->slab_lock);
+        t = NULL; /* it is on the stack now */
+    }
+    tk__slab *gone = NULL;
+    remote_drain_locked(ex, &gone, t == NULL); /* t NULL: closed, see above */
+    if (t != NULL)
+        free_to_slab_locked(ex, t, &gone);
+    pthread_mutex_unlock(&ex->slab_lock);
+    release_gone(ex, gone);
 }
 
 void tk__task_discard_unused(tk__task *t) {
