@@ -197,7 +197,7 @@ struct tk_executor {
     _Atomic unsigned largest; /* largest_pool_size (written under pool_lock) */
 
     /* ---- task objects: slab_lock guards the slab lists and every slab's
-     * mutable fields, and `destroyed` (a leaf lock: nothing is called while
+     * mutable fields (a leaf lock: nothing is called while
      * it is held; allocating or freeing a slab happens outside it) ---- */
     char pad5_[TK__CACHELINE];
     pthread_mutex_t slab_lock;
@@ -207,13 +207,14 @@ struct tk_executor {
      * lock-free stack linked through the objects' first bytes, pushed by
      * anyone, emptied whole (exchange) by the next holder of slab_lock. */
     _Atomic(tk__task *) slab_remote;
-    _Atomic bool slab_closed; /* destroyed, readable without the lock */
+    /* Set once by destroy() (under slab_lock): emptied slabs are freed
+     * instead of kept, and frees must not leave objects on slab_remote. */
+    _Atomic bool slab_closed;
     /* Lifetime of this struct: 1 for the owner (dropped by destroy) + 1 per
      * slab allocated and not yet returned to the allocator. The struct is
      * freed at zero, so a future released after destroy() can still reach
      * alloc and slab_lock. */
     _Atomic size_t live;
-    bool destroyed; /* set by destroy (slab_lock): empty slabs are freed */
 };
 
 /* The one place of per-thread state: which executor this thread works for

@@ -61,7 +61,6 @@ void tk__slabs_drain(tk_executor *ex) {
      * freed from now on instead of kept; slabs still holding objects are
      * freed with their last object. */
     pthread_mutex_lock(&ex->slab_lock);
-    ex->destroyed = true;
     atomic_store(&ex->slab_closed, true); /* before the drain: see task_free */
     tk__slab *gone = NULL;
     remote_drain_locked(ex, &gone, true);
@@ -205,7 +204,8 @@ static void free_to_slab_locked(tk_executor *ex, tk__task *t, tk__slab **gone) {
          * address order again) or give it back. */
         if (s->on_partial)
             partial_unlink(ex, s);
-        if (!ex->destroyed && ex->slab_spare == NULL) {
+        if (!atomic_load_explicit(&ex->slab_closed, memory_order_relaxed) &&
+            ex->slab_spare == NULL) {
             s->free = NULL;
             s->bump = 0;
             ex->slab_spare = s;

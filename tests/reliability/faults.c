@@ -702,6 +702,17 @@ static void test_alloc_fail_bulk_schedule(void **state) {
     assert_int_equal(problems, 0);
 }
 
+/* Counts a schedule's result as accepted or TK_ENOMEM; anything else is a
+ * problem. */
+static void tally_schedule(int rc, int *ok, int *enomem, const char *where) {
+    if (rc == TK_OK)
+        (*ok)++;
+    else if (rc == TK_ENOMEM)
+        (*enomem)++;
+    else
+        problem("%s: schedule -> %s", where, tk_status_name(rc));
+}
+
 /* Allocation fails for good: queued work still runs, new work gets ENOMEM,
  * and recovery is complete once memory comes back. */
 static void test_alloc_fail_persistent(void **state) {
@@ -728,25 +739,13 @@ static void test_alloc_fail_persistent(void **state) {
          * schedules: hold timers an hour ahead until one call gets
          * TK_ENOMEM (a slab holds a few hundred). */
         int held = 0, enomem = 0;
-        while (enomem == 0 && held < 100000) {
-            int rc = tk_executor_schedule(ex, t_probe, &p, 3600 * TK_NS_PER_S, NULL);
-            if (rc == TK_ENOMEM)
-                enomem++;
-            else if (rc == TK_OK)
-                held++;
-            else
-                problem("%s: schedule -> %s", where, tk_status_name(rc));
-        }
+        while (enomem == 0 && held < 100000)
+            tally_schedule(tk_executor_schedule(ex, t_probe, &p, 3600 * TK_NS_PER_S, NULL), &held,
+                           &enomem, where);
         int accepted = 0;
-        for (int i = 0; i < 50; i++) {
-            int rc = tk_executor_schedule(ex, t_probe, &p, 0, NULL);
-            if (rc == TK_ENOMEM)
-                enomem++;
-            else if (rc == TK_OK)
-                accepted++;
-            else
-                problem("%s: schedule -> %s", where, tk_status_name(rc));
-        }
+        for (int i = 0; i < 50; i++)
+            tally_schedule(tk_executor_schedule(ex, t_probe, &p, 0, NULL), &accepted, &enomem,
+                           where);
         /* The queued work goes on without memory. */
         long want = 20 + accepted;
         if (!rel_wait_at_least(&p.runs, want, WAIT_NS))

@@ -73,6 +73,22 @@ static void model_free(model *m) {
     free(m->live);
 }
 
+/* Twin models (same pool, same steps, compared after each): node i gets the
+ * same key in both and is added to / removed from both wheels. */
+static void twin_add(model *a, model *b, size_t i, int64_t deadline_ns, uint64_t seq) {
+    a->nodes[i].deadline_ns = b->nodes[i].deadline_ns = deadline_ns;
+    a->nodes[i].seq = b->nodes[i].seq = seq;
+    tk_wheel_core_add(&a->w, &a->nodes[i]);
+    tk_wheel_core_add(&b->w, &b->nodes[i]);
+    a->live[i] = b->live[i] = true;
+}
+
+static void twin_remove(model *a, model *b, size_t i) {
+    tk_wheel_core_remove(&a->w, &a->nodes[i]);
+    tk_wheel_core_remove(&b->w, &b->nodes[i]);
+    a->live[i] = b->live[i] = false;
+}
+
 static int cmp_key(const void *a, const void *b) {
     const tk_node *x = *(tk_node *const *)a, *y = *(tk_node *const *)b;
     if (x->deadline_ns != y->deadline_ns)
@@ -301,18 +317,12 @@ static void advance_to_equals_repeated_advance(void **state) {
                 if (a.live[i])
                     continue;
                 int64_t d = random_deadline(&a, &rs);
-                a.nodes[i].deadline_ns = b.nodes[i].deadline_ns = d;
-                a.nodes[i].seq = b.nodes[i].seq = a.seq++;
-                tk_wheel_core_add(&a.w, &a.nodes[i]);
-                tk_wheel_core_add(&b.w, &b.nodes[i]);
-                a.live[i] = b.live[i] = true;
+                twin_add(&a, &b, i, d, a.seq++);
             } else if (r < 7) {
                 size_t i = (size_t)rng_below(&rs, a.pool);
                 if (!a.live[i])
                     continue;
-                tk_wheel_core_remove(&a.w, &a.nodes[i]);
-                tk_wheel_core_remove(&b.w, &b.nodes[i]);
-                a.live[i] = b.live[i] = false;
+                twin_remove(&a, &b, i);
             } else {
                 uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
                 size_t ka = 0;
@@ -358,19 +368,13 @@ static void expire_to_is_advance_to_unsorted(void **state) {
                 if (a.live[i])
                     continue;
                 int64_t d = random_deadline(&a, &rs);
-                a.nodes[i].deadline_ns = b.nodes[i].deadline_ns = d;
                 /* seq not in add order, so batches come out of buckets unsorted */
-                a.nodes[i].seq = b.nodes[i].seq = rng_below(&rs, 1000) * 1000 + i;
-                tk_wheel_core_add(&a.w, &a.nodes[i]);
-                tk_wheel_core_add(&b.w, &b.nodes[i]);
-                a.live[i] = b.live[i] = true;
+                twin_add(&a, &b, i, d, rng_below(&rs, 1000) * 1000 + i);
             } else if (r < 7) {
                 size_t i = (size_t)rng_below(&rs, a.pool);
                 if (!a.live[i])
                     continue;
-                tk_wheel_core_remove(&a.w, &a.nodes[i]);
-                tk_wheel_core_remove(&b.w, &b.nodes[i]);
-                a.live[i] = b.live[i] = false;
+                twin_remove(&a, &b, i);
             } else {
                 uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
                 size_t ka = 0, kb = 0;
@@ -423,18 +427,12 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
                 if (a.live[i])
                     continue;
                 int64_t d = random_deadline(&a, &rs);
-                a.nodes[i].deadline_ns = b.nodes[i].deadline_ns = d;
-                a.nodes[i].seq = b.nodes[i].seq = a.seq++;
-                tk_wheel_core_add(&a.w, &a.nodes[i]);
-                tk_wheel_core_add(&b.w, &b.nodes[i]);
-                a.live[i] = b.live[i] = true;
+                twin_add(&a, &b, i, d, a.seq++);
             } else if (r < 7) {
                 size_t i = (size_t)rng_below(&rs, a.pool);
                 if (!a.live[i])
                     continue;
-                tk_wheel_core_remove(&a.w, &a.nodes[i]);
-                tk_wheel_core_remove(&b.w, &b.nodes[i]);
-                a.live[i] = b.live[i] = false;
+                twin_remove(&a, &b, i);
             } else {
                 uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
                 size_t enough = (size_t)rng_below(&rs, 40);
