@@ -5,6 +5,7 @@
  * submit.c    the scheduling calls and the rejection policies
  * future.c    task objects (allocation, recycling, reference counts), the
  *             future API and the tk_run API
+ * timer.c     embedded timers (tk_timer): the zero-allocation path
  *
  * The design essay (states, references, locks, lock order, races) opens
  * executor.c. Everything here is private to the library. */
@@ -172,7 +173,13 @@ struct tk_executor {
 
     /* ---- submit-side counters ---- */
     char pad2_[TK__CACHELINE];
-    _Atomic uint64_t seq;
+    _Atomic uint64_t seq; /* grows by 2: tasks take even values, timers odd */
+    /* tk_timer_start() calls between their pool-state check and the end of
+     * their offer(). shutdown() and shutdown_now() wait for it to read 0
+     * after changing the state (see tk__timers_quiesce), so their sweep or
+     * drain sees every timer a start() accepted: start() never has to touch
+     * a timer after offering it (its callback may free it at once). */
+    _Atomic uint32_t timers_arming;
     _Atomic uint64_t task_count;
     _Atomic uint64_t rejected_count;
 
@@ -288,6 +295,41 @@ void tk__rewake_if_shutdown(tk_executor *ex);
 /* Re-queues a periodic task after a run (state PENDING, the caller holds the
  * holder reference and gives it to the queue, or drops it). No lock held. */
 void tk__requeue_periodic(tk_executor *ex, tk__task *t);
+
+/* ---- timer.c ---- */
+/* tk_timer.tk__state values. STOPPING: stop() won, but the engine (remove()
+ * said TK_EINPROGRESS) or a worker (TK_ENOENT) still holds the node; whoever
+ * holds it turns it IDLE when it lets go. */
+enum { TK__TIMER_IDLE = 0, TK__TIMER_PENDING = 1, TK__TIMER_STOPPING = 2 };
+
+_Static_assert(sizeof(tk_timer) == 64, "a timer is one cache line");
+
+/* Nodes of embedded timers carry an odd seq, tasks an even one. */
+static inline bool tk__node_is_timer(const tk_node *n) {
+    return (n->seq & 1u) != 0;
+}
+
+static inline tk_timer *tk__timer_of(tk_node *n) {
+    return tk__container_of(n, tk_timer, tk__node);
+}
+
+static inline uint32_t tk__timer_state(const tk_timer *tm) {
+    return __atomic_load_n(&tm->tk__state, __ATOMIC_ACQUIRE);
+}
+
+/* Runs a timer node a worker took from the queue. No lock held. */
+void tk__run_timer(tk_executor *ex, tk_timer *tm);
+/* The executor got a timer's node back without running it (a sweep, a
+ * drain, a release, discard-oldest): the timer turns IDLE, and counts as
+ * cancelled if it was still PENDING. The timer is not touched afterwards. */
+void tk__timer_drop(tk_executor *ex, tk_timer *tm);
+/* Waits until no tk_timer_start() is between its state check and its offer.
+ * Called after the pool state left RUNNING. */
+void tk__timers_quiesce(tk_executor *ex);
+/* Drops a node the executor got back without running it: a task's queue
+ * reference (cancelling it first if `cancel`), or a timer (tk__timer_drop).
+ * Returns true for a task. */
+bool tk__node_drop(tk_executor *ex, tk_node *n, bool cancel);
 
 static inline tk__task *tk__task_of(tk_node *n) {
     return tk__container_of(n, tk__task, node);

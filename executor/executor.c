@@ -131,16 +131,16 @@ void tk__rewake_if_shutdown(tk_executor *ex) {
 }
 
 static void queue_release(void *ctx, tk_node *n) {
-    (void)ctx;
-    tk__task_unref(tk__task_of(n), 1); /* the queue's reference */
+    (void)tk__node_drop(ctx, n, false); /* the queue's reference, or a stopped timer */
 }
 
-/* Drops the queue's reference of every node of a detached list. */
-static long unref_list(tk_node *n) {
+/* Drops every node of a detached list the executor got back without running
+ * it: tasks are cancelled first if `cancel`, timers turn IDLE. */
+static long drop_list(tk_executor *ex, tk_node *n, bool cancel) {
     long count = 0;
     while (n != NULL) {
         tk_node *next = tk_node_next_detached(n);
-        tk__task_unref(tk__task_of(n), 1);
+        (void)tk__node_drop(ex, n, cancel);
         n = next;
         count++;
     }
@@ -273,13 +273,7 @@ int tk_executor_destroy(tk_executor *ex) {
     }
 
     /* Defensive: a terminated pool's queue is empty. */
-    for (tk_node *n = ex->ops->drain(ex->q); n != NULL;) {
-        tk_node *next = tk_node_next_detached(n);
-        tk__task *t = tk__task_of(n);
-        tk__task_cancel_pending(t, false);
-        tk__task_unref(t, 1);
-        n = next;
-    }
+    (void)drop_list(ex, ex->ops->drain(ex->q), true);
     ex->ops->destroy(ex->q); /* releases nodes awaiting release */
 
     tk__slabs_drain(ex); /* marks it destroyed: empty slabs are freed */
@@ -298,6 +292,12 @@ typedef struct sweep_ctx {
 /* remove_if() predicate (engine lock held: reads only). */
 static bool shutdown_excludes(const tk_node *n, void *arg) {
     const sweep_ctx *c = arg;
+    if (tk__node_is_timer(n)) {
+        const tk_timer *tm = tk__timer_of((tk_node *)n);
+        if (tk__timer_state(tm) == TK__TIMER_STOPPING)
+            return true;
+        return !c->keep_delayed && n->deadline_ns > c->now_ns;
+    }
     tk__task *t = tk__task_of((tk_node *)n);
     if (atomic_load(&t->state) == TK__TASK_CANCELLED)
         return true;
@@ -314,14 +314,24 @@ static void on_shutdown(tk_executor *ex) {
         .keep_delayed = atomic_load(&ex->execute_delayed),
         .keep_periodic = atomic_load(&ex->continue_periodic),
     };
-    tk_node *n = ex->ops->remove_if(ex->q, shutdown_excludes, &c);
-    while (n != NULL) {
-        tk_node *next = tk_node_next_detached(n);
-        tk__task *t = tk__task_of(n);
-        tk__task_cancel_pending(t, false);
-        tk__task_unref(t, 1);
-        n = next;
-    }
+    (void)drop_list(ex, ex->ops->remove_if(ex->q, shutdown_excludes, &c), true);
+}
+
+/* A timer start() that saw the pool RUNNING may have been refused its first
+ * worker by the shutdown and still queued its timer (it does not re-check,
+ * see timer.c): after the sweep, what is left in the queue gets a worker, or,
+ * if none can be started, is dropped as cancelled, so termination is never
+ * stranded. Tasks re-check for themselves (submit.c); this covers them too. */
+static void keep_queue_served(tk_executor *ex) {
+    if (atomic_load(&ex->wc) > 0 || ex->ops->size(ex->q) == 0)
+        return;
+    if (tk__add_worker(ex, ex->target, true) == 1)
+        return;
+    pthread_mutex_lock(&ex->pool_lock);
+    bool stranded = atomic_load(&ex->wc) == 0;
+    pthread_mutex_unlock(&ex->pool_lock);
+    if (stranded)
+        (void)drop_list(ex, ex->ops->drain(ex->q), true);
 }
 
 int tk_executor_shutdown(tk_executor *ex) {
@@ -331,8 +341,10 @@ int tk_executor_shutdown(tk_executor *ex) {
     if (atomic_load(&ex->state) == TK_POOL_RUNNING)
         atomic_store(&ex->state, TK_POOL_SHUTDOWN);
     pthread_mutex_unlock(&ex->pool_lock);
+    tk__timers_quiesce(ex); /* every timer start() accepted is queued now */
     on_shutdown(ex);
     ex->ops->close(ex->q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    keep_queue_served(ex);
     pthread_mutex_lock(&ex->pool_lock);
     tk__try_terminate_locked(ex);
     pthread_mutex_unlock(&ex->pool_lock);
@@ -346,12 +358,18 @@ long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx) {
     if (atomic_load(&ex->state) < TK_POOL_STOP)
         atomic_store(&ex->state, TK_POOL_STOP); /* running tasks now read interrupted */
     pthread_mutex_unlock(&ex->pool_lock);
+    tk__timers_quiesce(ex); /* every timer start() accepted is queued now */
     ex->ops->close(ex->q, TK_QUEUE_CLOSE_NOW);
 
     long count = 0;
     tk_node *n = ex->ops->drain(ex->q); /* (deadline, seq) order */
     while (n != NULL) {
         tk_node *next = tk_node_next_detached(n);
+        if (tk__node_is_timer(n)) { /* stopped, not handed back */
+            tk__timer_drop(ex, tk__timer_of(n));
+            n = next;
+            continue;
+        }
         tk__task *t = tk__task_of(n);
         if (tk__task_cancel_pending(t, true)) {
             tk_task_info info;
@@ -437,6 +455,8 @@ const char *tk_pool_state_name(tk_pool_state state) {
 
 static bool is_cancelled_node(const tk_node *n, void *arg) {
     (void)arg;
+    if (tk__node_is_timer(n))
+        return tk__timer_state(tk__timer_of((tk_node *)n)) == TK__TIMER_STOPPING;
     return atomic_load(&tk__task_of((tk_node *)n)->state) == TK__TASK_CANCELLED;
 }
 
@@ -445,7 +465,7 @@ long tk_executor_purge(tk_executor *ex) {
         return TK_EINVAL;
     /* Cancelled tasks were finished by their canceller: only the queue's
      * reference is left to drop. */
-    long count = unref_list(ex->ops->remove_if(ex->q, is_cancelled_node, NULL));
+    long count = drop_list(ex, ex->ops->remove_if(ex->q, is_cancelled_node, NULL), false);
     if (count > 0)
         tk__rewake_if_shutdown(ex);
     return count;

@@ -296,7 +296,7 @@ void tk__task_info(const tk__task *t, tk_task_info *info) {
     info->kind = t->kind;
     info->deadline_ns = tk__task_deadline(t);
     info->period_ns = t->kind == TK_TASK_ONE_SHOT ? 0 : t->period_ns;
-    info->seq = t->node.seq;
+    info->seq = t->node.seq >> 1; /* tasks and timers share one count */
     info->run_count = atomic_load_explicit(&t->run_count, memory_order_relaxed);
 }
 

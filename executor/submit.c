@@ -103,11 +103,8 @@ static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, boo
         if (shut || retried)
             return discard(t, out);
         tk_node *n = NULL;
-        if (ex->ops->remove_first(ex->q, &n) == TK_OK) {
-            tk__task *oldest = tk__task_of(n);
-            tk__task_cancel_pending(oldest, false);
-            tk__task_unref(oldest, 1); /* the queue's reference came back */
-        }
+        if (ex->ops->remove_first(ex->q, &n) == TK_OK)
+            (void)tk__node_drop(ex, n, true); /* cancelled, the queue's reference back */
         return enqueue(ex, t, out, true);
     }
     case TK_REJECT_CUSTOM: {
@@ -248,7 +245,7 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
     t->has_user_ref = out != NULL;
     int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);
     t->node.deadline_ns = deadline; /* not shared before offer() */
-    t->node.seq = atomic_fetch_add_explicit(&ex->seq, 1, memory_order_relaxed);
+    t->node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed); /* even: a task */
     atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
     return enqueue(ex, t, out, false);
 }

@@ -151,7 +151,10 @@ static void *worker_main(void *arg) {
         int rc = ex->ops->take(ex->q, &n);
         if (rc == TK_OK) {
             spins = 0;
-            tk__run_task(ex, tk__task_of(n));
+            if (tk__node_is_timer(n))
+                tk__run_timer(ex, tk__timer_of(n));
+            else
+                tk__run_task(ex, tk__task_of(n));
             continue;
         }
         if (rc != TK_ECLOSED) {

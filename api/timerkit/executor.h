@@ -375,6 +375,79 @@ TK_API const tk_task_info *tk_run_info(const tk_run *run);
  * for the duration of the run; do not release it. */
 TK_API tk_future *tk_run_future(const tk_run *run);
 
+/* ---- embedded timers: the zero-allocation path -------------------------- */
+/* A tk_timer lives in the caller's memory: embed it in your own struct and
+ * reach that struct from the callback (container_of). Starting one allocates
+ * nothing and takes no lock but the engine's, so it is the path for programs
+ * that hold very many timers and stop most of them (network timeouts). A
+ * timer is 64 bytes; with the wheel engine that is all the memory a pending
+ * timer costs.
+ *
+ * What a timer gives up against a task: it has no future (no get(), no
+ * result, no waiting), no periodic kinds (start it again from its callback),
+ * no hooks, no decorate, no arg_free and no rejection policy: start() after
+ * shutdown returns TK_EREJECTED, past the wheel's pending limit TK_EFULL.
+ * What it keeps: never early; one (deadline, seq) order with the tasks; the
+ * shutdown policy for delayed one-shot tasks (execute_delayed_after_shutdown);
+ * the counters (task_count, runs, completed, cancelled, rejected). stop()
+ * always removes the timer from the engine at once, whatever the
+ * remove-on-cancel policy. shutdown_now() and destroy() stop the timers still
+ * queued: they are not handed to the drop callback, nor counted in its
+ * return value; cancelled_count counts them.
+ *
+ * States. IDLE: the caller's (it may be started, re-initialised or freed).
+ * PENDING: started; the executor owns it until its callback begins or a stop
+ * succeeds. A stopped timer that an engine thread (the wheel's tick thread)
+ * or a worker still holds is neither: it will never fire, and turns IDLE once
+ * they let go; start() refuses it until then. A timer's memory may be freed
+ * or reused only while it is IDLE: after its callback has begun, after a stop
+ * once tk_timer_is_idle() says so, or after the executor is destroyed. The
+ * callback runs on a pool thread after the timer turned IDLE, so it may start
+ * the timer again or free it. Calls on one timer may come from any thread.
+ *
+ * The fields are private; the struct is public only so it can be embedded. */
+typedef struct tk_timer tk_timer;
+
+/* A timer's callback, on a pool thread. */
+typedef void (*tk_timer_fn)(tk_timer *timer);
+
+struct tk_timer {
+    tk_node tk__node;
+    tk_timer_fn tk__fn;
+    uint32_t tk__state; /* accessed atomically */
+    uint32_t tk__owner; /* a tag of the executor it was last started on */
+};
+
+/* Prepares an IDLE timer that will call fn. Call it once on fresh memory,
+ * or again on an IDLE timer to change fn. Returns TK_OK or TK_EINVAL (NULL
+ * timer or fn). */
+TK_API int tk_timer_init(tk_timer *timer, tk_timer_fn fn);
+
+/* Starts an IDLE timer: fn(timer) runs once, delay_ns from now (< 0: now;
+ * huge: clamped). Returns TK_OK, TK_EINVAL (NULL ex or timer, or a timer
+ * never initialised), TK_ESTATE (the timer is not IDLE), TK_EREJECTED (the
+ * executor is shut down, or shut down while the call ran and the timer could
+ * not stay), TK_EFULL (the wheel's pending limit), TK_ENOMEM (the heap could
+ * not grow), TK_ETHREAD (no pool thread could be started and none is alive).
+ * On any failure the timer is not pending. */
+TK_API int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns);
+
+/* Stops a PENDING timer. `ex` must be the executor it was started on.
+ * Returns TK_OK (it will never fire; it is IDLE at once unless an engine
+ * thread or worker still holds it, see above), TK_ENOENT (it was not
+ * pending: never started, already stopped, or its callback has begun), or
+ * TK_EINVAL (NULL, or `ex` is not the executor it was started on). */
+TK_API int tk_timer_stop(tk_executor *ex, tk_timer *timer);
+
+/* True while the timer is started and has neither fired nor been stopped. */
+TK_API bool tk_timer_is_pending(const tk_timer *timer);
+
+/* True when the caller may start, re-initialise or free the timer. */
+TK_API bool tk_timer_is_idle(const tk_timer *timer);
+
+/* The deadline (CLOCK_MONOTONIC ns) it was last started for; 0 if NULL. */
+TK_API int64_t tk_timer_deadline_ns(const tk_timer *timer);
+
 TK_EXTERN_C_END
 
 #endif

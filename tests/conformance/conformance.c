@@ -316,6 +316,7 @@ static const group_ref groups[] = {
     {conf_cases_future, &conf_cases_future_count},
     {conf_cases_alloc, &conf_cases_alloc_count},
     {conf_cases_robust, &conf_cases_robust_count},
+    {conf_cases_timer, &conf_cases_timer_count},
 };
 
 static int usage(const char *argv0) {

@@ -174,8 +174,56 @@ static void allocation_failure_while_scheduling_is_enomem(void **state) {
     assert_int_equal(atomic_load(&fa->live), 0);
 }
 
+/* Embedded timers allocate nothing themselves; an engine that must grow to
+ * take one (the heap) fails the start with TK_ENOMEM, and that timer is left
+ * idle, never fired, while the others are unaffected. */
+static void timer_fire(tk_timer *tm) {
+    (void)tm;
+}
+
+static void timer_start_under_allocation_failure(void **state) {
+    ct *t = CT(state);
+    failing *fa = failing_new(t);
+    tk_executor_options opt;
+    failing_options(t, fa, &opt, 1);
+    tk_executor *ex = ct_create(t, &opt);
+    enum { N = 300 };
+    tk_timer *tm = ct_calloc(t, N, sizeof(*tm));
+    int *rc = ct_calloc(t, N, sizeof(int));
+    assert_int_equal(tk_timer_init(&tm[0], timer_fire), TK_OK);
+    assert_int_equal(tk_timer_start(ex, &tm[0], TK_NS_PER_S * 20), TK_OK); /* worker up */
+    atomic_store(&fa->fail_all, 1);
+    int ok = 1;
+    for (int i = 1; i < N; i++) {
+        assert_int_equal(tk_timer_init(&tm[i], timer_fire), TK_OK);
+        rc[i] = tk_timer_start(ex, &tm[i], TK_NS_PER_S * 20 + i);
+        assert_true(rc[i] == TK_OK || rc[i] == TK_ENOMEM);
+        if (rc[i] == TK_OK) {
+            ok++;
+            assert_true(tk_timer_is_pending(&tm[i]));
+        } else {
+            assert_true(tk_timer_is_idle(&tm[i]));
+        }
+    }
+    assert_int_equal(stats_of(ex).queue_size, (size_t)ok);
+    atomic_store(&fa->fail_all, 0);
+    for (int i = 1; i < N; i++) /* memory is back: the refused ones start now */
+        if (rc[i] == TK_ENOMEM)
+            assert_int_equal(tk_timer_start(ex, &tm[i], TK_NS_PER_S * 20 + i), TK_OK);
+    assert_int_equal(stats_of(ex).queue_size, N);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(tk_timer_stop(ex, &tm[i]), TK_OK);
+    ct_destroy(t, ex);
+    for (int i = 0; i < N; i++)
+        assert_true(tk_timer_is_idle(&tm[i]));
+    assert_int_equal(atomic_load(&fa->live), 0);
+    assert_int_equal(atomic_load(&fa->bad_free), 0);
+}
+
 CONF_TABLE(alloc, {"the allocator gets every block back", allocator_gets_every_block_back},
            {"an allocation failure at create returns TK_ENOMEM and leaks nothing",
             allocation_failure_at_create_is_enomem},
            {"an allocation failure while scheduling returns TK_ENOMEM; the executor stays usable",
-            allocation_failure_while_scheduling_is_enomem}, );
+            allocation_failure_while_scheduling_is_enomem},
+           {"embedded timer: a start the engine cannot grow for is TK_ENOMEM, the timer idle",
+            timer_start_under_allocation_failure}, );

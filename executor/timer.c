@@ -1,0 +1,196 @@
+/* timerkit executor: embedded timers (tk_timer), the zero-allocation path.
+ *
+ * A timer is a tk_node plus a callback and a state word, in the caller's
+ * memory. It shares the engine, the workers and the (deadline, seq) order
+ * with the tasks; its node is told apart by an odd seq (tasks take even
+ * ones), so no engine needs to know timers exist.
+ *
+ * States (tk__state, atomic; see executor-internal.h):
+ *   IDLE --start()--> PENDING --worker takes it, CAS--> IDLE, then fn(timer)
+ *                     PENDING --stop() CAS--> STOPPING --node back--> IDLE
+ *                     PENDING --sweep/drain/release--> IDLE (tk__timer_drop)
+ * Who owns what:
+ * - start() claims the timer with CAS IDLE -> PENDING, so two starts cannot
+ *   both queue it; it writes the node before offer() and never touches the
+ *   timer after a successful offer(): a worker may fire it at once and the
+ *   callback may free it.
+ * - stop() wins only with CAS PENDING -> STOPPING; then exactly one party
+ *   holds the node and turns it IDLE: stop() itself (remove() TK_OK), the
+ *   engine's release callback (TK_EINPROGRESS), or a worker/start()/sweep
+ *   that has the node (TK_ENOENT).
+ * - A worker reads fn, then CAS PENDING -> IDLE, then calls fn: the callback
+ *   owns an IDLE timer and may start it again or free it. If the CAS fails
+ *   the timer was stopped: the worker turns it IDLE and does not run it.
+ * - The pool-state check and the offer of a start() are covered by
+ *   ex->timers_arming, which shutdown waits on (tk__timers_quiesce), so the
+ *   shutdown sweep or drain sees every timer that start() accepted; this
+ *   replaces the tasks' re-check after offer (which needs a reference the
+ *   timer does not have). */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <string.h>
+
+#include "executor-internal.h"
+
+/* A tag of the executor, kept in the timer to catch a stop() on the wrong
+ * executor (never 0, so a fresh timer matches none). */
+static uint32_t owner_tag(const tk_executor *ex) {
+    uintptr_t p = (uintptr_t)ex;
+    return (uint32_t)((p >> 6) ^ (p >> 38)) | 1u;
+}
+
+static bool cas_state(tk_timer *tm, uint32_t from, uint32_t to) {
+    return __atomic_compare_exchange_n(&tm->tk__state, &from, to, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+static void set_idle(tk_timer *tm) {
+    __atomic_store_n(&tm->tk__state, TK__TIMER_IDLE, __ATOMIC_RELEASE);
+}
+
+void tk__timer_drop(tk_executor *ex, tk_timer *tm) {
+    if (cas_state(tm, TK__TIMER_PENDING, TK__TIMER_IDLE))
+        atomic_fetch_add_explicit(&ex->cancelled_count, 1, memory_order_relaxed);
+    else
+        set_idle(tm); /* STOPPING: stop() counted it */
+}
+
+bool tk__node_drop(tk_executor *ex, tk_node *n, bool cancel) {
+    if (tk__node_is_timer(n)) {
+        tk__timer_drop(ex, tk__timer_of(n));
+        return false;
+    }
+    tk__task *t = tk__task_of(n);
+    if (cancel)
+        tk__task_cancel_pending(t, false);
+    tk__task_unref(t, 1); /* the queue's reference */
+    return true;
+}
+
+void tk__timers_quiesce(tk_executor *ex) {
+    unsigned spins = 0;
+    while (atomic_load(&ex->timers_arming) != 0) {
+        if (++spins > 16)
+            sched_yield();
+    }
+}
+
+/* JDK canRunInCurrentRunState for a one-shot task, read from a timer whose
+ * node the caller owns. */
+static bool timer_can_run(tk_executor *ex, const tk_timer *tm, int state) {
+    if (state == TK_POOL_RUNNING)
+        return true;
+    if (state >= TK_POOL_STOP)
+        return false;
+    if (atomic_load_explicit(&ex->execute_delayed, memory_order_relaxed))
+        return true;
+    return tm->tk__node.deadline_ns <= tk_clock_now_ns();
+}
+
+void tk__run_timer(tk_executor *ex, tk_timer *tm) {
+    tk_timer_fn fn = tm->tk__fn;
+    if (!timer_can_run(ex, tm, atomic_load(&ex->state))) {
+        tk__timer_drop(ex, tm);
+        return;
+    }
+    if (!cas_state(tm, TK__TIMER_PENDING, TK__TIMER_IDLE)) {
+        set_idle(tm); /* stopped while queued: stop() counted it */
+        return;
+    }
+    /* The timer is the caller's again: fn may restart or free it. */
+    atomic_fetch_add_explicit(&ex->active_count, 1, memory_order_relaxed);
+    fn(tm);
+    atomic_fetch_sub_explicit(&ex->active_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ex->runs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ex->completed_count, 1, memory_order_relaxed);
+}
+
+/* ---- public API -------------------------------------------------------- */
+
+int tk_timer_init(tk_timer *timer, tk_timer_fn fn) {
+    if (timer == NULL || fn == NULL)
+        return TK_EINVAL;
+    memset(timer, 0, sizeof(*timer)); /* zeroed tk__priv, as offer() wants */
+    timer->tk__fn = fn;
+    return TK_OK;
+}
+
+/* A start() that got the timer back from a failed offer: it turns IDLE (a
+ * stop() that raced with the call may have moved it to STOPPING). */
+static int unqueued(tk_timer *tm, int rc) {
+    if (!cas_state(tm, TK__TIMER_PENDING, TK__TIMER_IDLE))
+        set_idle(tm);
+    return rc;
+}
+
+int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {
+    if (ex == NULL || timer == NULL || timer->tk__fn == NULL)
+        return TK_EINVAL;
+    if (!cas_state(timer, TK__TIMER_IDLE, TK__TIMER_PENDING))
+        return TK_ESTATE;
+
+    atomic_fetch_add(&ex->timers_arming, 1); /* seq_cst: pairs with quiesce */
+    int rc = TK_OK;
+    if (TK__UNLIKELY(atomic_load(&ex->state) != TK_POOL_RUNNING)) {
+        rc = TK_EREJECTED;
+    } else if (TK__UNLIKELY(atomic_load_explicit(&ex->wc, memory_order_relaxed) < ex->target)) {
+        int added = tk__add_worker(ex, ex->target, false);
+        if (added < 0 && atomic_load(&ex->wc) == 0)
+            rc = added;
+    }
+    if (TK__UNLIKELY(rc != TK_OK)) {
+        atomic_fetch_sub(&ex->timers_arming, 1);
+        if (rc == TK_EREJECTED)
+            atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+        return unqueued(timer, rc);
+    }
+
+    __atomic_store_n(&timer->tk__owner, owner_tag(ex), __ATOMIC_RELAXED);
+    int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), delay_ns);
+    __atomic_store_n(&timer->tk__node.deadline_ns, deadline, __ATOMIC_RELAXED);
+    timer->tk__node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed) | 1u;
+    rc = ex->ops->offer(ex->q, &timer->tk__node);
+    /* From here on, after TK_OK, the timer may already have fired. */
+    atomic_fetch_sub(&ex->timers_arming, 1);
+    if (TK__UNLIKELY(rc != TK_OK)) {
+        if (rc == TK_EFULL || rc == TK_ECLOSED)
+            atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+        return unqueued(timer, rc == TK_ECLOSED ? TK_EREJECTED : rc);
+    }
+    atomic_fetch_add_explicit(&ex->task_count, 1, memory_order_relaxed);
+    return TK_OK;
+}
+
+int tk_timer_stop(tk_executor *ex, tk_timer *timer) {
+    if (ex == NULL || timer == NULL)
+        return TK_EINVAL;
+    if (tk__timer_state(timer) != TK__TIMER_PENDING)
+        return TK_ENOENT;
+    if (__atomic_load_n(&timer->tk__owner, __ATOMIC_RELAXED) != owner_tag(ex))
+        return TK_EINVAL;
+    if (!cas_state(timer, TK__TIMER_PENDING, TK__TIMER_STOPPING))
+        return TK_ENOENT; /* fired or stopped meanwhile */
+    atomic_fetch_add_explicit(&ex->cancelled_count, 1, memory_order_relaxed);
+    int rc = ex->ops->remove(ex->q, &timer->tk__node);
+    if (rc == TK_OK) {
+        set_idle(timer); /* the last touch */
+        tk__rewake_if_shutdown(ex);
+    }
+    /* TK_EINPROGRESS: the release callback turns it IDLE; TK_ENOENT: the
+     * worker, start() or sweep holding the node does. */
+    return TK_OK;
+}
+
+bool tk_timer_is_pending(const tk_timer *timer) {
+    return timer != NULL && tk__timer_state(timer) == TK__TIMER_PENDING;
+}
+
+bool tk_timer_is_idle(const tk_timer *timer) {
+    return timer != NULL && tk__timer_state(timer) == TK__TIMER_IDLE;
+}
+
+int64_t tk_timer_deadline_ns(const tk_timer *timer) {
+    if (timer == NULL)
+        return 0;
+    return __atomic_load_n(&timer->tk__node.deadline_ns, __ATOMIC_RELAXED);
+}
