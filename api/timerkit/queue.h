@@ -7,11 +7,12 @@
  *
  * Ownership. A node belongs to exactly one party at a time. offer() that
  * returns TK_OK moves it into the queue; it comes back to the caller through
- * take()/poll() (expired), remove() returning TK_OK, drain(), remove_if() or
- * remove_first(), or, when remove() returned TK_EINPROGRESS, through the
- * `release` callback given to create(). Until it comes back the caller must
- * not free the node or change its deadline_ns or seq. Engines never allocate
- * per node: everything they need lives in the node's private area.
+ * take()/poll()/take_batch() (expired), remove() returning TK_OK, drain(),
+ * remove_if() or remove_first(), or, when remove() returned TK_EINPROGRESS,
+ * through the `release` callback given to create(). Until it comes back the
+ * caller must not free the node or change its deadline_ns or seq. Engines
+ * never allocate per node: everything they need lives in the node's private
+ * area.
  *
  * Threads. Every op except create/destroy may be called from any thread at
  * once. A NULL queue or NULL output pointer gets TK_EINVAL (or 0 / NULL from
@@ -49,13 +50,14 @@ typedef struct tk_node {
             uint32_t state;       /* engine state, accessed atomically */
             uint32_t aux;         /* engine use (slot) */
         } wheel;
-        /* Links of the lists handed back by drain()/remove_if(). */
+        /* Links of the lists handed back by drain()/remove_if()/take_batch(). */
         struct tk_node *detached_next;
         uint64_t raw[4];
     } tk__priv;
 } tk_node;
 
-/* Returns the next node of a list returned by drain() or remove_if(). */
+/* Returns the next node of a list returned by drain(), remove_if() or
+ * take_batch(). */
 static inline tk_node *tk_node_next_detached(const tk_node *n) {
     return n->tk__priv.detached_next;
 }
@@ -174,6 +176,39 @@ typedef struct tk_queue_ops {
     /* Verifies the engine's invariants (heap order and indices; wheel slots
      * and rounds). Returns TK_OK or TK_ESTATE. Takes the engine lock; slow. */
     int (*check)(tk_queue *q);
+
+    /* Optional: NULL if the engine lacks it (then call take()). Hands out
+     * due nodes as take() does, but up to `max` of them for one round trip
+     * of the engine lock instead of one per node.
+     * Blocks exactly as take() does until at least one node is due, and
+     * returns TK_ECLOSED exactly when take() would (closed NOW, whatever the
+     * queue holds; closed WHEN_EMPTY once it holds no node). Then removes
+     * from 1 to `max` nodes, each of them due (never one whose deadline has
+     * not passed, nor one take() could not have handed out yet), and returns
+     * them in *out as a NULL-terminated list linked through
+     * tk_node_next_detached(), in the order successive take() calls would
+     * have handed them out ((deadline, seq) order among what the engine holds
+     * in order; see TK_QUEUE_CAP_EXACT_ORDER), with their number in *count.
+     * Each node is the caller's exactly as after take(): remove() on it
+     * answers TK_ENOENT, and it may be offered again (read its successor
+     * first: offer() reuses the link). The links live in the nodes' private
+     * area: read them, never write them (a remove() racing on another
+     * thread reads that area).
+     * Fairness. Let `due` be the number of nodes that take() could hand out
+     * at this instant and `waiters` the number of other threads blocked in
+     * take()/poll()/take_batch() on this queue. With nobody waiting a batch
+     * holds min(max, due) nodes; otherwise it is cut to a fair share,
+     * max(1, min(max, due / (waiters + 1))), and if due nodes remain, one
+     * waiter is woken to take its own share, which it cuts the same way. A
+     * taker that comes back later (from running its own nodes) finds only
+     * what earlier batches left, so a batch taker may hold up to `max` nodes
+     * that another thread could have run meanwhile: `max` bounds that delay
+     * (choose it with the callbacks' run time in mind).
+     * Returns TK_OK (*out and *count set, *count >= 1), TK_ECLOSED, or
+     * TK_EINVAL (q, out or count NULL, or max 0). On any status but TK_OK
+     * nothing is removed and *out, *count (where not NULL) are set to NULL
+     * and 0. */
+    int (*take_batch)(tk_queue *q, size_t max, tk_node **out, size_t *count);
 } tk_queue_ops;
 
 /* Sets every field of `cfg` to its default. Returns TK_EINVAL if NULL. */

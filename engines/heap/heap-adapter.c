@@ -12,6 +12,8 @@
  *     deadline is stale) and signals `available` once;
  *   - a taker that leaves (with a node, a timeout or TK_ECLOSED) while there
  *     is no leader and a head remains signals one waiter to take over;
+ *   - a take_batch() that leaves due nodes behind while others wait signals
+ *     one of them (leader or not), so that it takes its share at once;
  *   - close() and any removal that empties a closed queue broadcast, so every
  *     taker re-checks the closed state.
  * Removing the head (remove, remove_first, remove_if) needs no signal: the new
@@ -19,12 +21,15 @@
  * needed and simply sleeps again.
  *
  * Invariants: those of the core (checked by check()), plus: `leader` is NULL
- * or the token of a thread blocked in take()/poll() on `available`;
+ * or the token of a thread blocked in take()/poll()/take_batch() on
+ * `available`; `waiters` counts the threads inside such a wait or spin;
  * `resizing` is set only while one thread, having claimed a resize, is
  * between dropping the lock to build the block and retaking it to adopt.
  *
  * Complexity: offer, take, poll, remove, remove_first O(log n) under the
- * lock; peek, size O(1); drain O(n log n); remove_if O(n); check O(n).
+ * lock; take_batch O(k log n) for k nodes, plus O(d) per due node counted
+ * to size the fair share when others wait; peek, size O(1); drain
+ * O(n log n); remove_if O(n); check O(n).
  * No operation allocates per node; offer may grow the array, and offer, the
  * removals and a taker about to wait on an empty queue may shrink it
  * (amortised O(1)), always through the configured allocator.
@@ -51,17 +56,19 @@
  * grows the array itself, then pushes again; only a failed allocation makes
  * it return TK_ENOMEM (heap unchanged). Who pays: offer (growth, and a shrink
  * that takes left due) and the removal calls (shrink) do the work on their
- * own time, after their operation is complete. take() and poll() never
- * resize on the way out with a node, since a worker's delay there delays its
- * task; they return an idle queue's memory only when about to wait on an
- * empty queue. So an array emptied by takes alone shrinks at the next offer,
- * removal, or wait on the empty queue. A failed allocation for a resize
- * nobody waits for is simply dropped; the next operation that sees the need
- * tries again.
+ * own time, after their operation is complete. take(), poll() and
+ * take_batch() never resize on the way out with nodes, since a worker's
+ * delay there delays its tasks (pops never shrink the array: the core's
+ * automatic resizing is off); they return an idle queue's memory only when
+ * about to wait on an empty queue. So an array emptied by takes alone
+ * shrinks at the next offer, removal, or wait on the empty queue. A failed
+ * allocation for a resize nobody waits for is simply dropped; the next
+ * operation that sees the need tries again.
  *
- * Accuracy. Never early: a node leaves through take()/poll() only after
- * tk_clock_now_ns() (CLOCK_MONOTONIC), read under the lock after waking, is
- * at or past its deadline; a wake-up that comes early (spurious, a signal, a
+ * Accuracy. Never early: a node leaves through take()/poll()/take_batch()
+ * only after tk_clock_now_ns() (CLOCK_MONOTONIC), read under the lock after
+ * waking, is at or past its deadline (a batch pops heads while they are due
+ * at that one reading); a wake-up that comes early (spurious, a signal, a
  * clock rounding) just loops. Lateness is bounded by the wake-up latency of
  * pthread_cond_timedwait (scheduler latency plus the thread's timer slack,
  * 50 us by default on Linux) and by lock contention; with every worker busy
@@ -78,6 +85,14 @@
  * rule is the same. The cost is CPU: up to spin_ns of one core per wait that
  * ends in a due head, nothing while the head is further away (an idle queue
  * with a far head still sleeps). Followers never spin.
+ *
+ * Batches. take_batch() waits exactly as take() does (leader, follower,
+ * spin), then pops due heads under the same hold of the lock, up to its
+ * `max`. While other takers wait (`waiters`), it first counts the due nodes
+ * (tk_heap_core_count_due(), a walk of the due subtree's keys that stops at
+ * max * (waiters + 1)) and takes only a fair share, max(1, due / (waiters +
+ * 1)); if due nodes are left it signals one waiter, which takes its share
+ * the same way. Alone, it counts nothing and takes min(max, due).
  *
  * remove() always completes at once (TK_OK or TK_ENOENT): the heap never
  * returns TK_EINPROGRESS and never calls the `release` callback, so create()
@@ -107,6 +122,7 @@ struct tk_queue {
     pthread_cond_t resized;    /* broadcast when a claimed resize ends (with the lock) */
     tk_heap_core heap;         /* lock, except its allocator: immutable, read without it */
     const void *leader;        /* lock: token of the thread waiting for the head, or NULL */
+    size_t waiters;            /* lock: takers inside wait_locked() or a spin */
     int closed;                /* lock: HEAP_OPEN or a tk_queue_close_mode */
     bool resizing;             /* lock: a thread has claimed a resize and is building the block */
     int64_t spin_ns;           /* immutable after create(): see "Spinning" */
@@ -236,14 +252,44 @@ static void spin_until_locked(tk_queue *q, int64_t deadline_ns) {
     pthread_mutex_lock(&q->lock);
 }
 
-/* The body of take() and poll(): waits until a node is due, until
- * `give_up_ns` (INT64_MAX: never) or until the queue is closed. Caller holds
- * the lock (dropped while waiting, and around a shrink of the empty queue's
- * array, whose old block is left in `spare` for the caller to free after
- * unlocking). Returns TK_OK (*out set), TK_ETIMEDOUT or TK_ECLOSED. */
-static int take_locked(tk_queue *q, int64_t give_up_ns, tk_node **out, heap_spare *spare) {
+/* Pops up to `max` due heads (due at `now`) into a list linked through
+ * detached_next, cut to a fair share while others wait (see "Batches").
+ * The head must be due. Caller holds the lock. */
+static tk_node *pop_batch_locked(tk_queue *q, int64_t now, size_t max, size_t *count) {
+    size_t limit = max;
+    if (q->waiters != 0) {
+        size_t ways = q->waiters + 1;
+        size_t enough = max > SIZE_MAX / ways ? SIZE_MAX : max * ways;
+        size_t share = tk_heap_core_count_due(&q->heap, now, enough) / ways;
+        limit = share < 1 ? 1 : share < max ? share : max;
+    }
+    tk_node *head = NULL, **tail = &head;
+    size_t k = 0;
+    tk_node *n;
+    while (k < limit && (n = tk_heap_core_pop_due(&q->heap, now)) != NULL) {
+        *tail = n; /* overwrites the index: the node is out of the heap */
+        tail = &n->tk__priv.detached_next;
+        k++;
+    }
+    *tail = NULL;
+    *count = k;
+    return head;
+}
+
+/* The body of take(), poll() and take_batch(): waits until a node is due,
+ * until `give_up_ns` (INT64_MAX: never) or until the queue is closed, then
+ * hands out one node (count NULL: *out is the node, its private area left
+ * alone) or up to `max` due ones (*out is a list linked through
+ * detached_next, written here under the lock, since a concurrent remove()
+ * reads the index that the link overlays; *count their number). Caller
+ * holds the lock (dropped while waiting, and around a shrink of the empty
+ * queue's array, whose old block is left in `spare` for the caller to free
+ * after unlocking). Returns TK_OK, TK_ETIMEDOUT or TK_ECLOSED. */
+static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **out, size_t *count,
+                       heap_spare *spare) {
     char me = 0; /* this thread's leader token: its address is unique while we wait */
     bool shrink_tried = false;
+    bool due_left = false; /* a batch left due nodes behind */
     int rc;
     for (;;) {
         if (q->closed == TK_QUEUE_CLOSE_NOW) {
@@ -257,7 +303,13 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, tk_node **out, heap_spar
         }
         int64_t now = tk_clock_now_ns();
         if (head != NULL && head->deadline_ns <= now) {
-            *out = tk_heap_core_pop(&q->heap);
+            if (count == NULL) {
+                *out = tk_heap_core_pop(&q->heap);
+            } else {
+                *out = pop_batch_locked(q, now, max, count);
+                head = tk_heap_core_peek(&q->heap);
+                due_left = head != NULL && head->deadline_ns <= now;
+            }
             wake_if_closed_and_empty_locked(q);
             rc = TK_OK;
             break;
@@ -276,6 +328,7 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, tk_node **out, heap_spar
                 continue; /* the lock was dropped: look again */
             }
         }
+        q->waiters++;
         if (head == NULL || q->leader != NULL || give_up_ns < head->deadline_ns) {
             /* follower (or nothing queued, or we give up before the head is due) */
             wait_locked(q, give_up_ns);
@@ -291,9 +344,12 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, tk_node **out, heap_spar
             if (q->leader == &me)
                 q->leader = NULL;
         }
+        q->waiters--;
     }
-    /* Leaving: hand the head over to a waiter if nobody leads. */
-    if (q->leader == NULL && q->closed != TK_QUEUE_CLOSE_NOW && tk_heap_core_size(&q->heap) > 0)
+    /* Leaving: hand the head over to a waiter if nobody leads, and the due
+     * nodes a batch left to a waiter at once. */
+    if (q->closed != TK_QUEUE_CLOSE_NOW && tk_heap_core_size(&q->heap) > 0 &&
+        (q->leader == NULL || (due_left && q->waiters != 0)))
         pthread_cond_signal(&q->available);
     return rc;
 }
@@ -423,7 +479,7 @@ static int heap_take(tk_queue *q, tk_node **out) {
         return TK_EINVAL;
     heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, INT64_MAX, out, &spare);
+    int rc = take_locked(q, INT64_MAX, 1, out, NULL, &spare);
     pthread_mutex_unlock(&q->lock);
     spare_free(q, &spare);
     return rc;
@@ -440,9 +496,35 @@ static int heap_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
         give_up = INT64_MAX - 1; /* INT64_MAX means "never" to take_locked */
     heap_spare spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, give_up, out, &spare);
+    int rc = take_locked(q, give_up, 1, out, NULL, &spare);
     pthread_mutex_unlock(&q->lock);
     spare_free(q, &spare);
+    return rc;
+}
+
+/* Blocks as take() does, then hands out up to `max` due nodes as a list
+ * linked through tk_node_next_detached(), sorted by (deadline, seq), their
+ * number in *count; a fair share of the due nodes while others wait (see
+ * "Batches"). Returns TK_OK, TK_ECLOSED (as take()) or TK_EINVAL (q, out or
+ * count NULL, or max 0); on failure *out = NULL and *count = 0. */
+static int heap_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count) {
+    if (out != NULL)
+        *out = NULL;
+    if (count != NULL)
+        *count = 0;
+    if (q == NULL || out == NULL || count == NULL || max == 0)
+        return TK_EINVAL;
+    heap_spare spare = {NULL, 0};
+    tk_node *list = NULL;
+    size_t k = 0;
+    pthread_mutex_lock(&q->lock);
+    int rc = take_locked(q, INT64_MAX, max, &list, &k, &spare);
+    pthread_mutex_unlock(&q->lock);
+    spare_free(q, &spare);
+    if (rc == TK_OK) {
+        *out = list;
+        *count = k;
+    }
     return rc;
 }
 
@@ -585,6 +667,7 @@ static const tk_queue_ops heap_ops = {
     .remove_if = heap_remove_if,
     .close = heap_close,
     .check = heap_check,
+    .take_batch = heap_take_batch,
 };
 
 /* Returns the heap engine's ops table (static, immutable). Never NULL. */

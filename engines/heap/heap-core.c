@@ -58,9 +58,9 @@
  *
  * Complexity: push O(log_d n), and O(1) expected for random keys (a new key
  * rarely climbs far); pop and remove O(d log_d n); peek, size, contains O(1);
- * remove_if and check O(n). Growth and shrinking are amortised O(1) per op;
- * wanted_capacity O(1), or O(log n) when a shrink is due; adopt O(n) (one
- * memcpy).
+ * count_due O(d) per node counted; remove_if and check O(n). Growth and
+ * shrinking are amortised O(1) per op; wanted_capacity O(1), or O(log n)
+ * when a shrink is due; adopt O(n) (one memcpy).
  *
  * Arity. d = 4 halves the depth and a node's four children share one or two
  * cache lines, so at large N it beats d = 2 on every operation measured;
@@ -286,6 +286,43 @@ tk_node *tk_heap_core_pop_due(tk_heap_core *h, int64_t now_ns) {
     tk_node *top = h->entries[0].node;
     heap_remove_at(h, 0);
     return top;
+}
+
+/* The first due slot among a[from .. end-1] (end clipped to n); n if none. */
+static inline size_t first_due(const tk_heap_entry *a, size_t n, size_t from, size_t end,
+                               int64_t now_ns) {
+    if (end > n)
+        end = n;
+    for (size_t j = from; j < end; j++)
+        if (a[j].deadline_ns <= now_ns)
+            return j;
+    return n;
+}
+
+size_t tk_heap_core_count_due(const tk_heap_core *h, int64_t now_ns, size_t limit) {
+    if (h == NULL || limit == 0 || h->size == 0 || h->entries[0].deadline_ns > now_ns)
+        return 0;
+    /* Depth-first over the due subtree without a stack: from a due slot go to
+     * its first due child, else to its next due sibling, else up to the
+     * parent and on to the parent's next due sibling. Each due slot is
+     * entered once and left once; each look reads at most d keys. */
+    const tk_heap_entry *a = h->entries;
+    size_t n = h->size;
+    size_t i = 0, count = 1;
+    while (count < limit) {
+        size_t c = i * HEAP_D + 1;
+        size_t j = c < n ? first_due(a, n, c, c + HEAP_D, now_ns) : n;
+        while (j == n && i != 0) { /* no due child: a later sibling, or climb */
+            size_t p = (i - 1) / HEAP_D;
+            j = first_due(a, n, i + 1, p * HEAP_D + 1 + HEAP_D, now_ns);
+            i = p;
+        }
+        if (j == n)
+            break; /* back at the root: every due slot counted */
+        i = j;
+        count++;
+    }
+    return count;
 }
 
 size_t tk_heap_core_size(const tk_heap_core *h) {

@@ -100,6 +100,14 @@ tk_node *tk_heap_core_pop(tk_heap_core *h);
  * if empty) returns NULL and leaves the heap unchanged. O(log n). */
 tk_node *tk_heap_core_pop_due(tk_heap_core *h, int64_t now_ns);
 
+/* Returns the number of nodes with deadline_ns <= now_ns, counting no
+ * further than `limit` (the answer is then `limit`); 0 for NULL. The due
+ * nodes are a subtree at the root (a parent is never later than its
+ * children), walked in place, reading only the array's keys:
+ * O(min(due, limit) * d). The adapter's take_batch() sizes a fair share with
+ * it. */
+size_t tk_heap_core_count_due(const tk_heap_core *h, int64_t now_ns, size_t limit);
+
 /* Returns the number of nodes in the heap (0 for NULL). O(1). */
 size_t tk_heap_core_size(const tk_heap_core *h);
 

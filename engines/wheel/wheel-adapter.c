@@ -6,7 +6,7 @@
  *                --remove-> cancel stack ---+--> tick thread: core wheel
  *                                                 |  (buckets, bitmap)
  *   worker threads <--take/poll-- ready set <-----+  expired batches, sorted
- *                                 (sorted runs)
+ *                 /take_batch   (sorted runs)
  *
  * - offer() pushes the node onto the pending stack, a lock-free Treiber stack
  *   linked through tk__priv.wheel.next that only the holder of core_lock
@@ -132,13 +132,18 @@
  * saved) and keeps the whole tick invisible until it is all linked. Takers count themselves in
  * ready_waiters, so that publishing and taking signal ready_cond only when
  * someone waits, and wake no more takers than there are new nodes.
+ * take_batch() pops up to its `max` ready nodes under one hold of ready_lock
+ * and drops the size once for them all; while others wait it takes at most
+ * a fair share, max(1, ready / (ready_waiters + 1)), and a taker that leaves
+ * ready nodes behind with someone waiting signals one of them (the baton).
  * Complexity: offer O(1) lock-free; remove O(1) (lock-free,
  * or ready_lock for a ready node, plus O(log runs) if it heads its run);
  * take/poll O(log runs) (at most TK_WHEEL_READY_RUNS = 256 runs; one in the
- * steady state); per tick pass O(cancelled + moved + expired log
- * min(expired, TK__WHEEL_SORT_PIECE)), the last term O(expired) when the
- * batch is already in order (the usual case); peek/remove_first flush the
- * pending stack and scan the earliest buckets; drain/remove_if O(n).
+ * steady state), take_batch O(k log runs) for k nodes; per tick pass
+ * O(cancelled + moved + expired log min(expired, TK__WHEEL_SORT_PIECE)), the
+ * last term O(expired) when the batch is already in order (the usual case);
+ * peek/remove_first flush the pending stack and scan the earliest buckets;
+ * drain/remove_if O(n).
  *
  * Reference: Netty io.netty.util.HashedWheelTimer; G. Varghese and T. Lauck,
  * "Hashed and hierarchical timing wheels", SOSP 1987.
@@ -863,9 +868,22 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
     return TK_OK;
 }
 
-/* Takes the ready head or returns a status; waits until `deadline_ns` if
- * `timed`, else without limit. Takes ready_lock. */
-static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, tk_node **out) {
+/* How many ready nodes one take may hand out: `max`, cut to a fair share
+ * of the ready set, max(1, ready / (waiters + 1)), while other takers wait
+ * (queue.h, take_batch()). Needs ready_lock and a non-empty ready set. */
+static inline size_t batch_limit_locked(const struct tk_queue *q, size_t max) {
+    if (max == 1 || q->ready_waiters == 0)
+        return max;
+    size_t share = q->ready.size / (q->ready_waiters + 1);
+    return share < 1 ? 1 : share < max ? share : max;
+}
+
+/* Takes up to `max` (>= 1) ready nodes, or returns a status; waits until
+ * `deadline_ns` if `timed`, else without limit. The nodes leave in the ready
+ * set's order, linked through detached_next into *out; *count gets their
+ * number. Takes ready_lock. */
+static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, size_t max,
+                      tk_node **out, size_t *count) {
     lock(&q->ready_lock);
     for (;;) {
         int closed = atomic_load(&q->closed);
@@ -873,14 +891,23 @@ static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, tk_no
             unlock(&q->ready_lock);
             return TK_ECLOSED;
         }
-        tk_node *n = tk__wheel_ready_pop(&q->ready);
-        if (n != NULL) {
-            word_store(n, ST_NONE);
-            size_sub(q, 1, true);
+        if (q->ready.size != 0) {
+            size_t limit = batch_limit_locked(q, max);
+            tk_node *head = NULL, **tail = &head;
+            size_t k = 0;
+            do {
+                tk_node *n = tk__wheel_ready_pop(&q->ready);
+                word_store(n, ST_NONE); /* handed out: remove() answers TK_ENOENT */
+                *tail = n;
+                tail = &n->tk__priv.detached_next;
+            } while (++k < limit && q->ready.size != 0);
+            *tail = NULL;
+            size_sub(q, k, true);
             if (q->ready_waiters != 0 && q->ready.size != 0)
                 pthread_cond_signal(&q->ready_cond); /* pass the baton */
             unlock(&q->ready_lock);
-            *out = n;
+            *out = head;
+            *count = k;
             return TK_OK;
         }
         if (closed == TK_QUEUE_CLOSE_WHEN_EMPTY && atomic_load(&q->size) == 0) {
@@ -907,14 +934,29 @@ static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, tk_no
 static int wheel_take(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
-    return take_until(q, false, 0, out);
+    size_t k;
+    return take_until(q, false, 0, 1, out, &k);
 }
 
 static int wheel_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
     int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), timeout_ns);
-    return take_until(q, true, deadline, out);
+    size_t k;
+    return take_until(q, true, deadline, 1, out, &k);
+}
+
+/* take_batch(): see queue.h. One hold of ready_lock pops up to `max` nodes
+ * (a fair share of the ready set while other takers wait) and drops the size
+ * once for all of them. */
+static int wheel_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count) {
+    if (out != NULL)
+        *out = NULL;
+    if (count != NULL)
+        *count = 0;
+    if (q == NULL || out == NULL || count == NULL || max == 0)
+        return TK_EINVAL;
+    return take_until(q, false, 0, max, out, count);
 }
 
 /* remove() of a READY node. No lock held on entry. */
@@ -1203,6 +1245,7 @@ static const tk_queue_ops wheel_ops = {
     .remove_if = wheel_remove_if,
     .close = wheel_close,
     .check = wheel_check,
+    .take_batch = wheel_take_batch,
 };
 
 TK_API const tk_queue_ops *tk_engine_wheel(void) {

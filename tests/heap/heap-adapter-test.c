@@ -9,7 +9,9 @@
  * returned after a mass removal, no lock held around the allocator, and no
  * node lost or duplicated while resizes race with offers, takes and
  * removals. The last two cancel hundreds of thousands of nodes, alone and
- * racing with takers. */
+ * racing with takers. The take_batch() group checks batches against take():
+ * same order, never early, at most `max`, the leader-follower hand-off, the
+ * fair share between waiting takers, and the resize race with batch takers. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <setjmp.h>
@@ -103,6 +105,7 @@ static void ops_table_is_named_heap_has_exact_order_and_every_op(void **state) {
     assert_non_null(ops->remove_if);
     assert_non_null(ops->close);
     assert_non_null(ops->check);
+    assert_non_null(ops->take_batch);
 }
 
 typedef struct count_alloc {
@@ -861,6 +864,453 @@ static void producers_and_consumers_exchange_every_node_once_never_early(void **
     free(x.nodes);
 }
 
+/* ---- take_batch() ---------------------------------------------------------------- */
+
+static bool key_before(const tk_node *a, const tk_node *b) {
+    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
+}
+
+/* Length of a take_batch() list; *sorted is cleared if it is not in
+ * (deadline, seq) order. */
+static size_t batch_len(tk_node *l, bool *sorted) {
+    size_t k = 0;
+    for (tk_node *prev = NULL; l != NULL; prev = l, l = tk_node_next_detached(l)) {
+        if (prev != NULL && !key_before(prev, l))
+            *sorted = false;
+        k++;
+    }
+    return k;
+}
+
+/* A thread blocked in take_batch(); it records, the test asserts. */
+typedef struct batcher {
+    pthread_t thread;
+    tk_queue *q;
+    size_t max;
+    atomic_int done;
+    int rc;
+    tk_node *list;
+    size_t count;
+    int64_t returned_ns;
+} batcher;
+
+static void *batcher_main(void *arg) {
+    batcher *b = arg;
+    b->rc = ops->take_batch(b->q, b->max, &b->list, &b->count);
+    b->returned_ns = tk_clock_now_ns();
+    atomic_store(&b->done, 1);
+    return NULL;
+}
+
+static void batcher_start(batcher *b, tk_queue *q, size_t max) {
+    memset(b, 0, sizeof(*b));
+    b->q = q;
+    b->max = max;
+    assert_int_equal(pthread_create(&b->thread, NULL, batcher_main, b), 0);
+}
+
+/* Waits (up to 5 s) until every batcher is done. */
+static bool batchers_done(batcher *b, int n) {
+    for (int ms = 0; ms < 5000; ms++) {
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            k += atomic_load(&b[i].done);
+        if (k == n)
+            return true;
+        sleep_ms(1);
+    }
+    return false;
+}
+
+static void take_batch_rejects_bad_input_and_removes_nothing(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node n, other;
+    node_at(&n, tk_clock_now_ns() - MS, 0);
+    assert_int_equal(ops->offer(q, &n), TK_OK);
+    tk_node *l = &other;
+    size_t k = 99;
+    assert_int_equal(ops->take_batch(NULL, 4, &l, &k), TK_EINVAL);
+    assert_null(l);
+    assert_int_equal(k, 0);
+    l = &other;
+    k = 99;
+    assert_int_equal(ops->take_batch(q, 0, &l, &k), TK_EINVAL);
+    assert_null(l);
+    assert_int_equal(k, 0);
+    k = 99;
+    assert_int_equal(ops->take_batch(q, 4, NULL, &k), TK_EINVAL);
+    assert_int_equal(k, 0);
+    l = &other;
+    assert_int_equal(ops->take_batch(q, 4, &l, NULL), TK_EINVAL);
+    assert_null(l);
+    assert_int_equal(ops->size(q), 1);
+    assert_int_equal(ops->check(q), TK_OK);
+    assert_int_equal(ops->take_batch(q, 4, &l, &k), TK_OK);
+    assert_ptr_equal(l, &n);
+    assert_int_equal(k, 1);
+    assert_null(tk_node_next_detached(l));
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+}
+
+static int cmp_node_ptr(const void *a, const void *b) {
+    const tk_node *x = *(tk_node *const *)a, *y = *(tk_node *const *)b;
+    return key_before(x, y) ? -1 : key_before(y, x) ? 1 : 0;
+}
+
+/* Batches of at most `max`, never early, and together exactly take()'s
+ * order, (deadline, seq), equal deadlines included. */
+static void take_batch_hands_out_every_node_once_in_take_order_never_early(void **state) {
+    (void)state;
+    enum { N = 300, MAX = 5 };
+    tk_queue *q = make_queue();
+    tk_node *n = calloc(N, sizeof(*n));
+    tk_node **ref = calloc(N, sizeof(*ref));
+    unsigned char *seen = calloc(N, 1);
+    assert_true(n != NULL && ref != NULL && seen != NULL);
+    int64_t base = tk_clock_now_ns() + 10 * MS;
+    uint64_t s = 5;
+    for (int i = 0; i < N; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        /* over 40 ms, a quarter of a ms apart: many equal deadlines */
+        node_at(&n[i], base + (int64_t)((s >> 33) % 160) * 250 * TK_NS_PER_US,
+                (uint64_t)((i * 7919) % N));
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+        ref[i] = &n[i];
+    }
+    qsort(ref, N, sizeof(*ref), cmp_node_ptr);
+    int got = 0, batches = 0, early = 0, unsorted = 0, wrong = 0;
+    while (got < N) {
+        tk_node *l = NULL;
+        size_t k = 0;
+        assert_int_equal(ops->take_batch(q, MAX, &l, &k), TK_OK);
+        int64_t at = tk_clock_now_ns();
+        bool sorted = true;
+        assert_true(k >= 1 && k <= MAX);
+        assert_int_equal(batch_len(l, &sorted), k);
+        unsorted += !sorted;
+        for (; l != NULL; l = tk_node_next_detached(l)) {
+            early += at < l->deadline_ns;
+            assert_true(got < N);
+            wrong += l != ref[got];
+            seen[l - n]++;
+            got++;
+        }
+        batches++;
+        if (batches % 16 == 0)
+            assert_int_equal(ops->check(q), TK_OK);
+    }
+    assert_int_equal(early, 0);
+    assert_int_equal(unsorted, 0);
+    assert_int_equal(wrong, 0);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(seen[i], 1);
+    print_message("  %d nodes in %d batches of at most %d\n", N, batches, MAX);
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 0, &x), TK_ETIMEDOUT);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+    free(seen);
+    free(ref);
+    free(n);
+}
+
+/* Alone, a batch holds min(max, due): exactly `max` while more are due,
+ * then the rest, and never a node that is not due. */
+static void take_batch_alone_takes_min_of_max_and_the_due_nodes_only(void **state) {
+    (void)state;
+    enum { DUE = 50, LATER = 10 };
+    tk_queue *q = make_queue();
+    tk_node n[DUE + LATER + 5];
+    int64_t now = tk_clock_now_ns();
+    for (int i = 0; i < DUE; i++)
+        node_at(&n[i], now - MS - (i * 37) % 11, (uint64_t)i);
+    for (int i = DUE; i < DUE + LATER; i++)
+        node_at(&n[i], now + 3600 * TK_NS_PER_S + i, (uint64_t)i);
+    for (int i = DUE + LATER; i < DUE + LATER + 5; i++)
+        node_at(&n[i], now - 2 * MS, (uint64_t)i);
+    for (int i = 0; i < DUE + LATER; i++)
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    const size_t want[3] = {20, 20, 10};
+    tk_node *prev = NULL;
+    for (int b = 0; b < 3; b++) {
+        tk_node *l;
+        size_t k;
+        assert_int_equal(ops->take_batch(q, 20, &l, &k), TK_OK);
+        bool sorted = true;
+        assert_int_equal(k, want[b]);
+        assert_int_equal(batch_len(l, &sorted), k);
+        assert_true(sorted);
+        if (prev != NULL)
+            assert_true(key_before(prev, l));
+        for (; l != NULL; l = tk_node_next_detached(l)) {
+            assert_true(l - n < DUE);
+            prev = l;
+        }
+    }
+    assert_int_equal(ops->size(q), LATER);
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 0, &x), TK_ETIMEDOUT);
+    for (int i = DUE + LATER; i < DUE + LATER + 5; i++)
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    tk_node *l;
+    size_t k;
+    assert_int_equal(ops->take_batch(q, SIZE_MAX, &l, &k), TK_OK);
+    assert_int_equal(k, 5);
+    assert_int_equal(ops->size(q), LATER);
+    assert_int_equal(ops->check(q), TK_OK);
+    int left = 0;
+    for (l = ops->drain(q); l != NULL; l = tk_node_next_detached(l))
+        left++;
+    assert_int_equal(left, LATER);
+    ops->destroy(q);
+}
+
+/* take_batch() waits as take() does: for the head's deadline (also when
+ * spinning), or on an empty queue until an offer. */
+static void take_batch_blocks_until_a_node_is_due_spinning_or_not(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node n[2];
+    node_at(&n[0], tk_clock_now_ns() + 40 * MS, 0);
+    assert_int_equal(ops->offer(q, &n[0]), TK_OK);
+    tk_node *l;
+    size_t k;
+    assert_int_equal(ops->take_batch(q, 16, &l, &k), TK_OK);
+    assert_true(tk_clock_now_ns() >= n[0].deadline_ns);
+    assert_ptr_equal(l, &n[0]);
+    assert_int_equal(k, 1);
+
+    batcher b;
+    batcher_start(&b, q, 16);
+    sleep_ms(50);
+    assert_int_equal(atomic_load(&b.done), 0);
+    node_at(&n[1], tk_clock_now_ns() + 20 * MS, 1);
+    assert_int_equal(ops->offer(q, &n[1]), TK_OK);
+    assert_int_equal(pthread_join(b.thread, NULL), 0);
+    assert_int_equal(b.rc, TK_OK);
+    assert_ptr_equal(b.list, &n[1]);
+    assert_int_equal(b.count, 1);
+    assert_true(b.returned_ns >= n[1].deadline_ns);
+    ops->destroy(q);
+
+    /* spinning: in order, never early, whether the head was far or near */
+    q = make_spinning_queue(5 * MS);
+    enum { K = 20 };
+    tk_node m[K];
+    int64_t base = tk_clock_now_ns();
+    for (int i = 0; i < K; i++) {
+        node_at(&m[i], base + (int64_t)(i + 1) * 2 * MS, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &m[i]), TK_OK);
+    }
+    int got = 0, early = 0, wrong = 0;
+    while (got < K) {
+        assert_int_equal(ops->take_batch(q, 3, &l, &k), TK_OK);
+        int64_t at = tk_clock_now_ns();
+        assert_true(k >= 1 && k <= 3);
+        for (; l != NULL; l = tk_node_next_detached(l)) {
+            early += at < l->deadline_ns;
+            wrong += got >= K || l != &m[got];
+            got++;
+        }
+    }
+    assert_int_equal(got, K);
+    assert_int_equal(early, 0);
+    assert_int_equal(wrong, 0);
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+}
+
+static void take_batch_close_when_empty_and_close_now(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    tk_node n[5];
+    int64_t d = tk_clock_now_ns() + 20 * MS;
+    for (int i = 0; i < 3; i++) {
+        node_at(&n[i], d, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    tk_node *l;
+    size_t k;
+    assert_int_equal(ops->take_batch(q, 8, &l, &k), TK_OK); /* still handed out */
+    assert_true(tk_clock_now_ns() >= d);
+    assert_int_equal(k, 3);
+    assert_ptr_equal(l, &n[0]);
+    l = &n[4];
+    k = 9;
+    assert_int_equal(ops->take_batch(q, 8, &l, &k), TK_ECLOSED);
+    assert_null(l);
+    assert_int_equal(k, 0);
+
+    /* blocked batch takers are released when a removal empties the queue */
+    node_at(&n[3], tk_clock_now_ns() + 60 * TK_NS_PER_S, 3);
+    assert_int_equal(ops->offer(q, &n[3]), TK_OK);
+    batcher b[2];
+    batcher_start(&b[0], q, 8);
+    batcher_start(&b[1], q, 8);
+    sleep_ms(50);
+    assert_int_equal(atomic_load(&b[0].done) + atomic_load(&b[1].done), 0);
+    assert_int_equal(ops->remove(q, &n[3]), TK_OK);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_join(b[i].thread, NULL), 0);
+        assert_int_equal(b[i].rc, TK_ECLOSED);
+        assert_null(b[i].list);
+        assert_int_equal(b[i].count, 0);
+    }
+    ops->destroy(q);
+
+    /* NOW: TK_ECLOSED at once, blocked or not, due nodes or not */
+    q = make_queue();
+    node_at(&n[0], tk_clock_now_ns() + 60 * TK_NS_PER_S, 0);
+    assert_int_equal(ops->offer(q, &n[0]), TK_OK);
+    batcher_start(&b[0], q, 8);
+    sleep_ms(30);
+    assert_int_equal(atomic_load(&b[0].done), 0);
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    assert_int_equal(pthread_join(b[0].thread, NULL), 0);
+    assert_int_equal(b[0].rc, TK_ECLOSED);
+    assert_int_equal(ops->remove(q, &n[0]), TK_OK);
+    ops->destroy(q);
+
+    q = make_queue();
+    node_at(&n[1], tk_clock_now_ns() - MS, 1);
+    assert_int_equal(ops->offer(q, &n[1]), TK_OK);
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    assert_int_equal(ops->take_batch(q, 8, &l, &k), TK_ECLOSED);
+    assert_int_equal(ops->size(q), 1);
+    assert_ptr_equal(ops->drain(q), &n[1]);
+    ops->destroy(q);
+}
+
+/* Nodes handed out by a batch are the caller's: remove() answers TK_ENOENT
+ * and they can be offered again. */
+static void nodes_handed_out_by_take_batch_answer_enoent_to_remove(void **state) {
+    (void)state;
+    enum { N = 10 };
+    tk_queue *q = make_queue();
+    tk_node n[N];
+    int64_t past = tk_clock_now_ns() - MS;
+    for (int i = 0; i < N; i++) {
+        node_at(&n[i], past, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    tk_node *l;
+    size_t k;
+    assert_int_equal(ops->take_batch(q, N, &l, &k), TK_OK);
+    assert_int_equal(k, N);
+    int i = 0;
+    for (tk_node *x = l; x != NULL; x = tk_node_next_detached(x), i++) {
+        assert_ptr_equal(x, &n[i]);
+        assert_int_equal(ops->remove(q, x), TK_ENOENT);
+    }
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    /* the last node's link reads as slot 0 of the array: still not queued */
+    node_at(&n[0], tk_clock_now_ns() + TK_NS_PER_S, 100);
+    assert_int_equal(ops->offer(q, &n[0]), TK_OK);
+    assert_int_equal(ops->remove(q, &n[N - 1]), TK_ENOENT);
+    assert_int_equal(ops->size(q), 1);
+    /* offered again, a handed-out node comes back */
+    node_at(&n[N - 1], tk_clock_now_ns() - 1, 101);
+    assert_int_equal(ops->offer(q, &n[N - 1]), TK_OK);
+    tk_node *x;
+    assert_int_equal(ops->poll(q, TK_NS_PER_S, &x), TK_OK);
+    assert_ptr_equal(x, &n[N - 1]);
+    assert_int_equal(ops->remove(q, &n[0]), TK_OK);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+}
+
+/* A batch taker that led and leaves nodes behind that are not due hands the
+ * leadership on: the other taker takes the next head when it is due. */
+static void a_batch_leader_hands_leadership_on_when_nodes_remain(void **state) {
+    (void)state;
+    tk_queue *q = make_queue();
+    batcher b[2];
+    batcher_start(&b[0], q, 16);
+    batcher_start(&b[1], q, 16);
+    sleep_ms(30);
+    int64_t now = tk_clock_now_ns();
+    tk_node first, second;
+    node_at(&first, now + 30 * MS, 0);
+    node_at(&second, now + 90 * MS, 1);
+    assert_int_equal(ops->offer(q, &first), TK_OK);
+    assert_int_equal(ops->offer(q, &second), TK_OK);
+    bool done = batchers_done(b, 2);
+    if (!done)
+        ops->close(q, TK_QUEUE_CLOSE_NOW); /* release a taker left waiting */
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_join(b[i].thread, NULL), 0);
+    assert_true(done);
+    batcher *a = b[0].list == &first ? &b[0] : &b[1];
+    batcher *c = a == &b[0] ? &b[1] : &b[0];
+    assert_int_equal(a->rc, TK_OK);
+    assert_int_equal(c->rc, TK_OK);
+    assert_ptr_equal(a->list, &first);
+    assert_int_equal(a->count, 1);
+    assert_ptr_equal(c->list, &second);
+    assert_int_equal(c->count, 1);
+    assert_true(a->returned_ns >= first.deadline_ns);
+    assert_true(c->returned_ns >= second.deadline_ns);
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+}
+
+/* Two takers waiting in take_batch() when 40 nodes fall due at once share
+ * them: the leader takes half (the other waits) and wakes the other for the
+ * rest, instead of taking all while the other sleeps on. */
+static void waiting_batch_takers_share_the_due_nodes(void **state) {
+    (void)state;
+    enum { N = 40 };
+    tk_queue *q = make_queue();
+    tk_node n[N];
+    batcher b[2];
+    batcher_start(&b[0], q, 100);
+    batcher_start(&b[1], q, 100);
+    sleep_ms(100); /* both blocked */
+    int64_t d = tk_clock_now_ns() + 30 * MS;
+    for (int i = 0; i < N; i++) {
+        node_at(&n[i], d, (uint64_t)i);
+        assert_int_equal(ops->offer(q, &n[i]), TK_OK);
+    }
+    bool in_time = tk_clock_now_ns() < d;
+    bool done = batchers_done(b, 2);          /* before any close: the leader woke the other */
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY); /* frees a taker left without nodes */
+    unsigned char seen[N] = {0};
+    size_t total = 0;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_join(b[i].thread, NULL), 0);
+        if (b[i].rc != TK_OK)
+            continue;
+        bool sorted = true;
+        assert_int_equal(batch_len(b[i].list, &sorted), b[i].count);
+        assert_true(sorted);
+        assert_true(b[i].returned_ns >= d);
+        for (tk_node *x = b[i].list; x != NULL; x = tk_node_next_detached(x))
+            seen[x - n]++;
+        total += b[i].count;
+    }
+    print_message("  %d nodes due together: %zu and %zu%s\n", N, b[0].count, b[1].count,
+                  in_time ? "" : " [offering overran the deadline: shares not checked]");
+    for (tk_node *x; total < N; total++) {
+        assert_int_equal(ops->poll(q, 0, &x), TK_OK);
+        seen[x - n]++;
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(seen[i], 1);
+    if (in_time) {
+        assert_true(done);
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(b[i].rc, TK_OK);
+            assert_int_equal(b[i].count, N / 2);
+        }
+    }
+    ops->destroy(q);
+}
+
 /* ---- resizing the array outside the lock ------------------------------------------ */
 
 /* A thread-safe allocator that counts, can fail, and can check, from inside
@@ -1122,6 +1572,9 @@ typedef struct race {
     atomic_int producers_done;
     unsigned char got[R_TAKERS + 1][R_PRODUCERS * R_PER_PRODUCER]; /* last row: remover */
     int early[R_TAKERS], final_rc[R_TAKERS], offer_failures;
+    size_t batch_max;  /* 0: the takers call take(); else take_batch() with it */
+    int bad[R_TAKERS]; /* batches empty, too long, miscounted or out of order */
+    int batches[R_TAKERS];
 } race;
 
 typedef struct race_arg {
@@ -1152,14 +1605,27 @@ static void *race_taker(void *arg) {
     race *r = ra->r;
     for (;;) {
         tk_node *n = NULL;
-        int rc = ops->take(r->q, &n);
+        size_t k = 1;
+        int rc =
+            r->batch_max == 0 ? ops->take(r->q, &n) : ops->take_batch(r->q, r->batch_max, &n, &k);
         if (rc != TK_OK) {
             r->final_rc[ra->id] = rc;
             return NULL;
         }
-        if (tk_clock_now_ns() < n->deadline_ns)
-            r->early[ra->id]++;
-        r->got[ra->id][n - r->nodes]++;
+        int64_t at = tk_clock_now_ns();
+        if (r->batch_max != 0) {
+            bool sorted = true;
+            if (k < 1 || k > r->batch_max || batch_len(n, &sorted) != k || !sorted)
+                r->bad[ra->id]++;
+            r->batches[ra->id]++;
+        }
+        /* (a node from take() has no list link: the remover may be reading
+         * its private area, under the engine lock, this very moment) */
+        for (size_t i = 0; i < k; i++, n = i < k ? tk_node_next_detached(n) : NULL) {
+            if (at < n->deadline_ns)
+                r->early[ra->id]++;
+            r->got[ra->id][n - r->nodes]++;
+        }
     }
 }
 
@@ -1182,8 +1648,9 @@ static void *race_remover(void *arg) {
     return NULL;
 }
 
-static void offers_takes_and_removals_racing_with_resizes_lose_and_duplicate_nothing(void **state) {
-    (void)state;
+/* Producers, two takers (take(), or take_batch() with batch_max) and a
+ * remover race while the array grows and shrinks under them. */
+static void run_resize_race(size_t batch_max) {
     enum { TOTAL = R_PRODUCERS * R_PER_PRODUCER };
     probe_alloc p;
     tk_allocator a;
@@ -1193,6 +1660,7 @@ static void offers_takes_and_removals_racing_with_resizes_lose_and_duplicate_not
     r->nodes = calloc(TOTAL, sizeof(tk_node));
     assert_non_null(r->nodes);
     r->q = make_queue_with(&a, 4);
+    r->batch_max = batch_max;
     size_t live0 = probe_live(&p), allocs0 = probe_allocs(&p);
     pthread_t prod[R_PRODUCERS], tak[R_TAKERS], rem;
     race_arg pa[R_PRODUCERS], ta[R_TAKERS];
@@ -1216,6 +1684,7 @@ static void offers_takes_and_removals_racing_with_resizes_lose_and_duplicate_not
     for (int i = 0; i < R_TAKERS; i++) {
         assert_int_equal(r->early[i], 0);
         assert_int_equal(r->final_rc[i], TK_ECLOSED);
+        assert_int_equal(r->bad[i], 0);
     }
     size_t removed = 0;
     for (int k = 0; k < TOTAL; k++) {
@@ -1236,11 +1705,28 @@ static void offers_takes_and_removals_racing_with_resizes_lose_and_duplicate_not
     assert_int_equal(probe_live(&p), live0);
     print_message("  %zu of %d nodes removed, the rest taken; %zu allocations\n", removed, TOTAL,
                   probe_allocs(&p) - allocs0);
+    if (batch_max != 0)
+        print_message("  batches of at most %zu: %d and %d\n", batch_max, r->batches[0],
+                      r->batches[1]);
     ops->destroy(r->q);
     assert_int_equal(probe_live(&p), 0);
     probe_alloc_finish(&p);
     free(r->nodes);
     free(r);
+}
+
+static void offers_takes_and_removals_racing_with_resizes_lose_and_duplicate_nothing(void **state) {
+    (void)state;
+    run_resize_race(0);
+}
+
+/* The same race with two batch takers: nothing lost or duplicated, no batch
+ * longer than its max or out of order, none early, and the memory comes
+ * back once the queue is empty (pops never resize under the lock). */
+static void
+batch_takes_racing_with_offers_removals_and_resizes_lose_and_duplicate_nothing(void **state) {
+    (void)state;
+    run_resize_race(8);
 }
 
 /* ---- mass cancellation ----------------------------------------------------------- */
@@ -1450,6 +1936,16 @@ int main(void) {
         cmocka_unit_test(hundreds_of_thousands_of_cancels_leave_exactly_the_rest_to_take_in_order),
         cmocka_unit_test(cancels_racing_with_takes_never_hand_out_a_cancelled_node),
         cmocka_unit_test(offers_takes_and_removals_racing_with_resizes_lose_and_duplicate_nothing),
+        cmocka_unit_test(take_batch_rejects_bad_input_and_removes_nothing),
+        cmocka_unit_test(take_batch_hands_out_every_node_once_in_take_order_never_early),
+        cmocka_unit_test(take_batch_alone_takes_min_of_max_and_the_due_nodes_only),
+        cmocka_unit_test(take_batch_blocks_until_a_node_is_due_spinning_or_not),
+        cmocka_unit_test(take_batch_close_when_empty_and_close_now),
+        cmocka_unit_test(nodes_handed_out_by_take_batch_answer_enoent_to_remove),
+        cmocka_unit_test(a_batch_leader_hands_leadership_on_when_nodes_remain),
+        cmocka_unit_test(waiting_batch_takers_share_the_due_nodes),
+        cmocka_unit_test(
+            batch_takes_racing_with_offers_removals_and_resizes_lose_and_duplicate_nothing),
     };
     return cmocka_run_group_tests_name("heap_adapter", tests, setup_ops, NULL);
 }

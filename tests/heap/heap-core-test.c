@@ -941,6 +941,54 @@ typedef struct pred_ctx {
     int calls[300];
 } pred_ctx;
 
+/* count_due() against a brute-force count, at every limit around the
+ * answer, on heaps of many shapes: random keys, many ties, removals that
+ * leave holes in the due subtree, a few due nodes among many later ones. */
+static void count_due_matches_a_brute_force_count_up_to_its_limit(void **state) {
+    (void)state;
+    enum { N = 700 };
+    static tk_node n[N];
+    uint64_t s = 4242;
+    for (int round = 0; round < 40; round++) {
+        tk_heap_core h;
+        assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+        size_t size = 1 + rng_below(&s, N);
+        int64_t span = round % 3 == 0 ? 8 : 1000; /* many ties, or few */
+        for (size_t i = 0; i < size; i++) {
+            memset(&n[i], 0, sizeof(n[i]));
+            set_key(&n[i], (int64_t)rng_below(&s, (size_t)span), i);
+            assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+        }
+        for (size_t i = 0; i < size; i += 1 + rng_below(&s, 9))
+            assert_int_equal(tk_heap_core_remove(&h, &n[i]), TK_OK);
+        assert_int_equal(tk_heap_core_check(&h), TK_OK);
+        for (int probe = 0; probe < 12; probe++) {
+            int64_t now = (int64_t)rng_below(&s, (size_t)span + 2) - 1;
+            size_t due = 0;
+            for (size_t i = 0; i < size; i++)
+                due += tk_heap_core_contains(&h, &n[i]) && n[i].deadline_ns <= now;
+            assert_int_equal(tk_heap_core_count_due(&h, now, SIZE_MAX), due);
+            assert_int_equal(tk_heap_core_count_due(&h, now, 0), 0);
+            for (size_t lim = due > 3 ? due - 3 : 1; lim <= due + 3; lim++)
+                assert_int_equal(tk_heap_core_count_due(&h, now, lim), lim < due ? lim : due);
+        }
+        tk_heap_core_destroy(&h);
+    }
+    /* A few due nodes among many later ones; none due; all due. */
+    tk_heap_core h;
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    for (size_t i = 0; i < N; i++) {
+        memset(&n[i], 0, sizeof(n[i]));
+        set_key(&n[i], i % 97 == 0 ? (int64_t)i : INT64_C(1) << 40, i);
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    assert_int_equal(tk_heap_core_count_due(&h, INT64_C(1) << 39, SIZE_MAX), (N + 96) / 97);
+    assert_int_equal(tk_heap_core_count_due(&h, -1, SIZE_MAX), 0);
+    assert_int_equal(tk_heap_core_count_due(&h, INT64_MAX, SIZE_MAX), N);
+    assert_int_equal(tk_heap_core_count_due(NULL, INT64_MAX, SIZE_MAX), 0);
+    tk_heap_core_destroy(&h);
+}
+
 static tk_node g_pred_nodes[300];
 
 static bool pred_multiple_of_three(const tk_node *n, void *ctx) {
@@ -1295,6 +1343,7 @@ int main(void) {
         cmocka_unit_test(push_rejects_null_and_a_node_already_in_the_heap),
         cmocka_unit_test(check_detects_a_wrong_index_a_changed_key_and_broken_order),
         cmocka_unit_test(remove_if_removes_exactly_the_matches_asking_once_per_node),
+        cmocka_unit_test(count_due_matches_a_brute_force_count_up_to_its_limit),
         cmocka_unit_test(walks_with_every_operation_match_the_model_at_every_size_and_mode),
     };
     return cmocka_run_group_tests_name("heap_core", tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* timerkit: wheel adapter tests, in real time. They assert behaviour (never
- * early, order, ownership, close modes, idle wake-ups counted, not timed),
+ * early, order, ownership, close modes, idle wake-ups counted, not timed;
+ * take_batch() against take(): order, max, fair share, close, ownership),
  * never speed, with generous bounds for a noisy 2-core machine. cmocka
  * asserts only on the main thread: helper threads record what they saw. */
 #define _GNU_SOURCE
@@ -1192,6 +1193,511 @@ static void removal_racing_expiry_and_drain_accounts_for_every_node(void **state
         free(r[i].nodes);
 }
 
+/* ---- take_batch ------------------------------------------------------------------------ */
+
+/* Length of a take_batch() list; *sorted is cleared if it is not in
+ * (deadline, seq) order. */
+static size_t batch_len(tk_node *l, bool *sorted) {
+    size_t k = 0;
+    for (tk_node *prev = NULL; l != NULL; prev = l, l = tk_node_next_detached(l)) {
+        if (prev != NULL && !before(prev, l))
+            *sorted = false;
+        k++;
+    }
+    return k;
+}
+
+/* A thread blocked in take_batch(); it records, the test asserts. */
+typedef struct batcher {
+    tk_queue *q;
+    size_t max;
+    pthread_t th;
+    atomic_int done;
+    int rc;
+    tk_node *list;
+    size_t count;
+} batcher;
+
+static void *batcher_main(void *arg) {
+    batcher *b = arg;
+    b->rc = ops->take_batch(b->q, b->max, &b->list, &b->count);
+    atomic_store(&b->done, 1);
+    return NULL;
+}
+
+static void start_batcher(batcher *b, tk_queue *q, size_t max) {
+    memset(b, 0, sizeof(*b));
+    b->q = q;
+    b->max = max;
+    assert_int_equal(pthread_create(&b->th, NULL, batcher_main, b), 0);
+}
+
+static void take_batch_rejects_bad_input_and_removes_nothing(void **state) {
+    (void)state;
+    assert_non_null(ops->take_batch);
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(2);
+    t[0].node.deadline_ns = tk_clock_now_ns() - 1;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    assert_true(wait_expired(q, 1, 3000));
+    tk_node *l = &t[1].node;
+    size_t k = 99;
+    assert_int_equal(ops->take_batch(NULL, 4, &l, &k), TK_EINVAL);
+    assert_null(l);
+    assert_int_equal(k, 0);
+    l = &t[1].node;
+    k = 99;
+    assert_int_equal(ops->take_batch(q, 0, &l, &k), TK_EINVAL);
+    assert_null(l);
+    assert_int_equal(k, 0);
+    k = 99;
+    assert_int_equal(ops->take_batch(q, 4, NULL, &k), TK_EINVAL);
+    assert_int_equal(k, 0);
+    l = &t[1].node;
+    assert_int_equal(ops->take_batch(q, 4, &l, NULL), TK_EINVAL);
+    assert_null(l);
+    assert_int_equal(ops->size(q), 1);
+    assert_int_equal(ops->take_batch(q, 4, &l, &k), TK_OK);
+    assert_ptr_equal(l, &t[0].node);
+    assert_int_equal(k, 1);
+    assert_null(tk_node_next_detached(l));
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+    free(t);
+}
+
+static int cmp_node_ptr(const void *a, const void *b) {
+    const tk_node *x = *(tk_node *const *)a, *y = *(tk_node *const *)b;
+    return before(x, y) ? -1 : before(y, x) ? 1 : 0;
+}
+
+/* Every node offered comes out exactly once, never early, in batches of at
+ * most `max`, each in (deadline, seq) order; offered before the first is
+ * due, the concatenation is exactly take()'s order: (deadline, seq). */
+static void take_batch_hands_out_every_node_once_in_take_order_never_early(void **state) {
+    (void)state;
+    enum { N = 400, MAX = 7 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    uint64_t rs = 777;
+    int64_t base = tk_clock_now_ns() + 60 * MS;
+    for (int i = 0; i < N; i++) {
+        rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = rs >> 33;
+        t[i].node.deadline_ns = base + (int64_t)(r % 25) * 2 * MS + ((r >> 8) % 3) * 333333;
+        t[i].node.seq = (uint64_t)((i * 7919) % N);
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    bool strict = tk_clock_now_ns() < base - 2 * MS;
+    tk_node *ref[N];
+    for (int i = 0; i < N; i++)
+        ref[i] = &t[i].node;
+    qsort(ref, N, sizeof(ref[0]), cmp_node_ptr);
+
+    tk_node *got[N];
+    int ngot = 0, batches = 0, early = 0, unsorted = 0;
+    while (ngot < N) {
+        tk_node *l = NULL;
+        size_t k = 0;
+        assert_int_equal(ops->take_batch(q, MAX, &l, &k), TK_OK);
+        int64_t at = tk_clock_now_ns();
+        bool sorted = true;
+        assert_true(k >= 1 && k <= MAX);
+        assert_int_equal(batch_len(l, &sorted), k);
+        unsorted += !sorted;
+        for (; l != NULL; l = tk_node_next_detached(l)) {
+            early += at < l->deadline_ns;
+            assert_true(ngot < N);
+            got[ngot++] = l;
+            atomic_fetch_add(&((tnode *)(void *)l)->taken, 1);
+        }
+        batches++;
+    }
+    assert_int_equal(early, 0);
+    assert_int_equal(unsorted, 0);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(atomic_load(&t[i].taken), 1);
+    if (strict)
+        for (int i = 0; i < N; i++)
+            assert_ptr_equal(got[i], ref[i]);
+    print_message("      %d nodes in %d batches of at most %d%s\n", N, batches, MAX,
+                  strict ? "" : " [offering overran the deadlines: order not checked]");
+    assert_int_equal(ops->size(q), 0);
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 0, &x), TK_ETIMEDOUT);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+    free(t);
+}
+
+/* Alone, a batch holds min(max, ready) nodes: exactly `max` while more are
+ * ready, then the rest; SIZE_MAX is a valid max. */
+static void take_batch_alone_takes_min_of_max_and_the_ready_nodes(void **state) {
+    (void)state;
+    enum { N = 100 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N + 5);
+    int64_t past = tk_clock_now_ns() - TK_NS_PER_S;
+    for (int i = 0; i < N + 5; i++) {
+        t[i].node.deadline_ns = past + i % 3;
+        t[i].node.seq = (uint64_t)i;
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    assert_true(wait_expired(q, N, 3000));
+    const size_t want[4] = {30, 30, 30, 10};
+    tk_node *prev = NULL;
+    for (int b = 0; b < 4; b++) {
+        tk_node *l;
+        size_t k;
+        assert_int_equal(ops->take_batch(q, 30, &l, &k), TK_OK);
+        bool sorted = true;
+        assert_int_equal(k, want[b]);
+        assert_int_equal(batch_len(l, &sorted), k);
+        assert_true(sorted);
+        if (prev != NULL)
+            assert_true(before(prev, l)); /* batches follow each other in order */
+        for (; l != NULL; l = tk_node_next_detached(l))
+            prev = l;
+        assert_int_equal(ops->size(q), (size_t)(N - 30 * b) - want[b]);
+    }
+    tk_node *x;
+    assert_int_equal(ops->poll(q, 0, &x), TK_ETIMEDOUT);
+    for (int i = N; i < N + 5; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    assert_true(wait_expired(q, N + 5, 3000));
+    tk_node *l;
+    size_t k;
+    assert_int_equal(ops->take_batch(q, SIZE_MAX, &l, &k), TK_OK);
+    assert_int_equal(k, 5);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    ops->destroy(q);
+    free(t);
+}
+
+static void take_batch_blocks_until_a_node_is_due(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(4);
+    t[0].node.deadline_ns = tk_clock_now_ns() + 40 * MS;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    tk_node *l;
+    size_t k;
+    assert_int_equal(ops->take_batch(q, 16, &l, &k), TK_OK);
+    assert_true(tk_clock_now_ns() >= t[0].node.deadline_ns);
+    assert_ptr_equal(l, &t[0].node);
+    assert_int_equal(k, 1);
+
+    /* blocked on an empty queue until nodes are offered and expire */
+    batcher b;
+    start_batcher(&b, q, 16);
+    sleep_ms(50);
+    assert_int_equal(atomic_load(&b.done), 0);
+    int64_t now = tk_clock_now_ns();
+    for (int i = 1; i < 4; i++) {
+        t[i].node.deadline_ns = now - 1;
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    pthread_join(b.th, NULL);
+    assert_int_equal(b.rc, TK_OK);
+    bool sorted = true;
+    assert_true(b.count >= 1 && b.count <= 3);
+    assert_int_equal(batch_len(b.list, &sorted), b.count);
+    assert_true(sorted);
+    int seen[4] = {0};
+    for (tk_node *x = b.list; x != NULL; x = tk_node_next_detached(x))
+        seen[((tnode *)(void *)x)->idx]++;
+    for (size_t i = b.count; i < 3; i++) { /* published in more than one pass */
+        tk_node *x;
+        assert_int_equal(ops->poll(q, 3 * TK_NS_PER_S, &x), TK_OK);
+        seen[((tnode *)(void *)x)->idx]++;
+    }
+    for (int i = 1; i < 4; i++)
+        assert_int_equal(seen[i], 1);
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+    free(t);
+}
+
+static void take_batch_close_when_empty_and_close_now(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(6);
+    int64_t d = tk_clock_now_ns() + 20 * MS;
+    for (int i = 0; i < 3; i++) {
+        t[i].node.deadline_ns = d;
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    tk_node *l;
+    size_t k, total = 0;
+    while (total < 3) { /* still handed out after the close, never early */
+        assert_int_equal(ops->take_batch(q, 8, &l, &k), TK_OK);
+        assert_true(tk_clock_now_ns() >= d);
+        total += k;
+    }
+    assert_int_equal(total, 3);
+    l = &t[0].node;
+    k = 9;
+    assert_int_equal(ops->take_batch(q, 8, &l, &k), TK_ECLOSED);
+    assert_null(l);
+    assert_int_equal(k, 0);
+
+    /* a blocked batch taker is released when a removal empties the queue */
+    t[3].node.deadline_ns = tk_clock_now_ns() + 60 * TK_NS_PER_S;
+    assert_int_equal(ops->offer(q, &t[3].node), TK_OK);
+    batcher b;
+    start_batcher(&b, q, 8);
+    sleep_ms(50);
+    assert_int_equal(atomic_load(&b.done), 0);
+    assert_int_equal(ops->remove(q, &t[3].node), TK_EINPROGRESS);
+    pthread_join(b.th, NULL);
+    assert_int_equal(b.rc, TK_ECLOSED);
+    assert_null(b.list);
+    assert_int_equal(b.count, 0);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 1);
+
+    /* NOW: TK_ECLOSED at once, due nodes or not; they stay until drain */
+    q = make_queue(NULL, &rel);
+    for (int i = 4; i < 6; i++) {
+        t[i].node.deadline_ns = tk_clock_now_ns() - 1;
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    assert_true(wait_expired(q, 2, 3000));
+    start_batcher(&b, q, 8);
+    pthread_join(b.th, NULL); /* due nodes: not blocked */
+    assert_int_equal(b.rc, TK_OK);
+    assert_int_equal(b.count, 2);
+    start_batcher(&b, q, 8);
+    sleep_ms(30);
+    assert_int_equal(atomic_load(&b.done), 0);
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    pthread_join(b.th, NULL);
+    assert_int_equal(b.rc, TK_ECLOSED);
+    assert_int_equal(ops->offer(q, &t[4].node), TK_ECLOSED);
+    ops->destroy(q);
+
+    q = make_queue(NULL, &rel);
+    for (int i = 4; i < 6; i++)
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    assert_true(wait_expired(q, 2, 3000));
+    ops->close(q, TK_QUEUE_CLOSE_NOW);
+    assert_int_equal(ops->take_batch(q, 8, &l, &k), TK_ECLOSED);
+    assert_int_equal(ops->size(q), 2);
+    l = ops->drain(q);
+    bool sorted = true;
+    assert_int_equal(batch_len(l, &sorted), 2);
+    ops->destroy(q);
+    free(t);
+}
+
+/* Nodes handed out by a batch are the caller's: remove() answers TK_ENOENT
+ * (with and without a release callback) and they can be offered again. */
+static void nodes_handed_out_by_take_batch_answer_enoent_to_remove(void **state) {
+    (void)state;
+    enum { N = 10 };
+    for (int sync = 0; sync < 2; sync++) {
+        rel_ctx rel = {0};
+        tk_queue *q = NULL;
+        assert_int_equal(ops->create(NULL, sync ? NULL : on_release, &rel, &q), TK_OK);
+        tnode *t = make_nodes(N);
+        int64_t past = tk_clock_now_ns() - MS;
+        for (int i = 0; i < N; i++) {
+            t[i].node.deadline_ns = past;
+            t[i].node.seq = (uint64_t)i;
+            assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+        }
+        assert_true(wait_expired(q, N, 3000));
+        tk_node *l;
+        size_t k;
+        assert_int_equal(ops->take_batch(q, N, &l, &k), TK_OK);
+        assert_int_equal(k, N);
+        assert_int_equal(ops->size(q), 0);
+        int i = 0;
+        for (tk_node *x = l; x != NULL; x = tk_node_next_detached(x), i++) {
+            assert_ptr_equal(x, &t[i].node);
+            assert_int_equal(ops->remove(q, x), TK_ENOENT);
+        }
+        assert_int_equal(ops->size(q), 0);
+        /* offered again, it comes back */
+        tk_node *second = tk_node_next_detached(l);
+        l->deadline_ns = tk_clock_now_ns() - 1;
+        assert_int_equal(ops->offer(q, l), TK_OK);
+        tk_node *x;
+        assert_int_equal(ops->poll(q, 3 * TK_NS_PER_S, &x), TK_OK);
+        assert_ptr_equal(x, &t[0].node);
+        assert_ptr_equal(second, &t[1].node);
+        assert_int_equal(ops->check(q), TK_OK);
+        ops->destroy(q);
+        assert_int_equal(atomic_load(&rel.total), 0);
+        free(t);
+    }
+}
+
+/* Two takers blocked in take_batch() when one tick's nodes are published
+ * share them: the first takes half (the other is waiting), the second the
+ * rest, instead of one taking all and the other going back to sleep. */
+static void waiting_batch_takers_share_the_ready_nodes(void **state) {
+    (void)state;
+    enum { N = 40 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    batcher b[2];
+    for (int i = 0; i < 2; i++)
+        start_batcher(&b[i], q, 100);
+    sleep_ms(100); /* both blocked */
+    int64_t d = tk_clock_now_ns() + 30 * MS;
+    for (int i = 0; i < N; i++) { /* one tick: expired and published at once */
+        t[i].node.deadline_ns = d;
+        t[i].node.seq = (uint64_t)i;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    bool in_time = tk_clock_now_ns() < d;
+    for (int i = 0; i < 5000 && !(atomic_load(&b[0].done) && atomic_load(&b[1].done)); i++)
+        sleep_ms(1);
+    bool done = atomic_load(&b[0].done) && atomic_load(&b[1].done); /* before any close */
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY); /* frees a taker left without nodes */
+    int seen[N] = {0};
+    size_t total = 0;
+    for (int i = 0; i < 2; i++) {
+        pthread_join(b[i].th, NULL);
+        if (b[i].rc != TK_OK)
+            continue;
+        bool sorted = true;
+        assert_int_equal(batch_len(b[i].list, &sorted), b[i].count);
+        assert_true(sorted);
+        for (tk_node *x = b[i].list; x != NULL; x = tk_node_next_detached(x))
+            seen[((tnode *)(void *)x)->idx]++;
+        total += b[i].count;
+    }
+    print_message("      %d nodes of one tick: %zu and %zu%s\n", N, b[0].count, b[1].count,
+                  in_time ? "" : " [offering overran the deadline: shares not checked]");
+    for (tk_node *x; total < N; total++) {
+        assert_int_equal(ops->poll(q, 3 * TK_NS_PER_S, &x), TK_OK);
+        seen[((tnode *)(void *)x)->idx]++;
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(seen[i], 1);
+    if (in_time) {
+        assert_true(done);
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(b[i].rc, TK_OK);
+            assert_int_equal(b[i].count, N / 2);
+        }
+    }
+    ops->destroy(q);
+    free(t);
+}
+
+typedef struct batch_taker {
+    tk_queue *q;
+    size_t max;
+    pthread_t th;
+    int rc, early, bad, batches;
+    size_t taken;
+} batch_taker;
+
+/* Takes batches until TK_ECLOSED; counts each node it gets in the node. */
+static void *batch_taker_main(void *arg) {
+    batch_taker *b = arg;
+    for (;;) {
+        tk_node *l;
+        size_t k;
+        int rc = ops->take_batch(b->q, b->max, &l, &k);
+        if (rc != TK_OK) {
+            b->rc = rc;
+            return NULL;
+        }
+        int64_t at = tk_clock_now_ns();
+        bool sorted = true;
+        if (k < 1 || k > b->max || batch_len(l, &sorted) != k || !sorted)
+            b->bad++;
+        for (; l != NULL; l = tk_node_next_detached(l)) {
+            b->early += at < l->deadline_ns;
+            atomic_fetch_add(&((tnode *)(void *)l)->taken, 1);
+        }
+        b->taken += k;
+        b->batches++;
+    }
+}
+
+typedef struct producer {
+    tk_queue *q;
+    tnode *nodes;
+    int n;
+    int failures;
+    pthread_t th;
+} producer;
+
+static void *producer_main(void *arg) {
+    producer *p = arg;
+    uint64_t rs = 31337;
+    for (int i = 0; i < p->n; i++) {
+        rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+        tk_node *n = &p->nodes[i].node;
+        /* from 1 ms ago to 3 ms ahead: some due at once */
+        n->deadline_ns = tk_clock_now_ns() + (int64_t)((rs >> 33) % (4 * MS)) - MS;
+        n->seq = (uint64_t)i;
+        p->failures += ops->offer(p->q, n) != TK_OK;
+        if (i % 64 == 0)
+            sleep_ms(0);
+    }
+    return NULL;
+}
+
+/* Two batch takers and a producer on one queue with a short tick (many
+ * passes): every node is taken exactly once, never early, in batches of at
+ * most `max`, each sorted; both takers end with TK_ECLOSED. */
+static void two_batch_takers_and_a_producer_lose_and_duplicate_nothing(void **state) {
+    (void)state;
+    enum { N = 30000, T = 2 };
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.tick_ns = 100 * TK_NS_PER_US;
+    c.ticks_per_wheel = 64;
+    tk_queue *q = make_queue(&c, &rel);
+    batch_taker b[T];
+    for (int i = 0; i < T; i++) {
+        b[i] = (batch_taker){.q = q, .max = i == 0 ? 8 : 3};
+        assert_int_equal(pthread_create(&b[i].th, NULL, batch_taker_main, &b[i]), 0);
+    }
+    producer p = {.q = q, .nodes = make_nodes(N), .n = N};
+    assert_int_equal(pthread_create(&p.th, NULL, producer_main, &p), 0);
+    pthread_join(p.th, NULL);
+    ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
+    for (int i = 0; i < T; i++)
+        pthread_join(b[i].th, NULL);
+    assert_int_equal(p.failures, 0);
+    for (int i = 0; i < T; i++) {
+        assert_int_equal(b[i].rc, TK_ECLOSED);
+        assert_int_equal(b[i].early, 0);
+        assert_int_equal(b[i].bad, 0);
+    }
+    assert_int_equal(b[0].taken + b[1].taken, N);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(atomic_load(&p.nodes[i].taken), 1);
+    assert_int_equal(ops->size(q), 0);
+    assert_int_equal(ops->check(q), TK_OK);
+    print_message("      taker 1: %zu nodes in %d batches (max 8); taker 2: %zu in %d (max 3)\n",
+                  b[0].taken, b[0].batches, b[1].taken, b[1].batches);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 0);
+    free(p.nodes);
+}
+
 int main(void) {
     ops = tk_engine_wheel();
     const struct CMUnitTest tests[] = {
@@ -1216,6 +1722,14 @@ int main(void) {
         cmocka_unit_test(flood_of_offers_does_not_starve_expiry),
         cmocka_unit_test(concurrent_offer_remove_take_accounts_for_every_node),
         cmocka_unit_test(removal_racing_expiry_and_drain_accounts_for_every_node),
+        cmocka_unit_test(take_batch_rejects_bad_input_and_removes_nothing),
+        cmocka_unit_test(take_batch_hands_out_every_node_once_in_take_order_never_early),
+        cmocka_unit_test(take_batch_alone_takes_min_of_max_and_the_ready_nodes),
+        cmocka_unit_test(take_batch_blocks_until_a_node_is_due),
+        cmocka_unit_test(take_batch_close_when_empty_and_close_now),
+        cmocka_unit_test(nodes_handed_out_by_take_batch_answer_enoent_to_remove),
+        cmocka_unit_test(waiting_batch_takers_share_the_ready_nodes),
+        cmocka_unit_test(two_batch_takers_and_a_producer_lose_and_duplicate_nothing),
     };
     return cmocka_run_group_tests_name("wheel_adapter", tests, NULL, NULL);
 }
