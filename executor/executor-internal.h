@@ -30,6 +30,16 @@
  * CANCELLED cancelled, dropped by a policy or handed back  (terminal) */
 #define TK__CACHELINE 64
 
+/* Most due nodes the worker of a one-thread pool takes from the engine in
+ * one round trip (engines with take_batch). Only a one-thread pool batches:
+ * a batch's later nodes wait for the earlier ones' callbacks, which with more
+ * threads could leave a due task waiting behind a long callback while
+ * another thread idles (the engines' fair share only helps takers that are
+ * already waiting). With one thread they would wait anyway; what changes is
+ * that shutdown_now() cancels the up to TK__TAKE_BATCH due tasks the worker
+ * already took, instead of handing them back. */
+#define TK__TAKE_BATCH 32u
+
 enum {
     TK__TASK_PENDING = 0,
     TK__TASK_RUNNING = 1,

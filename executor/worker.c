@@ -136,6 +136,25 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
 
 /* ---- worker threads ---------------------------------------------------- */
 
+/* Runs the `count` nodes of a list from take_batch() (or the one node from
+ * take()), in order. A node's successor is read before it runs: a run may
+ * re-offer the node (a periodic task) or free it (a timer's callback). The
+ * engine's pop brought each node's first line in; the line a task's run
+ * reads next (fn, arg, ...) is fetched for the next node while this one
+ * runs. */
+static void run_batch(tk_executor *ex, tk_node *n, size_t count) {
+    while (n != NULL) {
+        tk_node *next = --count > 0 ? tk_node_next_detached(n) : NULL;
+        if (next != NULL)
+            __builtin_prefetch((const char *)next + TK__CACHELINE);
+        if (tk__node_is_timer(n))
+            tk__run_timer(ex, tk__timer_of(n));
+        else
+            tk__run_task(ex, tk__task_of(n));
+        n = next;
+    }
+}
+
 static void *worker_main(void *arg) {
     tk__worker *w = arg;
     tk_executor *ex = w->ex;
@@ -148,13 +167,17 @@ static void *worker_main(void *arg) {
     unsigned spins = 0;
     for (;;) {
         tk_node *n = NULL;
-        int rc = ex->ops->take(ex->q, &n);
+        size_t count = 0;
+        int rc;
+        if (ex->target == 1 && ex->ops->take_batch != NULL) {
+            rc = ex->ops->take_batch(ex->q, TK__TAKE_BATCH, &n, &count);
+        } else {
+            rc = ex->ops->take(ex->q, &n);
+            count = 1;
+        }
         if (rc == TK_OK) {
             spins = 0;
-            if (tk__node_is_timer(n))
-                tk__run_timer(ex, tk__timer_of(n));
-            else
-                tk__run_task(ex, tk__task_of(n));
+            run_batch(ex, n, count);
             continue;
         }
         if (rc != TK_ECLOSED) {

@@ -275,7 +275,10 @@ typedef void (*tk_drop_fn)(void *ctx, const tk_task_info *task, tk_arg_free_fn a
 /* Stops: no new tasks, queued tasks are handed to `drop` (may be NULL: their
  * arg_free then runs), running tasks get their interrupt flag set. Tasks
  * already cancelled but still queued are not handed back (their arg_free has
- * run). Returns the number of tasks handed back, or TK_EINVAL. */
+ * run). Due tasks that the worker of a one-thread pool has already taken
+ * from the engine (a batch of up to 32, taken in one round trip) are
+ * cancelled instead of handed back. Returns the number of tasks handed back,
+ * or TK_EINVAL. */
 TK_API long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx);
 
 /* Waits until TERMINATED or for timeout_ns (< 0: forever). Returns TK_OK,
@@ -400,10 +403,19 @@ TK_API tk_future *tk_run_future(const tk_run *run);
  * succeeds. A stopped timer that an engine thread (the wheel's tick thread)
  * or a worker still holds is neither: it will never fire, and turns IDLE once
  * they let go; start() refuses it until then. A timer's memory may be freed
- * or reused only while it is IDLE: after its callback has begun, after a stop
- * once tk_timer_is_idle() says so, or after the executor is destroyed. The
- * callback runs on a pool thread after the timer turned IDLE, so it may start
- * the timer again or free it. Calls on one timer may come from any thread.
+ * or reused only while it is IDLE and no callback of it is still to run:
+ * from its callback, after a stop that returned TK_OK once tk_timer_is_idle()
+ * says so, or after the executor is destroyed. The callback runs on a pool
+ * thread after the timer turned IDLE (the executor does not touch it again),
+ * so it may start the timer again or free it; but a thread other than the
+ * callback's that sees the timer IDLE (or gets TK_ENOENT from stop()) cannot
+ * tell whether the callback is about to run, is running or is done: such a
+ * program must learn it from the callback itself (free in the callback, or
+ * have it signal). Calls on one timer may come from any thread.
+ * With the wheel engine a stopped timer stays with the tick thread until its
+ * next pass (about 10 ms when idle, longer while it works through a flood of
+ * offers), so a program that stops and re-arms timeouts at a high rate needs
+ * spare timers for the meantime (Netty allocates a new timeout instead).
  *
  * The fields are private; the struct is public only so it can be embedded. */
 typedef struct tk_timer tk_timer;
@@ -435,8 +447,10 @@ TK_API int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns);
 /* Stops a PENDING timer. `ex` must be the executor it was started on.
  * Returns TK_OK (it will never fire; it is IDLE at once unless an engine
  * thread or worker still holds it, see above), TK_ENOENT (it was not
- * pending: never started, already stopped, or its callback has begun), or
- * TK_EINVAL (NULL, or `ex` is not the executor it was started on). */
+ * pending: never started, already stopped, or its callback is about to run,
+ * running or done), or TK_EINVAL (NULL, or a timer started on another
+ * executor: a best-effort check of a tag of the executor's address, which
+ * catches the mistake but cannot promise to). */
 TK_API int tk_timer_stop(tk_executor *ex, tk_timer *timer);
 
 /* True while the timer is started and has neither fired nor been stopped. */
