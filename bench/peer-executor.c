@@ -9,6 +9,8 @@
 #include "tkbench.h"
 
 bool tkb_wheel_wakeups(tk_executor *ex, uint64_t *out); /* peer-wheel-stats.c */
+int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config *qc,
+                      tk_executor **out);
 
 typedef struct exsvc {
     tk_executor *ex;
@@ -22,25 +24,32 @@ static int tramp(tk_run *run, void *arg) {
     return 0;
 }
 
-static int ex_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
-    exsvc *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return -1;
+int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config *qc,
+                      tk_executor **out) {
     tk_executor_options opt;
     tk_executor_options_init(&opt);
     opt.core_pool_size = o->threads ? o->threads : 1;
     opt.engine = tk_engine_by_name(p->engine);
-    tk_queue_config_init(&s->qc);
+    tk_queue_config_init(qc);
     if (p->tick_ns > 0) {
-        s->qc.tick_ns = p->tick_ns;
-        s->qc.ticks_per_wheel = p->ticks;
+        qc->tick_ns = p->tick_ns;
+        qc->ticks_per_wheel = p->ticks;
     }
-    s->qc.spin_ns = p->spin_ns;
-    opt.engine_config = &s->qc;
+    qc->spin_ns = p->spin_ns;
+    opt.engine_config = qc;
     opt.remove_on_cancel = true;
     opt.timer_slack_ns = o->timer_slack_ns;
     opt.thread_name_prefix = "tkb-pool";
-    if (opt.engine == NULL || tk_executor_create(&opt, &s->ex) != TK_OK) {
+    if (opt.engine == NULL || tk_executor_create(&opt, out) != TK_OK)
+        return -1;
+    return 0;
+}
+
+static int ex_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
+    exsvc *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return -1;
+    if (tkb_executor_open(p, o, &s->qc, &s->ex) != 0) {
         free(s);
         return -1;
     }

@@ -311,7 +311,7 @@ static int cmd_list(void) {
             strcat(levels, levels[0] ? "+executor" : "executor");
         if (strcmp(p->kind, "floor") == 0)
             strcat(levels, "machine");
-        printf("  %-16s %-9s %-18s %s%s%s\n", p->name, p->kind, levels[0] ? levels : "(none built)",
+        printf("  %-24s %-9s %-18s %s%s%s\n", p->name, p->kind, levels[0] ? levels : "(none built)",
                p->params, p->missing ? "  [" : "", p->missing ? p->missing : "");
         if (p->missing)
             printf("%*s]\n", 0, "");
@@ -539,6 +539,10 @@ static void cell(char *buf, size_t len, double v, int prec) {
 }
 
 static void print_headline(const char **peers, size_t npeers) {
+    int pw = 16; /* peer column: the longest name (wheel-100ms-512-embedded) */
+    for (size_t p = 0; p < npeers; p++)
+        if ((int)strlen(peers[p]) > pw)
+            pw = (int)strlen(peers[p]);
     double maxn = -1;
     for (size_t i = 0; i < g_nrows; i++)
         if (strncmp(g_rows[i].c->workload, "W1_", 3) == 0 && g_rows[i].c->n > maxn)
@@ -547,7 +551,7 @@ static void print_headline(const char **peers, size_t npeers) {
     if (maxn > 0)
         printf(", N=%.10g; * = smaller N", maxn);
     printf(")\n");
-    printf("%-16s %9s %9s %9s %9s | %9s %9s %9s\n", "peer", "core.ins", "core.can", "core.chu",
+    printf("%-*s %9s %9s %9s %9s | %9s %9s %9s\n", pw, "peer", "core.ins", "core.can", "core.chu",
            "core.exp", "exec.sch", "exec.can", "exec.chu");
     static const char *const m1[] = {"schedule_ns", "cancel_ns", "churn_ns", "expire_ns"};
     for (size_t p = 0; p < npeers; p++) {
@@ -567,13 +571,13 @@ static void print_headline(const char **peers, size_t npeers) {
             }
         }
         if (any)
-            printf("%-16s %9s %9s %9s %9s | %9s %9s %9s\n", peers[p], cells[0], cells[1], cells[2],
-                   cells[3], cells[4], cells[5], cells[6]);
+            printf("%-*s %9s %9s %9s %9s | %9s %9s %9s\n", pw, peers[p], cells[0], cells[1],
+                   cells[2], cells[3], cells[4], cells[5], cells[6]);
     }
-    printf("\n%-16s %9s %9s %9s %9s %7s %8s %8s %9s\n", "peer", "burst/s", "spread99", "W3 p50",
+    printf("\n%-*s %9s %9s %9s %9s %7s %8s %8s %9s\n", pw, "peer", "burst/s", "spread99", "W3 p50",
            "W3 p99", "early", "idle.cpu", "wakeups", "B/timer");
-    printf("%-16s %9s %9s %9s %9s %7s %8s %8s %9s\n", "", "(M)", "(ms)", "(us)", "(us)", "", "(ms)",
-           "", "");
+    printf("%-*s %9s %9s %9s %9s %7s %8s %8s %9s\n", pw, "", "(M)", "(ms)", "(us)", "(us)", "",
+           "(ms)", "", "");
     for (size_t p = 0; p < npeers; p++) {
         double v[8] = {
             lookup(peers[p], "W2_burst", -1, "burst_fire_rate_per_s", NULL) / 1e6,
@@ -593,7 +597,7 @@ static void print_headline(const char **peers, size_t npeers) {
             any |= !isnan(v[j]);
         }
         if (any)
-            printf("%-16s %9s %9s %9s %9s %7s %8s %8s %9s\n", peers[p], c[0], c[1], c[2], c[3],
+            printf("%-*s %9s %9s %9s %9s %7s %8s %8s %9s\n", pw, peers[p], c[0], c[1], c[2], c[3],
                    c[4], c[5], c[6], c[7]);
     }
     double f[6] = {lookup("floor", "floor", 1, "clock_ns", NULL),

@@ -57,6 +57,22 @@ typedef struct tkb_svc_opts {
 
 typedef struct tkb_svc_ops {
     size_t timer_size; /* bytes of user storage per cancellable timer */
+    /* Embedded timers (tk_timer): the storage is the whole timer, as a user
+     * embeds it in a struct of its own, and the peer keeps no pointer to a
+     * record. For such a peer:
+     * - storage is prepared once (prepare()) before its first schedule();
+     * - schedule(timer, f) with both given needs f right after the storage,
+     *   at (char *)timer + tkb_svc_record_offset(ops): workloads whose timers
+     *   fire lay storage and record out together (tkb_svc_stride() bytes per
+     *   timer), and the peer reaches the record from the timer (container_of);
+     * - schedule(timer, NULL) starts a timer that calls nothing if it fires:
+     *   workloads where nothing fires (W1, W4, W5, W7) pass storage only, so
+     *   W5 counts the timer alone, not a record the harness shares anyway;
+     * - schedule(NULL, f) still works (the peer allocates a wrapper and frees
+     *   it when it fires: the warm-ups), but is not how the API is used, so
+     *   every measurement gives storage.
+     * False for every other peer: it stores f itself, storage is optional. */
+    bool embedded;
     int (*create)(const tkb_peer *p, const tkb_svc_opts *o, void **out);
     /* Stops the service; timers still pending are dropped (never run). */
     void (*destroy)(void *self);
@@ -70,12 +86,36 @@ typedef struct tkb_svc_ops {
     /* The user is done with the storage of a cancelled or fired timer: after
      * the next sync() it may be freed. May be NULL (nothing to do). */
     void (*release)(void *self, void *timer);
+    /* Embedded peers: untimed one-time initialisation of `count` timers of
+     * fresh (zeroed) storage, `stride` bytes apart; `records`: each is
+     * followed by its record (see `embedded`), else it calls nothing. Again
+     * after the storage is zeroed. NULL for other peers. */
+    void (*prepare)(void *self, char *timers, size_t count, size_t stride, bool records);
+    /* May the storage of a cancelled timer take a new schedule() at once?
+     * NULL: always. A stopped tk_timer that the wheel's tick thread still
+     * holds cannot be started until it lets go (at its next pass: about
+     * 10 ms when it keeps up, 100 ms and more under sustained churn), so the
+     * hold-model loops re-arm a spare timer instead (see spare_churn in
+     * workloads.c). Thread-safe, cheap (one atomic load). */
+    bool (*reusable)(void *self, void *timer);
     /* Waits until everything submitted so far has been applied (hand-off
      * queues drained). May be NULL. */
     void (*sync)(void *self);
     /* The engine's own wake-up counter, if it has one. May be NULL. */
     bool (*wakeups)(void *self, uint64_t *out);
 } tkb_svc_ops;
+
+/* Embedded peers: where the record of a timer laid out with storage and
+ * record together starts (the storage's size rounded up to max_align_t),
+ * and the distance from one such (storage, record) pair to the next. */
+static inline size_t tkb_svc_record_offset(const tkb_svc_ops *ops) {
+    const size_t a = _Alignof(max_align_t);
+    return (ops->timer_size + a - 1) / a * a;
+}
+static inline size_t tkb_svc_stride(const tkb_svc_ops *ops, size_t record_size) {
+    const size_t a = _Alignof(max_align_t);
+    return tkb_svc_record_offset(ops) + (record_size + a - 1) / a * a;
+}
 
 struct tkb_peer {
     const char *name;         /* as in results.csv: "heap", "wheel-1ms-1024", ... */
@@ -100,7 +140,8 @@ const tkb_peer *tkb_peer_find(const char *name);
 /* Core and service implementations (defined only when built). */
 extern const tkb_core_ops tkb_core_heap, tkb_core_wheel, tkb_core_naive_heap, tkb_core_sorted_list,
     tkb_core_libuv, tkb_core_libevent;
-extern const tkb_svc_ops tkb_svc_executor, tkb_svc_libuv, tkb_svc_libevent;
+extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_wheel,
+    tkb_svc_libuv, tkb_svc_libevent;
 
 /* ---- run configuration --------------------------------------------------- */
 typedef struct tkb_config {

@@ -14,10 +14,12 @@
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -507,6 +509,9 @@ static void settle(size_t n) {
     tkb_sleep_ns(20 * NS_PER_MS + (int64_t)n * 200);
 }
 
+/* Cancels timers[0..n) and releases their storage: after it returns the
+ * storage may be freed (release() + sync(): the embedded peers wait there
+ * until every stopped tk_timer is idle). */
 static void cancel_all(const tkb_svc_ops *ops, void *self, char *timers, size_t n) {
     for (size_t i = 0; i < n; i++) {
         ops->cancel(self, timers + i * ops->timer_size);
@@ -517,24 +522,169 @@ static void cancel_all(const tkb_svc_ops *ops, void *self, char *timers, size_t 
         ops->sync(self);
 }
 
+/* The record that timers get in workloads where nothing fires (W1, W4, W5,
+ * W7): the shared no-op, or none for embedded peers, whose storage is then
+ * the whole timer (tkb_svc_ops.embedded). */
+static tkb_fire *idle_record(const tkb_svc_ops *ops) {
+    return ops->embedded ? NULL : &noop;
+}
+
+/* Embedded peers: zeroes `count` timers of storage (untimed) and lets the
+ * peer initialise them once, as a user does when it makes its structs.
+ * Nothing for the other peers. */
+static void prepare_storage(const tkb_svc_ops *ops, void *self, char *timers, size_t count,
+                            size_t stride, bool records) {
+    if (ops->prepare == NULL)
+        return;
+    memset(timers, 0, count * stride);
+    ops->prepare(self, timers, count, stride, records);
+}
+
+/* Records for workloads whose timers fire (W2, W3), one per timer. For the
+ * embedded peers each record follows its timer's storage in one allocation,
+ * as a user's struct holds its tk_timer, and timers are scheduled with that
+ * storage; for every other peer this is the plain array of records it always
+ * was, and timers are scheduled without storage. */
+typedef struct fire_slots {
+    char *mem;
+    size_t stride;  /* bytes from one record (or storage + record) to the next */
+    size_t rec_off; /* the record's offset in its slot */
+    bool storage;
+} fire_slots;
+
+static int fire_slots_alloc(fire_slots *fs, const tkb_svc_ops *ops, size_t n, size_t rec_size) {
+    fs->storage = ops->embedded;
+    fs->stride = fs->storage ? tkb_svc_stride(ops, rec_size) : rec_size;
+    fs->rec_off = fs->storage ? tkb_svc_record_offset(ops) : 0;
+    fs->mem = xmalloc_touched(n * fs->stride);
+    return fs->mem != NULL ? 0 : -1;
+}
+
+static inline void *fire_slot_record(const fire_slots *fs, size_t i) {
+    return fs->mem + i * fs->stride + fs->rec_off;
+}
+
+static inline void *fire_slot_timer(const fire_slots *fs, size_t i) {
+    return fs->storage ? fs->mem + i * fs->stride : NULL;
+}
+
+/* Before each service: embedded storage zeroed and initialised (untimed). */
+static void fire_slots_prepare(fire_slots *fs, const tkb_svc_ops *ops, void *self, size_t n) {
+    if (fs->storage)
+        prepare_storage(ops, self, fs->mem, n, fs->stride, true);
+}
+
+/* Hold-model loops for peers whose cancelled storage cannot take a new
+ * schedule() at once (tkb_svc_ops.reusable: a stopped tk_timer that the
+ * wheel's tick thread still holds until its next pass). A user of such a
+ * timer re-arms another one, so each pair here cancels slot v's timer, queues
+ * its storage (FIFO), and re-arms slot v with the oldest queued storage if
+ * the peer has let go of it, else with a fresh timer from `spare` extra ones
+ * (prepared and touched beforehand, untimed), else (spares all in use) waits
+ * for the oldest, inside the timed loop. The working set thus grows only as
+ * far as the peer's release latency forces it; the wait, if any, is the
+ * user's. Peers without `reusable` run the plain loop (same storage again). */
+typedef struct spare_churn {
+    size_t n, spare, used; /* used: spare timers taken so far */
+    int64_t wait_ns;       /* time spent waiting for the oldest (spares all in use) */
+    uint32_t *slot;        /* slot -> storage index */
+    uint32_t *fifo;        /* cancelled storage indices, oldest at head */
+    size_t mask, head, count;
+} spare_churn;
+
+static int spare_churn_init(spare_churn *sc, size_t n, size_t spare) {
+    size_t cap = 1;
+    while (cap < spare + 1)
+        cap <<= 1;
+    *sc = (spare_churn){.n = n, .spare = spare, .mask = cap - 1};
+    sc->slot = malloc((n ? n : 1) * sizeof *sc->slot);
+    sc->fifo = malloc(cap * sizeof *sc->fifo);
+    if (sc->slot == NULL || sc->fifo == NULL)
+        return -1;
+    memset(sc->fifo, 0, cap * sizeof *sc->fifo); /* touched before the timed loop */
+    return 0;
+}
+
+static void spare_churn_reset(spare_churn *sc) {
+    for (size_t i = 0; i < sc->n; i++)
+        sc->slot[i] = (uint32_t)i;
+    sc->used = sc->head = sc->count = 0;
+    sc->wait_ns = 0;
+}
+
+static void spare_churn_free(spare_churn *sc) {
+    free(sc->slot);
+    free(sc->fifo);
+}
+
+/* One pair: cancels slot v's timer and schedules slot v after delay_ns.
+ * Returns 1 if the schedule failed, else 0. */
+static inline int spare_churn_pair(spare_churn *sc, const tkb_svc_ops *ops, void *self,
+                                   char *timers, uint32_t v, tkb_fire *f, int64_t delay_ns) {
+    const size_t ts = ops->timer_size;
+    uint32_t s = sc->slot[v];
+    ops->cancel(self, timers + (size_t)s * ts);
+    if (!ops->reusable(self, timers + (size_t)s * ts)) {
+        sc->fifo[(sc->head + sc->count++) & sc->mask] = s;
+        uint32_t oldest = sc->fifo[sc->head];
+        if (ops->reusable(self, timers + (size_t)oldest * ts)) {
+            s = oldest;
+        } else if (sc->used < sc->spare) {
+            s = (uint32_t)(sc->n + sc->used++);
+            oldest = UINT32_MAX;
+        } else {
+            int64_t w0 = tkb_now_ns();
+            while (!ops->reusable(self, timers + (size_t)oldest * ts))
+                sched_yield();
+            sc->wait_ns += tkb_now_ns() - w0;
+            s = oldest;
+        }
+        if (oldest != UINT32_MAX) {
+            sc->head = (sc->head + 1) & sc->mask;
+            sc->count--;
+        }
+        sc->slot[v] = s;
+    }
+    return ops->schedule(self, timers + (size_t)s * ts, f, delay_ns) != 0;
+}
+
+/* Spare timers of the hold-model loops (see spare_churn): W1_exec's single
+ * producer, and each W7 producer. At ~100-500 ns a pair, the ~10 ms a wheel
+ * needs to let go of a stopped timer when its tick thread keeps up is
+ * 20,000-100,000 pairs; under sustained churn on a busy 2-core machine the
+ * tick thread falls behind (stop-to-idle of 100-250 ms was measured), the
+ * spares run out and the loop waits for it: W1_exec reports both
+ * (churn_spare_timers, churn_spare_wait_ms). */
+#define W1_SPARE ((size_t)1 << 18)
+#define W7_SPARE ((size_t)1 << 17)
+
 /* W1_exec: cancel N (random order; timers scheduled with the handle a cancel
  * needs, untimed), schedule N (no handle: no future), churn pairs at
  * population N. Cost on the calling thread; peers that hand work to a thread
- * of their own (the wheel's tick thread, libuv's loop) do part of it there. */
+ * of their own (the wheel's tick thread, libuv's loop) do part of it there.
+ * Embedded peers (tk_timer) have no timer without storage: their schedule
+ * phase starts the caller's timers again (released and idle by then, untimed),
+ * which is their only way and allocates nothing either; their churn re-arms
+ * a spare timer where the peer still holds the cancelled one (spare_churn). */
 static void w1_exec(tk_gb_state *st, tkb_case *c) {
     const tkb_svc_ops *ops = c->peer->svc;
     size_t n = (size_t)c->arg, pairs = tkb_cfg.churn_pairs;
     size_t ts = ops->timer_size;
+    size_t spare = ops->reusable ? W1_SPARE : 0;
+    tkb_fire *rec = idle_record(ops);
     int64_t *delays = uniform_deadlines(n, W1_LO, W1_HI, TKB_SEED + n);
     int64_t *next = uniform_deadlines(pairs, W1_LO, W1_HI, TKB_SEED * 5 + n);
     uint32_t *perm = permutation(n, TKB_SEED * 3 + n);
     uint32_t *victims = random_indices(pairs, n, TKB_SEED * 7 + n);
-    char *timers = xmalloc_touched(n * ts);
+    char *timers = xmalloc_touched((n + spare) * ts);
+    spare_churn sc = {0};
+    bool sc_ok = spare == 0 || spare_churn_init(&sc, n, spare) == 0;
     double sched = 0, cancel = 0, churn = 0;
     int runs = 0;
     while (tk_gb_keep_running(st)) {
         void *self;
-        if (!delays || !next || !perm || !victims || !timers || svc_open(c->peer, 1, &self)) {
+        if (!delays || !next || !perm || !victims || !timers || !sc_ok ||
+            svc_open(c->peer, 1, &self)) {
             tk_gb_skip(st, "setup failed");
             break;
         }
@@ -545,8 +695,9 @@ static void w1_exec(tk_gb_state *st, tkb_case *c) {
         /* fill with cancellable timers (untimed; also warms the allocator), then
          * cancel them all in random order */
         memset(timers, 0, n * ts);
+        prepare_storage(ops, self, timers, n, ts, false);
         for (size_t i = 0; i < n; i++)
-            fails += ops->schedule(self, timers + i * ts, &noop, delays[i]) != 0;
+            fails += ops->schedule(self, timers + i * ts, rec, delays[i]) != 0;
         if (ops->sync)
             ops->sync(self);
         settle(n);
@@ -557,10 +708,21 @@ static void w1_exec(tk_gb_state *st, tkb_case *c) {
         if (ops->sync)
             ops->sync(self);
         settle(n); /* e.g. the wheel's tick thread releasing the cancelled tasks */
-        /* schedule N without a handle (no future) */
+        /* embedded: the same storage is started again below; wait until idle */
+        if (ops->embedded) {
+            for (size_t i = 0; i < n; i++)
+                ops->release(self, timers + i * ts);
+            ops->sync(self);
+        }
+        /* schedule N without a handle (no future; embedded: the same storage) */
         int64_t t0 = tkb_now_ns();
-        for (size_t i = 0; i < n; i++)
-            fails += ops->schedule(self, NULL, &noop, delays[i]) != 0;
+        if (ops->embedded) {
+            for (size_t i = 0; i < n; i++)
+                fails += ops->schedule(self, timers + i * ts, NULL, delays[i]) != 0;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                fails += ops->schedule(self, NULL, &noop, delays[i]) != 0;
+        }
         int64_t t1 = tkb_now_ns();
         if (ops->sync)
             ops->sync(self);
@@ -570,20 +732,30 @@ static void w1_exec(tk_gb_state *st, tkb_case *c) {
             tk_gb_skip(st, "setup failed");
             break;
         }
-        memset(timers, 0, n * ts); /* fresh storage for the new service */
+        memset(timers, 0, (n + spare) * ts); /* fresh storage for the new service */
+        prepare_storage(ops, self, timers, n + spare, ts, false);
         for (size_t i = 0; i < n; i++)
-            fails += ops->schedule(self, timers + i * ts, &noop, delays[i]) != 0;
+            fails += ops->schedule(self, timers + i * ts, rec, delays[i]) != 0;
         if (ops->sync)
             ops->sync(self);
         settle(n);
-        int64_t t4 = tkb_now_ns();
-        for (size_t k = 0; k < pairs; k++) {
-            char *t = timers + (size_t)victims[k] * ts;
-            ops->cancel(self, t);
-            fails += ops->schedule(self, t, &noop, next[k]) != 0;
+        int64_t t4, t5;
+        if (spare == 0) {
+            t4 = tkb_now_ns();
+            for (size_t k = 0; k < pairs; k++) {
+                char *t = timers + (size_t)victims[k] * ts;
+                ops->cancel(self, t);
+                fails += ops->schedule(self, t, rec, next[k]) != 0;
+            }
+            t5 = tkb_now_ns();
+        } else {
+            spare_churn_reset(&sc);
+            t4 = tkb_now_ns();
+            for (size_t k = 0; k < pairs; k++)
+                fails += spare_churn_pair(&sc, ops, self, timers, victims[k], rec, next[k]);
+            t5 = tkb_now_ns();
         }
-        int64_t t5 = tkb_now_ns();
-        cancel_all(ops, self, timers, n);
+        cancel_all(ops, self, timers, n + sc.used);
         ops->destroy(self);
         if (fails) {
             tk_gb_skip(st, "schedule failed");
@@ -594,6 +766,10 @@ static void w1_exec(tk_gb_state *st, tkb_case *c) {
         cancel += per_op(t3 - t2, n);
         churn += per_op(t5 - t4, pairs);
         runs++;
+        if (spare != 0) { /* how far the peer's release latency pushed the loop */
+            tk_gb_counter(st, "churn_spare_timers", (double)sc.used);
+            tk_gb_counter(st, "churn_spare_wait_ms", (double)sc.wait_ns / 1e6);
+        }
     }
     if (runs) {
         tk_gb_counter(st, "schedule_ns", sched / runs);
@@ -605,6 +781,7 @@ static void w1_exec(tk_gb_state *st, tkb_case *c) {
     free(perm);
     free(victims);
     free(timers);
+    spare_churn_free(&sc);
 }
 
 /* Lateness records: callback start minus (clock read before the schedule
@@ -649,14 +826,16 @@ static int64_t w2_offset_ns(size_t n) {
 /* W2_spread: N timers due uniformly over [base, base + 1 s), all scheduled
  * before base. */
 static void w2_spread(tk_gb_state *st, tkb_case *c) {
+    const tkb_svc_ops *ops = c->peer->svc;
     size_t n = (size_t)c->arg;
     int64_t *u = uniform_deadlines(n, 0, NS_PER_S - 1, TKB_SEED + 23);
-    late_rec *recs = xmalloc_touched(n * sizeof *recs);
+    fire_slots fs;
+    int fs_rc = fire_slots_alloc(&fs, ops, n, sizeof(late_rec));
     tkb_hist h;
-    if (u == NULL || recs == NULL || tkb_hist_init(&h)) {
+    if (u == NULL || fs_rc != 0 || tkb_hist_init(&h)) {
         tk_gb_skip(st, "out of memory");
         free(u);
-        free(recs);
+        free(fs.mem);
         return;
     }
     while (tk_gb_keep_running(st)) {
@@ -667,15 +846,17 @@ static void w2_spread(tk_gb_state *st, tkb_case *c) {
         }
         late_ctx ctx = {.h = &h};
         tkb_hist_reset(&h);
-        c->peer->svc->schedule(self, NULL, &noop, 0); /* start the threads */
+        fire_slots_prepare(&fs, ops, self, n);
+        ops->schedule(self, NULL, &noop, 0); /* start the threads */
         tkb_sleep_ns(20 * NS_PER_MS);
         int64_t offset = w2_offset_ns(n);
         int64_t base = tkb_now_ns() + offset;
         int fails = 0;
         for (size_t i = 0; i < n; i++) {
-            recs[i] = (late_rec){{late_fire}, base + u[i], &ctx};
+            late_rec *r = fire_slot_record(&fs, i);
+            *r = (late_rec){{late_fire}, base + u[i], &ctx};
             int64_t now = tkb_now_ns();
-            fails += c->peer->svc->schedule(self, NULL, &recs[i].base, base + u[i] - now) != 0;
+            fails += ops->schedule(self, fire_slot_timer(&fs, i), &r->base, base + u[i] - now) != 0;
         }
         int64_t sched_end = tkb_now_ns();
         bool all = wait_fired(&ctx.fired, n - (size_t)fails, base + 60 * NS_PER_S);
@@ -702,7 +883,7 @@ static void w2_spread(tk_gb_state *st, tkb_case *c) {
         tkb_write_hgrm(c, c->hist);
     tkb_hist_destroy(&h);
     free(u);
-    free(recs);
+    free(fs.mem);
 }
 
 typedef struct burst_ctx {
@@ -721,10 +902,27 @@ static void burst_fire(tkb_fire *f) {
         atomic_store_explicit(&b->last_ns, tkb_now_ns(), memory_order_release);
 }
 
+/* Embedded peers: a record per timer (it follows the timer's storage) that
+ * points to the shared context, as a user's struct would. */
+typedef struct burst_rec {
+    tkb_fire base;
+    burst_ctx *b;
+} burst_rec;
+
+static void burst_rec_fire(tkb_fire *f) {
+    burst_fire(&((burst_rec *)f)->b->base);
+}
+
 /* W2_burst: N timers due at the same instant; callbacks per second from the
  * deadline to the last callback. */
 static void w2_burst(tk_gb_state *st, tkb_case *c) {
+    const tkb_svc_ops *ops = c->peer->svc;
     size_t n = (size_t)c->arg;
+    fire_slots fs = {0};
+    if (ops->embedded && fire_slots_alloc(&fs, ops, n, sizeof(burst_rec)) != 0) {
+        tk_gb_skip(st, "out of memory");
+        return;
+    }
     while (tk_gb_keep_running(st)) {
         void *self;
         if (svc_open(c->peer, 1, &self)) {
@@ -732,13 +930,24 @@ static void w2_burst(tk_gb_state *st, tkb_case *c) {
             break;
         }
         burst_ctx b = {.base = {burst_fire}, .n = n};
-        c->peer->svc->schedule(self, NULL, &noop, 0);
+        if (fs.storage) {
+            fire_slots_prepare(&fs, ops, self, n);
+            for (size_t i = 0; i < n; i++)
+                *(burst_rec *)fire_slot_record(&fs, i) = (burst_rec){{burst_rec_fire}, &b};
+        }
+        ops->schedule(self, NULL, &noop, 0);
         tkb_sleep_ns(20 * NS_PER_MS);
         int64_t offset = w2_offset_ns(n);
         int64_t due = tkb_now_ns() + offset;
         int fails = 0;
-        for (size_t i = 0; i < n; i++)
-            fails += c->peer->svc->schedule(self, NULL, &b.base, due - tkb_now_ns()) != 0;
+        if (fs.storage) {
+            for (size_t i = 0; i < n; i++)
+                fails += ops->schedule(self, fire_slot_timer(&fs, i), fire_slot_record(&fs, i),
+                                       due - tkb_now_ns()) != 0;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                fails += ops->schedule(self, NULL, &b.base, due - tkb_now_ns()) != 0;
+        }
         int64_t sched_end = tkb_now_ns();
         bool all = wait_fired(&b.fired, n, due + 60 * NS_PER_S);
         int64_t last = atomic_load_explicit(&b.last_ns, memory_order_acquire);
@@ -758,19 +967,22 @@ static void w2_burst(tk_gb_state *st, tkb_case *c) {
         tk_gb_counter(st, "burst_drain_rate_per_s",
                       (double)n / ((double)(drain > 0 ? drain : 1) / 1e9));
     }
+    free(fs.mem);
 }
 
 /* W3_latency: N timers, delays uniform in [1 ms, 100 ms], scheduled at a
  * steady rate over w3_seconds from this (non-timer) thread. */
 static void w3_latency(tk_gb_state *st, tkb_case *c) {
+    const tkb_svc_ops *ops = c->peer->svc;
     size_t n = (size_t)c->arg;
     int64_t *delay = uniform_deadlines(n, NS_PER_MS, 100 * NS_PER_MS, TKB_SEED + 29);
-    late_rec *recs = xmalloc_touched(n * sizeof *recs);
+    fire_slots fs;
+    int fs_rc = fire_slots_alloc(&fs, ops, n, sizeof(late_rec));
     tkb_hist h;
-    if (delay == NULL || recs == NULL || tkb_hist_init(&h)) {
+    if (delay == NULL || fs_rc != 0 || tkb_hist_init(&h)) {
         tk_gb_skip(st, "out of memory");
         free(delay);
-        free(recs);
+        free(fs.mem);
         return;
     }
     int64_t interval = (int64_t)(tkb_cfg.w3_seconds * 1e9 / (double)n);
@@ -782,7 +994,8 @@ static void w3_latency(tk_gb_state *st, tkb_case *c) {
         }
         late_ctx ctx = {.h = &h};
         tkb_hist_reset(&h);
-        c->peer->svc->schedule(self, NULL, &noop, 0);
+        fire_slots_prepare(&fs, ops, self, n);
+        ops->schedule(self, NULL, &noop, 0);
         tkb_sleep_ns(20 * NS_PER_MS);
         int fails = 0;
         int64_t start = tkb_now_ns();
@@ -790,8 +1003,9 @@ static void w3_latency(tk_gb_state *st, tkb_case *c) {
         for (size_t i = 0; i < n; i++) {
             tkb_sleep_until_ns(start + (int64_t)i * interval);
             int64_t now = tkb_now_ns();
-            recs[i] = (late_rec){{late_fire}, now + delay[i], &ctx};
-            fails += c->peer->svc->schedule(self, NULL, &recs[i].base, delay[i]) != 0;
+            late_rec *r = fire_slot_record(&fs, i);
+            *r = (late_rec){{late_fire}, now + delay[i], &ctx};
+            fails += ops->schedule(self, fire_slot_timer(&fs, i), &r->base, delay[i]) != 0;
         }
         bool all = wait_fired(&ctx.fired, n - (size_t)fails, tkb_now_ns() + 30 * NS_PER_S);
         int64_t end = tkb_now_ns();
@@ -815,7 +1029,7 @@ static void w3_latency(tk_gb_state *st, tkb_case *c) {
         tkb_write_hgrm(c, c->hist);
     tkb_hist_destroy(&h);
     free(delay);
-    free(recs);
+    free(fs.mem);
 }
 
 /* W4_idle: one timer 1 h ahead, then idle. Wake-ups from the engine's counter
@@ -831,7 +1045,8 @@ static void w4_idle(tk_gb_state *st, tkb_case *c) {
             tk_gb_skip(st, "service create failed");
             break;
         }
-        ops->schedule(self, timer, &noop, 3600 * NS_PER_S);
+        prepare_storage(ops, self, timer, 1, ops->timer_size, false);
+        ops->schedule(self, timer, idle_record(ops), 3600 * NS_PER_S);
         if (ops->sync)
             ops->sync(self);
         tkb_sleep_ns(200 * NS_PER_MS); /* settle: threads started and asleep */
@@ -884,35 +1099,65 @@ static int w5_run_child(const tkb_case *c, int mode, double v[2]) {
 /* W5_memory: measured in fresh processes (tkbench _w5) so that earlier
  * workloads' heap does not absorb the growth. Mode 0: cancellable timers (the
  * handle a cancel needs: a future...), then cancel them all; mode 1 (added
- * metric bytes_per_timer_no_handle): timers scheduled without a handle. */
+ * metric bytes_per_timer_no_handle): timers scheduled without a handle. The
+ * embedded peers have no timer without storage (a tk_timer is its own
+ * handle), so they run mode 0 only and have no bytes_per_timer_no_handle. */
 static void w5_memory(tk_gb_state *st, tkb_case *c) {
+    bool no_handle = !c->peer->svc->embedded;
     while (tk_gb_keep_running(st)) {
         int64_t t0 = tkb_now_ns();
         double v[2], w[2];
-        if (w5_run_child(c, 0, v) != 0 || w5_run_child(c, 1, w) != 0) {
+        if (w5_run_child(c, 0, v) != 0 || (no_handle && w5_run_child(c, 1, w) != 0)) {
             tk_gb_skip(st, "W5 child failed");
             break;
         }
         tk_gb_set_iteration_time(st, (double)(tkb_now_ns() - t0) / 1e9);
         tk_gb_counter(st, "bytes_per_timer", v[0]);
         tk_gb_counter(st, "rss_after_cancel_bytes", v[1]);
-        tk_gb_counter(st, "bytes_per_timer_no_handle", w[0]);
+        if (no_handle)
+            tk_gb_counter(st, "bytes_per_timer_no_handle", w[0]);
     }
 }
 
+/* W5's storage for the user's timers: an anonymous mapping, page-aligned and
+ * touched, so that RSS grows by exactly ceil(bytes / page) pages for it (no
+ * malloc header or arena slack: 1e6 x 64 B is exactly 15625 pages), and
+ * gives them back at munmap. */
+static char *map_touched(size_t bytes) {
+    void *p =
+        mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    memset(p, 0, bytes);
+    return p;
+}
+
+/* What bytes_per_timer counts: the RSS growth from after the warm-up to
+ * after N timers are scheduled, over N: the user's storage for the N timers
+ * (timer_size bytes each: a future pointer, a uv_timer_t, a struct event, a
+ * tk_timer; in a page-aligned mapping, so no allocator header is counted) and
+ * everything the peer allocates for them (tasks, futures, heap arrays, loop
+ * requests). Not counted: the harness's delays (allocated and touched before
+ * the first reading) and the shared no-op record (none at all for the
+ * embedded peers, whose storage is the whole timer: nothing fires here). */
 int tkb_w5_child(const char *peer_name, size_t n, int64_t slack, int mode) {
     const tkb_peer *p = tkb_peer_find(peer_name);
     if (p == NULL || p->svc == NULL || n == 0)
         return 2;
     tkb_cfg.timer_slack_ns = slack;
     const tkb_svc_ops *ops = p->svc;
+    const size_t ts = ops->timer_size;
+    tkb_fire *rec = idle_record(ops);
+    if (mode == 1 && ops->embedded)
+        return 2; /* no timer without storage */
     int64_t *delays = uniform_deadlines(n, W1_LO, W1_HI, TKB_SEED + n); /* harness, not counted */
     void *self;
     if (delays == NULL || svc_open(p, 1, &self))
         return 1;
     /* warm-up: threads started, one timer through the whole path */
-    char *warm = xmalloc_touched(ops->timer_size);
-    ops->schedule(self, warm, &noop, 3600 * NS_PER_S);
+    char *warm = xmalloc_touched(ts);
+    prepare_storage(ops, self, warm, 1, ts, false);
+    ops->schedule(self, warm, rec, 3600 * NS_PER_S);
     ops->cancel(self, warm);
     if (ops->release)
         ops->release(self, warm);
@@ -937,18 +1182,22 @@ int tkb_w5_child(const char *peer_name, size_t n, int64_t slack, int mode) {
         return 0;
     }
     /* everything a user allocates: its handles/timer objects, and the peer's */
-    char *timers = xmalloc_touched(n * ops->timer_size);
+    char *timers = map_touched(n * ts);
     if (timers == NULL)
         return 1;
+    prepare_storage(ops, self, timers, n, ts, false); /* tk_timer_init: no allocation */
     for (size_t i = 0; i < n; i++)
-        if (ops->schedule(self, timers + i * ops->timer_size, &noop, delays[i]) != 0)
+        if (ops->schedule(self, timers + i * ts, rec, delays[i]) != 0)
             return 1;
     if (ops->sync)
         ops->sync(self);
     tkb_sleep_ns(50 * NS_PER_MS); /* hand-off queues drained into the engine */
     int64_t rss1 = tkb_rss_bytes();
+    /* cancel_all ends with release() + sync(): an embedded peer returns only
+     * once every stopped timer is idle (the wheel's tick thread let go), so
+     * the storage is unmapped only when the library is done with it */
     cancel_all(ops, self, timers, n);
-    free(timers);
+    munmap(timers, n * ts);
     /* A service may release cancelled timers on a thread of its own (the
      * wheel's tick thread does, within its reclaim period, which takes
      * longer for a million nodes): wait until RSS stops falling (two
@@ -972,7 +1221,9 @@ int tkb_w5_child(const char *peer_name, size_t n, int64_t slack, int mode) {
 }
 
 /* W7_contention: `threads` producers each keep 1000 timers and loop cancel +
- * schedule into one service; total operations per second. */
+ * schedule into one service; total operations per second. Embedded peers
+ * whose stopped timers are not reusable at once re-arm spares (spare_churn),
+ * each producer its own. */
 typedef struct w7_producer {
     pthread_t th;
     const tkb_svc_ops *ops;
@@ -983,6 +1234,7 @@ typedef struct w7_producer {
     uint32_t *victims;
     size_t nrand;
     _Atomic int *stop;
+    spare_churn sc; /* used if ops->reusable */
     uint64_t ops_done;
     int fails;
 } w7_producer;
@@ -991,14 +1243,24 @@ static void *w7_main(void *arg) {
     w7_producer *w = arg;
     const tkb_svc_ops *ops = w->ops;
     size_t ts = ops->timer_size;
+    tkb_fire *rec = idle_record(ops);
     for (size_t i = 0; i < w->pop; i++)
-        w->fails += ops->schedule(w->self, w->timers + i * ts, &noop, w->delays[i % w->nrand]) != 0;
+        w->fails += ops->schedule(w->self, w->timers + i * ts, rec, w->delays[i % w->nrand]) != 0;
     uint64_t k = 0;
-    while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
-        for (int j = 0; j < 64; j++, k++) {
-            char *t = w->timers + (size_t)w->victims[k % w->nrand] * ts;
-            ops->cancel(w->self, t);
-            w->fails += ops->schedule(w->self, t, &noop, w->delays[k % w->nrand]) != 0;
+    if (ops->reusable == NULL) {
+        while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
+            for (int j = 0; j < 64; j++, k++) {
+                char *t = w->timers + (size_t)w->victims[k % w->nrand] * ts;
+                ops->cancel(w->self, t);
+                w->fails += ops->schedule(w->self, t, rec, w->delays[k % w->nrand]) != 0;
+            }
+        }
+    } else {
+        while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
+            for (int j = 0; j < 64; j++, k++)
+                w->fails +=
+                    spare_churn_pair(&w->sc, ops, w->self, w->timers, w->victims[k % w->nrand], rec,
+                                     w->delays[k % w->nrand]);
         }
     }
     w->ops_done = 2 * k;
@@ -1009,6 +1271,7 @@ static void w7_contention(tk_gb_state *st, tkb_case *c) {
     const tkb_svc_ops *ops = c->peer->svc;
     int threads = (int)c->arg;
     const size_t pop = 1000, nrand = 1 << 16;
+    const size_t spare = ops->reusable ? W7_SPARE : 0;
     while (tk_gb_keep_running(st)) {
         void *self;
         if (svc_open(c->peer, 1, &self)) {
@@ -1018,16 +1281,23 @@ static void w7_contention(tk_gb_state *st, tkb_case *c) {
         _Atomic int stop = 0;
         w7_producer w[8];
         int started = 0, fails = 0;
+        bool setup = true;
         for (int i = 0; i < threads; i++) {
             w[i] =
                 (w7_producer){.ops = ops, .self = self, .pop = pop, .nrand = nrand, .stop = &stop};
-            w[i].timers = xmalloc_touched(pop * ops->timer_size);
+            w[i].timers = xmalloc_touched((pop + spare) * ops->timer_size);
             w[i].delays = uniform_deadlines(nrand, W1_LO, W1_HI, TKB_SEED + 31 + (uint64_t)i);
             w[i].victims = random_indices(nrand, pop, TKB_SEED + 37 + (uint64_t)i);
+            if (w[i].timers != NULL)
+                prepare_storage(ops, self, w[i].timers, pop + spare, ops->timer_size, false);
+            if (spare != 0 && spare_churn_init(&w[i].sc, pop, spare) == 0)
+                spare_churn_reset(&w[i].sc);
+            else if (spare != 0)
+                setup = false;
         }
         int64_t t0 = tkb_now_ns();
         for (int i = 0; i < threads; i++)
-            if (w[i].timers && w[i].delays && w[i].victims &&
+            if (setup && w[i].timers && w[i].delays && w[i].victims &&
                 pthread_create(&w[i].th, NULL, w7_main, &w[i]) == 0)
                 started++;
             else
@@ -1042,12 +1312,13 @@ static void w7_contention(tk_gb_state *st, tkb_case *c) {
         }
         int64_t t1 = tkb_now_ns();
         for (int i = 0; i < started; i++)
-            cancel_all(ops, self, w[i].timers, pop);
+            cancel_all(ops, self, w[i].timers, pop + w[i].sc.used);
         ops->destroy(self);
         for (int i = 0; i < threads; i++) {
             free(w[i].timers);
             free(w[i].delays);
             free(w[i].victims);
+            spare_churn_free(&w[i].sc);
         }
         if (started != threads || fails) {
             tk_gb_skip(st, started != threads ? "thread start failed" : "schedule failed");

@@ -47,6 +47,12 @@ REPORT="$DIR/report.md"
       t=$(tbl -v mode=byn -v wl="W1_$lv" -v metric="${m%%:*}" -v scale=1 -v rowhead="${m#*:} (ns) at N =")
       [[ -n "$t" ]] && body+="$t"$'\n\n'
     done
+    # the wheel's embedded-timer peers re-arm spare timers in the churn (bench/README.md, W1_exec)
+    for m in "churn_spare_timers:churn spare timers taken" "churn_spare_wait_ms:churn wait for a spare (ms)"; do
+      [[ $lv == exec ]] || break
+      t=$(tbl -v mode=byn -v wl="W1_$lv" -v metric="${m%%:*}" -v scale=1 -v rowhead="${m#*:} at N =")
+      [[ -n "$t" ]] && body+="$t"$'\n\n'
+    done
     md_section "## W1 $lv: cost per operation (ns) by population N" <<<"$body"
     md_figures figures "w1_${lv}_overview" "w1_${lv}_schedule" "w1_${lv}_cancel" "w1_${lv}_churn" "w1_${lv}_expire"
   done

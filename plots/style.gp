@@ -4,6 +4,9 @@
 # every run (plots/lib/common.sh assigns the slots, in this fixed order):
 #   1 heap   2-4 wheel-* (version-sorted)   5 libuv   6 libevent   7 naive-heap   8 sorted-list
 #   9 floor   10-12 any other peer (alphabetical, cycling)
+#   13 heap-embedded   14-16 wheel-*-embedded (the variant of the wheel in slot 2, 3, 4)
+# The embedded-timer variants (executor level only) have colours of their own, the point shape of
+# their base peer (so a pair reads as one engine) and dash types of their own.
 # Colours: gnuplot's "podo" sequence (Okabe-Ito, colour-blind safe) without its yellow #f0e442,
 # which vanishes on white; then greys. Every slot also has its own dash type, point shape and bar
 # fill pattern, so the figures survive grayscale printing.
@@ -36,7 +39,7 @@ TERM_png_double = term_cmd("png", DOUBLE_W, DOUBLE_H)
 TERM_svg_double = term_cmd("svg", DOUBLE_W, DOUBLE_H)
 
 # ---- per-slot style tables -------------------------------------------------------------------------------
-NSLOTS = 12
+NSLOTS = 16
 array PC[NSLOTS]   # line / fill colour
 array PD[NSLOTS]   # dash type (single run)
 array PT[NSLOTS]   # point type, filled
@@ -54,6 +57,10 @@ PC[9]  = "#9a9a9a"; PD[9]  = 9;  PT[9]  = 1;  PTO[9]  = 1;  PF[9]  = 3   # floor
 PC[10] = "#882255"; PD[10] = 10; PT[10] = 5;  PTO[10] = 4;  PF[10] = 6   # others: Tol's wine, teal, olive,
 PC[11] = "#44aa99"; PD[11] = 11; PT[11] = 13; PTO[11] = 12; PF[11] = 1   # each with a dash of its own
 PC[12] = "#999933"; PD[12] = 12; PT[12] = 9;  PTO[12] = 8;  PF[12] = 5
+PC[13] = "#332288"; PD[13] = 13; PT[13] = 7;  PTO[13] = 6;  PF[13] = 3   # heap-embedded: Tol's indigo, circle as heap
+PC[14] = "#aa4499"; PD[14] = 14; PT[14] = 5;  PTO[14] = 4;  PF[14] = 7   # wheel a embedded: Tol's purple, square
+PC[15] = "#117733"; PD[15] = 15; PT[15] = 9;  PTO[15] = 8;  PF[15] = 6   # wheel b embedded: Tol's green, triangle
+PC[16] = "#ddaa33"; PD[16] = 16; PT[16] = 11; PTO[16] = 10; PF[16] = 0   # wheel c embedded: Tol's yellow, inv. triangle
 set dashtype 6  (10,3,2,3,2,3)
 set dashtype 7  (12,4)
 set dashtype 8  (4,3)
@@ -61,6 +68,10 @@ set dashtype 9  (1,2)
 set dashtype 10 (8,3,2,3)
 set dashtype 11 (14,3,3,3)
 set dashtype 12 (2,5)
+set dashtype 13 (6,2,1,2)
+set dashtype 14 (10,2,1,2,1,2)
+set dashtype 15 (1,2,1,2,6,2)
+set dashtype 16 (16,3,6,3)
 
 # Runs in a comparison (index 1..4, then cycling)
 array RD[4]; RD[1] = 1; RD[2] = 2; RD[3] = 3; RD[4] = 4      # dash type by run

@@ -96,17 +96,23 @@ tk_label() { awk -F '\t' -v r="$1" '$1 == r { print $2; exit }' "$TK_TMP/runs.ts
 
 # After all runs: fixed peer slots, series table, per-series data files, sorted aggregate.
 tk_prepare() {
-  local p slot=0 w k=0 lbl
+  local p slot=0 eslot=0 w k=0 lbl
   # peers of every run, in the fixed order heap, wheel-* (version sort), libuv, libevent,
-  # naive-heap, sorted-list, floor, then the rest alphabetically (slots 10.. cycling over 10-12)
+  # naive-heap, sorted-list, floor, then the rest alphabetically (slots 10.. cycling over 10-12).
+  # An embedded-timer variant (<heap|wheel-*>-embedded) follows its base, in slot base + 12
+  # (13 heap-embedded, 14-16 the wheels'); wheels are ranked by base name, so a variant keeps its
+  # slot whether or not its base is in the folder.
   { cut -f2 "$TK_TMP/agg.raw"; cut -f3 "$TK_TMP/hgrm.tsv"; } | awk 'NF' | sort -u >"$TK_TMP/peers.all"
   : >"$TK_TMP/slots.tsv"
   grep -qx 'heap' "$TK_TMP/peers.all" && printf 'heap\t1\n' >>"$TK_TMP/slots.tsv"
+  grep -qx 'heap-embedded' "$TK_TMP/peers.all" && printf 'heap-embedded\t13\n' >>"$TK_TMP/slots.tsv"
   k=1
   while IFS= read -r w; do
-    k=$((k + 1)); if ((k <= 4)); then slot=$k; else slot=$((10 + (k - 5) % 3)); fi
-    printf '%s\t%s\n' "$w" "$slot" >>"$TK_TMP/slots.tsv"
-  done < <(awk '/^wheel-/' "$TK_TMP/peers.all" | sort -V)
+    k=$((k + 1))
+    if ((k <= 4)); then slot=$k; eslot=$((k + 12)); else slot=$((10 + (k - 5) % 3)); eslot=$((10 + (k - 4) % 3)); fi
+    grep -qx -- "$w" "$TK_TMP/peers.all" && printf '%s\t%s\n' "$w" "$slot" >>"$TK_TMP/slots.tsv"
+    grep -qx -- "$w-embedded" "$TK_TMP/peers.all" && printf '%s\t%s\n' "$w-embedded" "$eslot" >>"$TK_TMP/slots.tsv"
+  done < <(awk '/^wheel-/ { sub(/-embedded$/, ""); print }' "$TK_TMP/peers.all" | sort -u -V)
   for p in libuv:5 libevent:6 naive-heap:7 sorted-list:8 floor:9; do
     grep -qx "${p%:*}" "$TK_TMP/peers.all" && printf '%s\t%s\n' "${p%:*}" "${p#*:}" >>"$TK_TMP/slots.tsv"
   done
@@ -114,10 +120,11 @@ tk_prepare() {
   while IFS= read -r w; do
     printf '%s\t%s\n' "$w" $((10 + k % 3)) >>"$TK_TMP/slots.tsv"; k=$((k + 1))
   done < <(awk -F '\t' 'NR == FNR { s[$1] = 1; next } !($1 in s)' "$TK_TMP/slots.tsv" "$TK_TMP/peers.all")
-  # series = (run, peer), ordered by slot then run; label "peer" or "runlabel: peer"
+  # series = (run, peer), ordered as the slot table lists the peers (an -embedded variant right
+  # after its base), then by run; label "peer" or "runlabel: peer"
   { cut -f1,2 "$TK_TMP/agg.raw"; cut -f1,3 "$TK_TMP/hgrm.tsv"; } | awk 'NF' | sort -u |
     awk -F '\t' -v OFS='\t' 'NR == FNR { s[$1] = $2; o[$1] = FNR; next } { print s[$2], o[$2], $1, $2 }' "$TK_TMP/slots.tsv" - |
-    sort -t "$TAB" -k1,1n -k2,2n -k3,3n | awk -F '\t' -v OFS='\t' '{ print NR, $3, $4, $1 }' >"$TK_TMP/series.raw"
+    sort -t "$TAB" -k2,2n -k3,3n | awk -F '\t' -v OFS='\t' '{ print NR, $3, $4, $1 }' >"$TK_TMP/series.raw"
   : >"$TK_TMP/series.tsv"
   while IFS="$TAB" read -r k r p slot; do
     if ((TK_NRUNS > 1)); then lbl="$(tk_label "$r"): $p"; else lbl=$p; fi
@@ -399,11 +406,15 @@ fig_bars() {
       off=$(awk -v j="$j" -v m="$m" -v w="$w" 'BEGIN { printf "%.4f", 1 + (j - (m - 1) / 2) * w }')
       xt+="${xt:+, }${S_QL[$k]} $off"; j=$((j + 1))
     done
-    gp "set xtics ($xt) rotate by -30 left scale 0 font ',6' noenhanced"
+    # slanted peer names; with more than six bars (the embedded variants make up to ten) steeper
+    # and a point smaller, so that neighbouring names (up to 24 characters, more with a run label)
+    # do not run into each other and the plot keeps some height
+    local ang=30 per=0.2 fs=6; ((m > 6)) && { ang=40; per=0.21; fs=5; }
+    gp "set xtics ($xt) rotate by -$ang left scale 0 font ',$fs' noenhanced"
     gp "unset key"
     # room under the axis for the slanted peer names
     local longest=0; for k in $all; do ((${#S_LABEL[$k]} > longest)) && longest=${#S_LABEL[$k]}; done
-    gp "set bmargin $(awk -v l="$longest" -v f="$([[ -n "$TK_FOOT1$TK_FOOT2" ]] && echo 2.4 || echo 0.8)" 'BEGIN { printf "%.1f", f + 0.9 + l * 0.2 }')"
+    gp "set bmargin $(awk -v l="$longest" -v p="$per" -v f="$([[ -n "$TK_FOOT1$TK_FOOT2" ]] && echo 2.4 || echo 0.8)" 'BEGIN { printf "%.1f", f + 0.9 + l * p }')"
   else
     for ((j = 1; j <= c; j++)); do xt+="${xt:+, }$(gpq "${cats[j - 1]}") $j"; done
     gp "set xtics ($xt) scale 0 noenhanced"
