@@ -184,12 +184,6 @@ struct tk_executor {
     /* ---- submit-side counters ---- */
     char pad2_[TK__CACHELINE];
     _Atomic uint64_t seq; /* grows by 2: tasks take even values, timers odd */
-    /* tk_timer_start() calls between their pool-state check and the end of
-     * their offer(). shutdown() and shutdown_now() wait for it to read 0
-     * after changing the state (see tk__timers_quiesce), so their sweep or
-     * drain sees every timer a start() accepted: start() never has to touch
-     * a timer after offering it (its callback may free it at once). */
-    _Atomic uint32_t timers_arming;
     _Atomic uint64_t task_count;
     _Atomic uint64_t rejected_count;
 
@@ -297,6 +291,13 @@ bool tk__can_run_in_state(const tk_executor *ex, const tk__task *t, int state);
 /* Takes the pool towards TERMINATED if it may go. Call with pool_lock held;
  * it may drop and retake it to run the terminated hook. */
 void tk__try_terminate_locked(tk_executor *ex);
+/* For a timer start() whose offer may have landed after shutdown() swept the
+ * queue (the pool state left RUNNING while it ran): sweeps again, makes sure
+ * a worker serves the queue and checks for termination (SHUTDOWN); where
+ * nothing will run `own` (stopped, terminated, no worker to be had), pulls
+ * it out of the queue if it is there and returns true. Touches queued nodes
+ * only through the engine, never `own` itself. Call with no lock held. */
+bool tk__shutdown_catch_up(tk_executor *ex, const tk_node *own);
 /* After a removal while shut down: wake blocked takers so they re-check, and
  * try to terminate. Call with no lock held. */
 void tk__rewake_if_shutdown(tk_executor *ex);
@@ -333,9 +334,6 @@ void tk__run_timer(tk_executor *ex, tk_timer *tm);
  * drain, a release, discard-oldest): the timer turns IDLE, and counts as
  * cancelled if it was still PENDING. The timer is not touched afterwards. */
 void tk__timer_drop(tk_executor *ex, tk_timer *tm);
-/* Waits until no tk_timer_start() is between its state check and its offer.
- * Called after the pool state left RUNNING. */
-void tk__timers_quiesce(tk_executor *ex);
 /* Drops a node the executor got back without running it: a task's queue
  * reference (cancelling it first if `cancel`), or a timer (tk__timer_drop).
  * Returns true for a task. */

@@ -317,21 +317,43 @@ static void on_shutdown(tk_executor *ex) {
     (void)drop_list(ex, ex->ops->remove_if(ex->q, shutdown_excludes, &c), true);
 }
 
-/* A timer start() that saw the pool RUNNING may have been refused its first
- * worker by the shutdown and still queued its timer (it does not re-check,
- * see timer.c): after the sweep, what is left in the queue gets a worker, or,
- * if none can be started, is dropped as cancelled, so termination is never
- * stranded. Tasks re-check for themselves (submit.c); this covers them too. */
-static void keep_queue_served(tk_executor *ex) {
-    if (atomic_load(&ex->wc) > 0 || ex->ops->size(ex->q) == 0)
-        return;
-    if (tk__add_worker(ex, ex->target, true) == 1)
-        return;
+/* Whether what the queue holds has a worker to run it: one is alive (read
+ * under pool_lock, where a worker decides to exit only after seeing the queue
+ * empty, so a worker on its way out is not counted), the queue is empty, or
+ * one can be started. A timer start() that saw the pool RUNNING may have been
+ * refused its first worker by the shutdown and still queued its timer
+ * (timer.c); tasks re-check for themselves (submit.c). */
+static bool queue_served(tk_executor *ex) {
     pthread_mutex_lock(&ex->pool_lock);
-    bool stranded = atomic_load(&ex->wc) == 0;
+    bool served = atomic_load(&ex->wc) > 0 || ex->ops->size(ex->q) == 0;
     pthread_mutex_unlock(&ex->pool_lock);
-    if (stranded)
-        (void)drop_list(ex, ex->ops->drain(ex->q), true);
+    if (served || tk__add_worker(ex, ex->target, true) == 1)
+        return true;
+    pthread_mutex_lock(&ex->pool_lock);
+    served = atomic_load(&ex->wc) > 0; /* another thread started one */
+    pthread_mutex_unlock(&ex->pool_lock);
+    return served;
+}
+
+static bool is_node(const tk_node *n, void *own) {
+    return n == own; /* compares addresses only */
+}
+
+bool tk__shutdown_catch_up(tk_executor *ex, const tk_node *own) {
+    if (atomic_load(&ex->state) == TK_POOL_SHUTDOWN) {
+        on_shutdown(ex); /* may drop `own` by the policy: as a task, TK_OK */
+        bool served = queue_served(ex);
+        tk__rewake_if_shutdown(ex);
+        if (served && atomic_load(&ex->state) == TK_POOL_SHUTDOWN)
+            return false; /* a worker runs it (or it left the queue) */
+    }
+    /* Nothing will run `own` if it is still queued: the pool stopped (an
+     * engine whose offer is lock-free, the wheel, may take it in after
+     * shutdown_now()'s drain), terminated (a WHEN_EMPTY queue still takes
+     * offers), or has no worker and can start none. It is looked for among
+     * the queued nodes, so a node that left the queue (run, freed) is never
+     * touched. */
+    return ex->ops->remove_if(ex->q, is_node, (void *)own) != NULL;
 }
 
 int tk_executor_shutdown(tk_executor *ex) {
@@ -341,10 +363,10 @@ int tk_executor_shutdown(tk_executor *ex) {
     if (atomic_load(&ex->state) == TK_POOL_RUNNING)
         atomic_store(&ex->state, TK_POOL_SHUTDOWN);
     pthread_mutex_unlock(&ex->pool_lock);
-    tk__timers_quiesce(ex); /* every timer start() accepted is queued now */
     on_shutdown(ex);
     ex->ops->close(ex->q, TK_QUEUE_CLOSE_WHEN_EMPTY);
-    keep_queue_served(ex);
+    if (!queue_served(ex)) /* stranded: drop what is left as cancelled */
+        (void)drop_list(ex, ex->ops->drain(ex->q), true);
     pthread_mutex_lock(&ex->pool_lock);
     tk__try_terminate_locked(ex);
     pthread_mutex_unlock(&ex->pool_lock);
@@ -358,7 +380,6 @@ long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx) {
     if (atomic_load(&ex->state) < TK_POOL_STOP)
         atomic_store(&ex->state, TK_POOL_STOP); /* running tasks now read interrupted */
     pthread_mutex_unlock(&ex->pool_lock);
-    tk__timers_quiesce(ex); /* every timer start() accepted is queued now */
     ex->ops->close(ex->q, TK_QUEUE_CLOSE_NOW);
 
     long count = 0;

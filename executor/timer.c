@@ -21,13 +21,19 @@
  * - A worker reads fn, then CAS PENDING -> IDLE, then calls fn: the callback
  *   owns an IDLE timer and may start it again or free it. If the CAS fails
  *   the timer was stopped: the worker turns it IDLE and does not run it.
- * - The pool-state check and the offer of a start() are covered by
- *   ex->timers_arming, which shutdown waits on (tk__timers_quiesce), so the
- *   shutdown sweep or drain sees every timer that start() accepted; this
- *   replaces the tasks' re-check after offer (which needs a reference the
- *   timer does not have). */
+ * - Shutdown races. start() reads the pool state before and after its
+ *   offer (sequentially consistent, as shutdown's store of the state). If
+ *   it still reads RUNNING after the offer, the shutdown's sweep or drain
+ *   comes later and sees the timer. If not, the offer may have landed after
+ *   the sweep, so start() catches up on what shutdown() did
+ *   (tk__shutdown_catch_up: the sweep again, a worker for what is left, the
+ *   termination check), through the engine only: it touches its timer after
+ *   the offer only if it finds it still queued where nothing will run it (a
+ *   stopped or terminated pool, or one that has no worker and can start
+ *   none), and then returns TK_EREJECTED. The tasks' re-check pulls its task
+ *   out by remove() instead, which needs the reference a timer does not
+ *   have. */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <string.h>
 
 #include "executor-internal.h"
@@ -65,14 +71,6 @@ bool tk__node_drop(tk_executor *ex, tk_node *n, bool cancel) {
         tk__task_cancel_pending(t, false);
     tk__task_unref(t, 1); /* the queue's reference */
     return true;
-}
-
-void tk__timers_quiesce(tk_executor *ex) {
-    unsigned spins = 0;
-    while (atomic_load(&ex->timers_arming) != 0) {
-        if (++spins > 16)
-            sched_yield();
-    }
 }
 
 /* JDK canRunInCurrentRunState for a one-shot task, read from a timer whose
@@ -129,7 +127,6 @@ int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {
     if (!cas_state(timer, TK__TIMER_IDLE, TK__TIMER_PENDING))
         return TK_ESTATE;
 
-    atomic_fetch_add(&ex->timers_arming, 1); /* seq_cst: pairs with quiesce */
     int rc = TK_OK;
     if (TK__UNLIKELY(atomic_load(&ex->state) != TK_POOL_RUNNING)) {
         rc = TK_EREJECTED;
@@ -139,7 +136,6 @@ int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {
             rc = added;
     }
     if (TK__UNLIKELY(rc != TK_OK)) {
-        atomic_fetch_sub(&ex->timers_arming, 1);
         if (rc == TK_EREJECTED)
             atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
         return unqueued(timer, rc);
@@ -150,12 +146,16 @@ int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {
     __atomic_store_n(&timer->tk__node.deadline_ns, deadline, __ATOMIC_RELAXED);
     timer->tk__node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed) | 1u;
     rc = ex->ops->offer(ex->q, &timer->tk__node);
-    /* From here on, after TK_OK, the timer may already have fired. */
-    atomic_fetch_sub(&ex->timers_arming, 1);
     if (TK__UNLIKELY(rc != TK_OK)) {
         if (rc == TK_EFULL || rc == TK_ECLOSED)
             atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
         return unqueued(timer, rc == TK_ECLOSED ? TK_EREJECTED : rc);
+    }
+    /* From here on the timer may already have fired (and been freed). */
+    if (TK__UNLIKELY(atomic_load(&ex->state) != TK_POOL_RUNNING) &&
+        tk__shutdown_catch_up(ex, &timer->tk__node)) {
+        atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+        return unqueued(timer, TK_EREJECTED); /* it was still queued: ours */
     }
     atomic_fetch_add_explicit(&ex->task_count, 1, memory_order_relaxed);
     return TK_OK;
