@@ -31,7 +31,8 @@
 #define TK__CACHELINE 64
 
 /* Most due nodes the worker of a one-thread pool takes from the engine in
- * one round trip (engines with take_batch). Only a one-thread pool batches:
+ * one round trip (engines whose take_batch pays, TK_QUEUE_CAP_BATCH_TAKE:
+ * the heap). Only a one-thread pool batches:
  * a batch's later nodes wait for the earlier ones' callbacks, which with more
  * threads could leave a due task waiting behind a long callback while
  * another thread idles (the engines' fair share only helps takers that are
@@ -152,6 +153,14 @@ typedef struct tk__worker {
     bool started;            /* thread created (pool_lock) */
     struct tk__worker *next; /* ex->workers list (pool_lock) */
     char name[32];
+    /* This worker's share of the executor's runs, completed_count and
+     * active_count, written only by the worker with plain (relaxed) stores,
+     * no read-modify-write: a run costs no update of a shared line.
+     * tk_executor_stats_get() adds them up under pool_lock. Runs on other
+     * threads (caller-runs) count in the executor's shared counters. */
+    _Atomic uint64_t runs;
+    _Atomic uint64_t completed;
+    _Atomic unsigned active; /* 1 while inside a callback */
 } tk__worker;
 
 /* The executor. */
@@ -169,6 +178,8 @@ struct tk_executor {
     tk_thread_factory_fn thread_factory;
     void *thread_factory_ctx;
     int64_t timer_slack_ns;
+    bool batch; /* the worker takes batches: one thread, and the engine says
+                   take_batch pays (TK_QUEUE_CAP_BATCH_TAKE) */
     char name_prefix[24];
 
     /* ---- lock-free state, read on the submit path ---- */
@@ -187,11 +198,11 @@ struct tk_executor {
     _Atomic uint64_t task_count;
     _Atomic uint64_t rejected_count;
 
-    /* ---- worker-side counters ---- */
+    /* ---- worker-side counters (workers count their own runs, completions
+     * and activity in their tk__worker; these take the rest) ---- */
     char pad3_[TK__CACHELINE];
     _Atomic uint64_t completed_count;
     _Atomic uint64_t runs;
-    _Atomic unsigned active_count;
     _Atomic uint64_t cancelled_count;
     _Atomic uint64_t failed_count;
     _Atomic uint64_t failed_periodic_count;
@@ -234,6 +245,7 @@ struct tk_executor {
 typedef struct tk__tls {
     tk_executor *ex;
     tk__task *task;
+    tk__worker *worker; /* a pool thread's own worker record */
 } tk__tls;
 extern _Thread_local tk__tls tk__current;
 
@@ -338,6 +350,35 @@ void tk__timer_drop(tk_executor *ex, tk_timer *tm);
  * reference (cancelling it first if `cancel`), or a timer (tk__timer_drop).
  * Returns true for a task. */
 bool tk__node_drop(tk_executor *ex, tk_node *n, bool cancel);
+
+/* The calling thread's worker record if it is a pool thread of `ex`. */
+static inline tk__worker *tk__own_worker(const tk_executor *ex) {
+    tk__worker *w = tk__current.worker;
+    return w != NULL && w->ex == ex ? w : NULL;
+}
+
+/* Adds one to a counter only its owner thread writes. */
+static inline void tk__bump(_Atomic uint64_t *c) {
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* Counts a run, a completion: in the calling worker's record, or shared. */
+static inline void tk__count_run(tk_executor *ex) {
+    tk__worker *w = tk__own_worker(ex);
+    if (w != NULL)
+        tk__bump(&w->runs);
+    else
+        atomic_fetch_add_explicit(&ex->runs, 1, memory_order_relaxed);
+}
+
+static inline void tk__count_completed(tk_executor *ex) {
+    tk__worker *w = tk__own_worker(ex);
+    if (w != NULL)
+        tk__bump(&w->completed);
+    else
+        atomic_fetch_add_explicit(&ex->completed_count, 1, memory_order_relaxed);
+}
 
 static inline tk__task *tk__task_of(tk_node *n) {
     return tk__container_of(n, tk__task, node);

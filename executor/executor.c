@@ -205,6 +205,8 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     ex->thread_factory = opt->thread_factory;
     ex->thread_factory_ctx = opt->thread_factory_ctx;
     ex->timer_slack_ns = opt->timer_slack_ns;
+    ex->batch =
+        ex->target == 1 && ops->take_batch != NULL && (ops->caps & TK_QUEUE_CAP_BATCH_TAKE) != 0;
     const char *prefix = opt->thread_name_prefix != NULL ? opt->thread_name_prefix : "tk-pool";
     strncpy(ex->name_prefix, prefix, sizeof(ex->name_prefix) - 1);
     atomic_init(&ex->state, TK_POOL_RUNNING);
@@ -577,7 +579,6 @@ int tk_executor_stats_get(const tk_executor *cex, tk_executor_stats *out) {
     out->completed_count = atomic_load_explicit(&ex->completed_count, memory_order_relaxed);
     out->runs = atomic_load_explicit(&ex->runs, memory_order_relaxed);
     out->pool_size = atomic_load_explicit(&ex->wc, memory_order_relaxed);
-    out->active_count = atomic_load_explicit(&ex->active_count, memory_order_relaxed);
     out->largest_pool_size = atomic_load_explicit(&ex->largest, memory_order_relaxed);
     out->queue_size = ex->ops->size(ex->q);
     out->rejected_count = atomic_load_explicit(&ex->rejected_count, memory_order_relaxed);
@@ -586,6 +587,14 @@ int tk_executor_stats_get(const tk_executor *cex, tk_executor_stats *out) {
     out->failed_periodic_count =
         atomic_load_explicit(&ex->failed_periodic_count, memory_order_relaxed);
     out->skipped_periods = atomic_load_explicit(&ex->skipped_periods, memory_order_relaxed);
+    /* the workers' shares (tk__worker) */
+    pthread_mutex_lock(&ex->pool_lock);
+    for (const tk__worker *w = ex->workers; w != NULL; w = w->next) {
+        out->runs += atomic_load_explicit(&w->runs, memory_order_relaxed);
+        out->completed_count += atomic_load_explicit(&w->completed, memory_order_relaxed);
+        out->active_count += atomic_load_explicit(&w->active, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&ex->pool_lock);
     return TK_OK;
 }
 

@@ -95,12 +95,14 @@ void tk__run_timer(tk_executor *ex, tk_timer *tm) {
         set_idle(tm); /* stopped while queued: stop() counted it */
         return;
     }
-    /* The timer is the caller's again: fn may restart or free it. */
-    atomic_fetch_add_explicit(&ex->active_count, 1, memory_order_relaxed);
+    /* The timer is the caller's again: fn may restart or free it. Counted in
+     * the worker's own record (one writer: plain stores). */
+    tk__worker *w = tk__current.worker;
+    atomic_store_explicit(&w->active, 1, memory_order_relaxed);
     fn(tm);
-    atomic_fetch_sub_explicit(&ex->active_count, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&ex->runs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&ex->completed_count, 1, memory_order_relaxed);
+    atomic_store_explicit(&w->active, 0, memory_order_relaxed);
+    tk__bump(&w->runs);
+    tk__bump(&w->completed);
 }
 
 /* ---- public API -------------------------------------------------------- */

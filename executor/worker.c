@@ -36,7 +36,7 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
         *end_ns = tk_clock_now_ns(); /* fixed delay counts from here (JDK) */
 
     atomic_fetch_add_explicit(&t->run_count, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&ex->runs, 1, memory_order_relaxed);
+    tk__count_run(ex);
     if (status != 0)
         atomic_fetch_add_explicit(&ex->failed_count, 1, memory_order_relaxed);
     if (hooks && ex->hooks.after_execute != NULL) {
@@ -58,7 +58,7 @@ void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extr
         t->arg_free(t->arg);
     /* If the CAS fails the run was cancelled while running (already counted). */
     if (tk__task_complete(t, TK__TASK_RUNNING, status == 0 ? TK__TASK_COMPLETED : TK__TASK_FAILED))
-        atomic_fetch_add_explicit(&ex->completed_count, 1, memory_order_relaxed);
+        tk__count_completed(ex);
     tk__task_unref(t, 1 + extra);
 }
 
@@ -101,11 +101,12 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
         return;
     }
 
-    atomic_fetch_add_explicit(&ex->active_count, 1, memory_order_relaxed);
+    tk__worker *w = tk__current.worker; /* run_task runs on ex's workers only */
+    atomic_store_explicit(&w->active, 1, memory_order_relaxed);
     tk_task_info info;
     int64_t end_ns = 0;
     int status = tk__invoke(ex, t, true, &info, t->kind == TK_TASK_FIXED_DELAY ? &end_ns : NULL);
-    atomic_fetch_sub_explicit(&ex->active_count, 1, memory_order_relaxed);
+    atomic_store_explicit(&w->active, 0, memory_order_relaxed);
 
     if (t->kind == TK_TASK_ONE_SHOT) {
         tk__finish_one_shot(ex, t, status, 1);
@@ -116,7 +117,7 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
         atomic_store(&t->task_status, status);
         if (tk__task_complete(t, TK__TASK_RUNNING, TK__TASK_FAILED)) {
             atomic_fetch_add_explicit(&ex->failed_periodic_count, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&ex->completed_count, 1, memory_order_relaxed);
+            tk__count_completed(ex);
             if (ex->hooks.periodic_failed != NULL)
                 ex->hooks.periodic_failed(ex, &info, status, ex->hooks.ctx);
         }
@@ -159,6 +160,7 @@ static void *worker_main(void *arg) {
     tk__worker *w = arg;
     tk_executor *ex = w->ex;
     tk__current.ex = ex;
+    tk__current.worker = w;
     if (ex->thread_factory == NULL)
         tk__thread_set_name(w->name);
     if (ex->timer_slack_ns >= 0)
@@ -169,7 +171,7 @@ static void *worker_main(void *arg) {
         tk_node *n = NULL;
         size_t count = 0;
         int rc;
-        if (ex->target == 1 && ex->ops->take_batch != NULL) {
+        if (ex->batch) {
             rc = ex->ops->take_batch(ex->q, TK__TAKE_BATCH, &n, &count);
         } else {
             rc = ex->ops->take(ex->q, &n);

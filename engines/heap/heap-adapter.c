@@ -653,7 +653,7 @@ static int heap_check(tk_queue *q) {
 
 static const tk_queue_ops heap_ops = {
     .name = "heap",
-    .caps = TK_QUEUE_CAP_EXACT_ORDER,
+    .caps = TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_BATCH_TAKE,
     .create = heap_create,
     .destroy = heap_destroy,
     .offer = heap_offer,

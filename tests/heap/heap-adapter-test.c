@@ -91,7 +91,7 @@ static void ops_table_is_named_heap_has_exact_order_and_every_op(void **state) {
     (void)state;
     assert_non_null(ops);
     assert_string_equal(ops->name, "heap");
-    assert_int_equal(ops->caps, TK_QUEUE_CAP_EXACT_ORDER);
+    assert_int_equal(ops->caps, TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_BATCH_TAKE);
     assert_non_null(ops->create);
     assert_non_null(ops->destroy);
     assert_non_null(ops->offer);
