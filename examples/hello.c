@@ -1,10 +1,12 @@
 /* A tour of the timerkit executor: one-shot tasks with and without a result,
- * a fixed-rate task, a cancel, and an orderly shutdown.
+ * a fixed-rate task, a cancel, embedded timers (one that re-arms itself, one
+ * stopped before it fires), and an orderly shutdown.
  *
  *   hello [heap|wheel]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,27 @@ static int tick(tk_run *run, void *arg) {
     return 0;
 }
 
+/* An embedded timer lives in the caller's own struct; the callback finds
+ * the struct from the timer. */
+typedef struct heartbeat {
+    tk_executor *ex;
+    atomic_int beats;
+    tk_timer timer;
+} heartbeat;
+
+static void beat(tk_timer *t) {
+    heartbeat *h = (heartbeat *)(void *)((char *)t - offsetof(heartbeat, timer));
+    int n = atomic_fetch_add(&h->beats, 1) + 1;
+    printf("%8.2f ms  heartbeat %d (embedded timer)\n", ms_since_start(), n);
+    if (n < 3) /* the timer is idle in its own callback: start it again */
+        tk_timer_start(h->ex, t, 15 * TK_NS_PER_MS);
+}
+
+static void never_beat(tk_timer *t) {
+    (void)t;
+    printf("this never prints either\n");
+}
+
 static int check(int rc, const char *what) {
     if (rc != TK_OK) {
         fprintf(stderr, "%s: %s (%s)\n", what, tk_strerror(rc), tk_status_name(rc));
@@ -52,6 +75,8 @@ int main(int argc, char **argv) {
     tk_executor *ex;
     tk_future *result_future, *ticker, *never;
     atomic_int ticks = 0;
+    heartbeat hb = {.beats = 0};
+    tk_timer stopped;
     void *result = NULL;
 
     check(tk_executor_options_init(&opt), "options");
@@ -76,6 +101,11 @@ int main(int argc, char **argv) {
           "fixed rate");
     check(tk_executor_schedule(ex, say, "this never prints", 500 * TK_NS_PER_MS, &never),
           "schedule");
+    hb.ex = ex;
+    check(tk_timer_init(&hb.timer, beat), "timer init");
+    check(tk_timer_start(ex, &hb.timer, 15 * TK_NS_PER_MS), "timer start");
+    check(tk_timer_init(&stopped, never_beat), "timer init");
+    check(tk_timer_start(ex, &stopped, 400 * TK_NS_PER_MS), "timer start");
 
     check(tk_future_get(result_future, &result), "get");
     printf("%8.2f ms  result: %d\n", ms_since_start(), *(int *)result);
@@ -83,7 +113,10 @@ int main(int argc, char **argv) {
     printf("%8.2f ms  cancel the 500 ms task: %s\n", ms_since_start(),
            tk_status_name(tk_future_cancel(never, false)));
 
-    while (atomic_load(&ticks) < 5)
+    printf("%8.2f ms  stop the 400 ms timer: %s\n", ms_since_start(),
+           tk_status_name(tk_timer_stop(ex, &stopped)));
+
+    while (atomic_load(&ticks) < 5 || atomic_load(&hb.beats) < 3)
         nanosleep(&(struct timespec){0, 5 * TK_NS_PER_MS}, NULL);
     printf("%8.2f ms  cancel the ticker: %s\n", ms_since_start(),
            tk_status_name(tk_future_cancel(ticker, false)));
@@ -99,5 +132,6 @@ int main(int argc, char **argv) {
     tk_future_release(result_future);
     tk_future_release(ticker);
     tk_future_release(never);
+    /* destroy() leaves every timer idle: `stopped` and `hb` may go now */
     return tk_executor_destroy(ex) == TK_OK ? 0 : 1;
 }
