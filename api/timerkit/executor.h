@@ -459,7 +459,9 @@ TK_API bool tk_timer_is_pending(const tk_timer *timer);
 /* True when the caller may start, re-initialise or free the timer. */
 TK_API bool tk_timer_is_idle(const tk_timer *timer);
 
-/* The deadline (CLOCK_MONOTONIC ns) it was last started for; 0 if NULL. */
+/* The deadline (CLOCK_MONOTONIC ns) it was last started for; 0 if NULL. In
+ * its callback that is the deadline of the run, unless another thread has
+ * already started the timer again. */
 TK_API int64_t tk_timer_deadline_ns(const tk_timer *timer);
 
 TK_EXTERN_C_END

@@ -23,6 +23,16 @@
  * a status (arg freed once); every future is done; the pool reaches
  * TERMINATED.
  *
+ * Embedded timers. Producer threads each own a set of tk_timers and start,
+ * stop and restart them at random (delays from 0 to 5 ms); a callback
+ * restarts its own timer now and then, so starts race with stops, firings
+ * and each other; the pool is shut down (shutdown() or shutdown_now()) while
+ * they run. Per timer, every start that returned TK_OK ended exactly once:
+ * it fired, a stop returned TK_OK for it, or the shutdown dropped it; in
+ * aggregate the drops are what cancelled_count holds beyond the successful
+ * stops. Every timer is idle at the end, and the counters (task_count, runs,
+ * completed, rejected) agree.
+ *
  * Sizes: CI-sized by default (a few seconds per engine); sanitizer builds
  * scale down by 8 on their own; TK_STRESS_SCALE multiplies; TK_SOAK_SECONDS
  * repeats the mixed load on every engine for that long. */
@@ -820,6 +830,147 @@ static void test_engine_ops_concurrent(void **state) {
     }
 }
 
+/* ---- embedded timers ------------------------------------------------------- */
+
+typedef struct trec {
+    tk_timer timer;
+    tk_executor *ex;
+    atomic_long starts_ok; /* starts that returned TK_OK (callback's included) */
+    atomic_long fires;
+    atomic_long stops_ok;
+    atomic_long rejected;  /* starts that returned TK_EREJECTED */
+    atomic_long other_rc;  /* the last unexpected status of a start or stop */
+    atomic_int restart_in; /* the callback restarts while this is > 0 */
+} trec;
+
+static void trec_fire(tk_timer *t) {
+    trec *r = (trec *)(void *)((char *)t - offsetof(trec, timer));
+    /* (No lateness check here: a producer may start the timer again as soon
+     * as it turned idle, so its deadline is no longer this run's. The
+     * conformance suite checks never-early.) */
+    atomic_fetch_add(&r->fires, 1);
+    if (atomic_fetch_sub(&r->restart_in, 1) > 0) {
+        int rc = tk_timer_start(r->ex, t, 0);
+        if (rc == TK_OK)
+            atomic_fetch_add(&r->starts_ok, 1);
+        else if (rc == TK_EREJECTED)
+            atomic_fetch_add(&r->rejected, 1);
+        else if (rc != TK_ESTATE) /* a producer started it since it turned idle */
+            atomic_store(&r->other_rc, rc);
+    }
+}
+
+typedef struct tproducer {
+    pthread_t th;
+    trec *recs;
+    long n, ops;
+    uint64_t seed;
+    atomic_int *stop;
+} tproducer;
+
+static void *tproducer_main(void *p_) {
+    tproducer *p = p_;
+    for (long k = 0; k < p->ops && !atomic_load(p->stop); k++) {
+        trec *r = &p->recs[rel_rand(&p->seed) % (uint64_t)p->n];
+        uint64_t x = rel_rand(&p->seed);
+        if (x % 3 != 0) {
+            if (x % 7 == 0)
+                atomic_store(&r->restart_in, 1);
+            int rc = tk_timer_start(r->ex, &r->timer, (int64_t)(x >> 40) % (5 * TK_NS_PER_MS));
+            if (rc == TK_OK)
+                atomic_fetch_add(&r->starts_ok, 1);
+            else if (rc == TK_EREJECTED)
+                atomic_fetch_add(&r->rejected, 1);
+            else if (rc != TK_ESTATE) /* pending, or stopped and not idle yet */
+                atomic_store(&r->other_rc, rc);
+        } else {
+            int rc = tk_timer_stop(r->ex, &r->timer);
+            if (rc == TK_OK)
+                atomic_fetch_add(&r->stops_ok, 1);
+            else if (rc != TK_ENOENT)
+                atomic_store(&r->other_rc, rc);
+        }
+        if (x % 16 == 1) /* now and then a pause, so that timers get to fire */
+            rel_sleep_ns(20 * TK_NS_PER_US);
+    }
+    return NULL;
+}
+
+static void timer_round(const tk_queue_ops *engine, enum ending end, uint64_t seed) {
+    enum { TP = 3 };
+    const long per = 2048;
+    const long ops = rel_scaled(400000); /* the shutdown usually ends them first */
+    tk_executor_options opt;
+    tk_queue_config cfg;
+    rel_options(&opt, &cfg, engine, 2, NULL);
+    tk_executor *ex = NULL;
+    assert_int_equal(tk_executor_create(&opt, &ex), TK_OK);
+    trec *recs = calloc((size_t)(TP * per), sizeof(*recs));
+    assert_non_null(recs);
+    for (long i = 0; i < TP * per; i++) {
+        assert_int_equal(tk_timer_init(&recs[i].timer, trec_fire), TK_OK);
+        recs[i].ex = ex;
+    }
+    atomic_int stop = 0;
+    tproducer p[TP];
+    for (int k = 0; k < TP; k++) {
+        p[k] = (tproducer){.recs = recs + k * per,
+                           .n = per,
+                           .ops = ops,
+                           .seed = seed + (uint64_t)k * 7919u,
+                           .stop = &stop};
+        assert_int_equal(pthread_create(&p[k].th, NULL, tproducer_main, &p[k]), 0);
+    }
+    rel_sleep_ns(150 * TK_NS_PER_MS);
+    if (end == END_SHUTDOWN_NOW)
+        assert_true(tk_executor_shutdown_now(ex, NULL, NULL) >= 0);
+    else
+        assert_int_equal(tk_executor_shutdown(ex), TK_OK);
+    rel_sleep_ns(5 * TK_NS_PER_MS); /* producers go on into the shut-down pool */
+    atomic_store(&stop, 1);
+    for (int k = 0; k < TP; k++)
+        assert_int_equal(pthread_join(p[k].th, NULL), 0);
+    assert_int_equal(tk_executor_await_termination(ex, 30 * TK_NS_PER_S), TK_OK);
+    tk_executor_stats st;
+    assert_int_equal(tk_executor_stats_get(ex, &st), TK_OK);
+    assert_int_equal(tk_executor_destroy(ex), TK_OK);
+
+    long starts = 0, fires = 0, stops = 0, dropped = 0, rejected = 0;
+    for (long i = 0; i < TP * per; i++) {
+        trec *r = &recs[i];
+        assert_true(tk_timer_is_idle(&r->timer));
+        assert_int_equal(atomic_load(&r->other_rc), 0);
+        long d = atomic_load(&r->starts_ok) - atomic_load(&r->fires) - atomic_load(&r->stops_ok);
+        assert_true(d >= 0); /* nothing fired or stopped twice for one start */
+        starts += atomic_load(&r->starts_ok);
+        fires += atomic_load(&r->fires);
+        stops += atomic_load(&r->stops_ok);
+        rejected += atomic_load(&r->rejected);
+        dropped += d;
+    }
+    print_message("timers %-5s %-12s: %ld starts, %ld fired, %ld stopped, %ld dropped by the "
+                  "shutdown, %ld rejected\n",
+                  engine->name, end == END_SHUTDOWN_NOW ? "shutdown_now" : "shutdown", starts,
+                  fires, stops, dropped, rejected);
+    assert_int_equal(st.task_count, (uint64_t)starts);
+    assert_int_equal(st.runs, (uint64_t)fires);
+    assert_int_equal(st.completed_count, (uint64_t)fires);
+    assert_int_equal(st.cancelled_count, (uint64_t)(stops + dropped));
+    assert_int_equal(st.rejected_count, (uint64_t)rejected);
+    assert_int_equal(st.queue_size, 0);
+    if (end == END_SHUTDOWN)
+        assert_int_equal(dropped, 0); /* delayed one-shots run after shutdown() */
+    free(recs);
+}
+
+static void test_timers_exact_accounting(void **state) {
+    (void)state;
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        timer_round(tk_engine_at(e), END_SHUTDOWN, 11 + e);
+        timer_round(tk_engine_at(e), END_SHUTDOWN_NOW, 23 + e);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
@@ -829,6 +980,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_mixed_load_exact_accounting),
         cmocka_unit_test(test_shutdown_races),
         cmocka_unit_test(test_engine_ops_concurrent),
+        cmocka_unit_test(test_timers_exact_accounting),
     };
     return cmocka_run_group_tests_name("reliability_stress", tests, NULL, NULL);
 }
