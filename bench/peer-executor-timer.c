@@ -189,35 +189,18 @@ static bool et_wakeups(void *self, uint64_t *out) {
     return tkb_wheel_wakeups(((etsvc *)self)->ex, out);
 }
 
+/* Every op but reusable(): the two tables below differ only in that. */
+#define ET_OPS                                                                                     \
+    .timer_size = sizeof(tk_timer), .embedded = true, .create = et_create, .destroy = et_destroy,  \
+    .schedule = et_schedule, .cancel = et_cancel, .release = et_release, .prepare = et_prepare,    \
+    .sync = et_sync, .wakeups = et_wakeups
+
 /* The heap's remove() answers at once, so a stopped timer is idle when
  * tk_timer_stop() returns (no worker can hold one of the hold-model loops'
  * timers: they are 10-20 s ahead) and the loops restart the same storage, as
  * for every other peer. A failed restart would show as "schedule failed". */
-const tkb_svc_ops tkb_svc_executor_timer = {
-    .timer_size = sizeof(tk_timer),
-    .embedded = true,
-    .create = et_create,
-    .destroy = et_destroy,
-    .schedule = et_schedule,
-    .cancel = et_cancel,
-    .release = et_release,
-    .prepare = et_prepare,
-    .sync = et_sync,
-    .wakeups = et_wakeups,
-};
+const tkb_svc_ops tkb_svc_executor_timer = {ET_OPS};
 
 /* The wheel hands a stopped timer back at its tick thread's next pass, so
  * the hold-model loops ask reusable() and re-arm a spare meanwhile. */
-const tkb_svc_ops tkb_svc_executor_timer_wheel = {
-    .timer_size = sizeof(tk_timer),
-    .embedded = true,
-    .create = et_create,
-    .destroy = et_destroy,
-    .schedule = et_schedule,
-    .cancel = et_cancel,
-    .release = et_release,
-    .prepare = et_prepare,
-    .reusable = et_reusable,
-    .sync = et_sync,
-    .wakeups = et_wakeups,
-};
+const tkb_svc_ops tkb_svc_executor_timer_wheel = {ET_OPS, .reusable = et_reusable};

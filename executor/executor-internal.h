@@ -298,8 +298,9 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
 void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extra);
 
 /* ---- executor.c ---- */
-/* JDK canRunInCurrentRunState for pool state `state`. Lock-free. */
-bool tk__can_run_in_state(const tk_executor *ex, const tk__task *t, int state);
+/* JDK canRunInCurrentRunState of a task's or timer's node for pool state
+ * `state`. Lock-free. */
+bool tk__can_run_in_state(const tk_executor *ex, const tk_node *n, int state);
 /* Takes the pool towards TERMINATED if it may go. Call with pool_lock held;
  * it may drop and retake it to run the terminated hook. */
 void tk__try_terminate_locked(tk_executor *ex);
@@ -363,21 +364,14 @@ static inline void tk__bump(_Atomic uint64_t *c) {
                           memory_order_relaxed);
 }
 
-/* Counts a run, a completion: in the calling worker's record, or shared. */
-static inline void tk__count_run(tk_executor *ex) {
+/* Counts a run (or a completion): in the calling worker's record if it is
+ * one of ex's pool threads, else in the executor's shared counter. */
+static inline void tk__count(tk_executor *ex, bool run) {
     tk__worker *w = tk__own_worker(ex);
     if (w != NULL)
-        tk__bump(&w->runs);
+        tk__bump(run ? &w->runs : &w->completed);
     else
-        atomic_fetch_add_explicit(&ex->runs, 1, memory_order_relaxed);
-}
-
-static inline void tk__count_completed(tk_executor *ex) {
-    tk__worker *w = tk__own_worker(ex);
-    if (w != NULL)
-        tk__bump(&w->completed);
-    else
-        atomic_fetch_add_explicit(&ex->completed_count, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(run ? &ex->runs : &ex->completed_count, 1, memory_order_relaxed);
 }
 
 static inline tk__task *tk__task_of(tk_node *n) {

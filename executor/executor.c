@@ -88,17 +88,17 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
-bool tk__can_run_in_state(const tk_executor *ex, const tk__task *t, int state) {
-    /* JDK canRunInCurrentRunState */
+bool tk__can_run_in_state(const tk_executor *ex, const tk_node *n, int state) {
+    /* JDK canRunInCurrentRunState; a timer is a one-shot */
     if (state == TK_POOL_RUNNING)
         return true;
     if (state >= TK_POOL_STOP)
         return false;
-    if (t->kind != TK_TASK_ONE_SHOT)
+    if (!tk__node_is_timer(n) && tk__task_of((tk_node *)n)->kind != TK_TASK_ONE_SHOT)
         return atomic_load_explicit(&((tk_executor *)ex)->continue_periodic, memory_order_relaxed);
     if (atomic_load_explicit(&((tk_executor *)ex)->execute_delayed, memory_order_relaxed))
         return true;
-    return tk__task_deadline(t) <= tk_clock_now_ns();
+    return __atomic_load_n(&n->deadline_ns, __ATOMIC_RELAXED) <= tk_clock_now_ns();
 }
 
 void tk__try_terminate_locked(tk_executor *ex) {
@@ -291,19 +291,22 @@ typedef struct sweep_ctx {
     bool keep_periodic;
 } sweep_ctx;
 
-/* remove_if() predicate (engine lock held: reads only). */
+/* A queued node that only waits to be dropped: a cancelled task, or a
+ * stopped timer (remove_if() predicate; engine lock held: reads only). */
+static bool is_cancelled_node(const tk_node *n, void *arg) {
+    (void)arg;
+    if (tk__node_is_timer(n))
+        return tk__timer_state(tk__timer_of((tk_node *)n)) == TK__TIMER_STOPPING;
+    return atomic_load(&tk__task_of((tk_node *)n)->state) == TK__TASK_CANCELLED;
+}
+
+/* remove_if() predicate (engine lock held: reads only). A timer is a
+ * one-shot. */
 static bool shutdown_excludes(const tk_node *n, void *arg) {
     const sweep_ctx *c = arg;
-    if (tk__node_is_timer(n)) {
-        const tk_timer *tm = tk__timer_of((tk_node *)n);
-        if (tk__timer_state(tm) == TK__TIMER_STOPPING)
-            return true;
-        return !c->keep_delayed && n->deadline_ns > c->now_ns;
-    }
-    tk__task *t = tk__task_of((tk_node *)n);
-    if (atomic_load(&t->state) == TK__TASK_CANCELLED)
+    if (is_cancelled_node(n, NULL))
         return true;
-    if (t->kind != TK_TASK_ONE_SHOT)
+    if (!tk__node_is_timer(n) && tk__task_of((tk_node *)n)->kind != TK_TASK_ONE_SHOT)
         return !c->keep_periodic;
     return !c->keep_delayed && n->deadline_ns > c->now_ns;
 }
@@ -475,13 +478,6 @@ const char *tk_pool_state_name(tk_pool_state state) {
 }
 
 /* ---- pool control ------------------------------------------------------ */
-
-static bool is_cancelled_node(const tk_node *n, void *arg) {
-    (void)arg;
-    if (tk__node_is_timer(n))
-        return tk__timer_state(tk__timer_of((tk_node *)n)) == TK__TIMER_STOPPING;
-    return atomic_load(&tk__task_of((tk_node *)n)->state) == TK__TASK_CANCELLED;
-}
 
 long tk_executor_purge(tk_executor *ex) {
     if (ex == NULL)

@@ -159,7 +159,7 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) 
      * worker has already run and finished it. */
     int s = atomic_load(&ex->state);
     if (TK__UNLIKELY(s != TK_POOL_RUNNING)) {
-        if (!tk__can_run_in_state(ex, t, s))
+        if (!tk__can_run_in_state(ex, &t->node, s))
             tk__task_cancel_and_remove(t);
         else
             ensure_prestart_shutdown(ex, t);
@@ -170,7 +170,7 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) 
 
 void tk__requeue_periodic(tk_executor *ex, tk__task *t) {
     int s = atomic_load(&ex->state);
-    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, t, s)) {
+    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, &t->node, s)) {
         tk__task_cancel_pending(t, false); /* JDK reExecutePeriodic: cancel */
         tk__task_unref(t, 1);
         return;
@@ -187,7 +187,7 @@ void tk__requeue_periodic(tk_executor *ex, tk__task *t) {
         return;
     }
     s = atomic_load(&ex->state);
-    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, t, s)) {
+    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, &t->node, s)) {
         tk__task_cancel_and_remove(t);
     } else if (atomic_load(&t->state) == TK__TASK_CANCELLED &&
                atomic_load_explicit(&ex->remove_on_cancel, memory_order_relaxed)) {

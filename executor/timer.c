@@ -73,21 +73,10 @@ bool tk__node_drop(tk_executor *ex, tk_node *n, bool cancel) {
     return true;
 }
 
-/* JDK canRunInCurrentRunState for a one-shot task, read from a timer whose
- * node the caller owns. */
-static bool timer_can_run(tk_executor *ex, const tk_timer *tm, int state) {
-    if (state == TK_POOL_RUNNING)
-        return true;
-    if (state >= TK_POOL_STOP)
-        return false;
-    if (atomic_load_explicit(&ex->execute_delayed, memory_order_relaxed))
-        return true;
-    return tm->tk__node.deadline_ns <= tk_clock_now_ns();
-}
-
 void tk__run_timer(tk_executor *ex, tk_timer *tm) {
     tk_timer_fn fn = tm->tk__fn;
-    if (!timer_can_run(ex, tm, atomic_load(&ex->state))) {
+    int s = atomic_load(&ex->state);
+    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, &tm->tk__node, s)) {
         tk__timer_drop(ex, tm);
         return;
     }

@@ -36,7 +36,7 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
         *end_ns = tk_clock_now_ns(); /* fixed delay counts from here (JDK) */
 
     atomic_fetch_add_explicit(&t->run_count, 1, memory_order_relaxed);
-    tk__count_run(ex);
+    tk__count(ex, true);
     if (status != 0)
         atomic_fetch_add_explicit(&ex->failed_count, 1, memory_order_relaxed);
     if (hooks && ex->hooks.after_execute != NULL) {
@@ -58,7 +58,7 @@ void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extr
         t->arg_free(t->arg);
     /* If the CAS fails the run was cancelled while running (already counted). */
     if (tk__task_complete(t, TK__TASK_RUNNING, status == 0 ? TK__TASK_COMPLETED : TK__TASK_FAILED))
-        tk__count_completed(ex);
+        tk__count(ex, false);
     tk__task_unref(t, 1 + extra);
 }
 
@@ -89,7 +89,7 @@ static int64_t next_deadline(tk_executor *ex, tk__task *t, int64_t run_end_ns) {
  * reference ("holder reference") and gives it up here. No lock held. */
 void tk__run_task(tk_executor *ex, tk__task *t) {
     int s = atomic_load(&ex->state);
-    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, t, s)) {
+    if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, &t->node, s)) {
         /* JDK ScheduledFutureTask.run(): cancel(false) if it may not run. */
         tk__task_cancel_pending(t, false);
         tk__task_unref(t, 1);
@@ -117,7 +117,7 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
         atomic_store(&t->task_status, status);
         if (tk__task_complete(t, TK__TASK_RUNNING, TK__TASK_FAILED)) {
             atomic_fetch_add_explicit(&ex->failed_periodic_count, 1, memory_order_relaxed);
-            tk__count_completed(ex);
+            tk__count(ex, false);
             if (ex->hooks.periodic_failed != NULL)
                 ex->hooks.periodic_failed(ex, &info, status, ex->hooks.ctx);
         }

@@ -50,11 +50,15 @@ static tk_queue *make_queue(const tk_queue_config *cfg, rel_ctx *rel) {
     return q;
 }
 
+/* n zeroed nodes; node i has idx i and seq i (tests that need another
+ * order set seq themselves). */
 static tnode *make_nodes(size_t n) {
     tnode *t = calloc(n, sizeof(*t));
     assert_non_null(t);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         t[i].idx = (int)i;
+        t[i].node.seq = (uint64_t)i;
+    }
     return t;
 }
 
@@ -219,7 +223,6 @@ static void remove_of_ready_node_is_immediate(void **state) {
     tnode *t = make_nodes(2);
     t[0].node.deadline_ns = tk_clock_now_ns() - 1;
     t[1].node.deadline_ns = tk_clock_now_ns() - 1;
-    t[1].node.seq = 1;
     assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
     assert_int_equal(ops->offer(q, &t[1].node), TK_OK);
     assert_true(wait_expired(q, 2, 3000));
@@ -250,7 +253,6 @@ static void remove_of_queued_nodes_releases_each_exactly_once(void **state) {
     int64_t now = tk_clock_now_ns();
     for (int i = 0; i < N; i++) {
         t[i].node.deadline_ns = now + 10 * TK_NS_PER_S + i * TK_NS_PER_US;
-        t[i].node.seq = (uint64_t)i;
     }
     /* Offer all, then remove all at once: some are still pending, others
      * already in buckets; both paths answer TK_EINPROGRESS. */
@@ -304,7 +306,6 @@ static void removed_node_is_never_handed_out(void **state) {
     int64_t d = tk_clock_now_ns() + 30 * MS;
     t[0].node.deadline_ns = d;
     t[1].node.deadline_ns = d;
-    t[1].node.seq = 1;
     assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
     assert_int_equal(ops->offer(q, &t[1].node), TK_OK);
     int rc = ops->remove(q, &t[0].node);
@@ -327,7 +328,6 @@ static void remove_without_release_callback_is_synchronous(void **state) {
     int64_t now = tk_clock_now_ns();
     for (int i = 0; i < 50; i++) {
         t[i].node.deadline_ns = now + (i % 2 ? -MS : TK_NS_PER_S);
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
     for (int i = 0; i < 50; i++)
@@ -352,7 +352,6 @@ static void max_pending_gives_efull(void **state) {
     int64_t far = tk_clock_now_ns() + 60 * TK_NS_PER_S;
     for (int i = 0; i < 5; i++) {
         t[i].node.deadline_ns = far + i;
-        t[i].node.seq = (uint64_t)i;
     }
     for (int i = 0; i < 3; i++)
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
@@ -442,7 +441,6 @@ static void close_now_ends_takers_at_once(void **state) {
     tnode *t = make_nodes(2);
     t[0].node.deadline_ns = tk_clock_now_ns() - 1;
     t[1].node.deadline_ns = tk_clock_now_ns() + 60 * TK_NS_PER_S;
-    t[1].node.seq = 1;
     assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
     assert_true(wait_expired(q, 1, 3000));
     taker tk;
@@ -481,7 +479,6 @@ static void drain_returns_every_node_sorted_including_pending(void **state) {
     tnode *t = make_nodes(N);
     int64_t now = tk_clock_now_ns();
     for (int i = 0; i < N; i++) {
-        t[i].node.seq = (uint64_t)i;
         t[i].node.deadline_ns = i < 200   ? now - (i % 7) * MS            /* ready */
                                 : i < 400 ? now + (i % 11) * TK_NS_PER_S  /* buckets */
                                           : now + (i % 13) * TK_NS_PER_S; /* maybe pending */
@@ -533,7 +530,6 @@ static void peek_remove_first_and_remove_if(void **state) {
     assert_int_equal(ops->remove_first(q, &x), TK_ENOENT);
     int64_t now = tk_clock_now_ns();
     for (int i = 0; i < N; i++) {
-        t[i].node.seq = (uint64_t)i;
         t[i].node.deadline_ns = now + (int64_t)((i * 13) % N) * TK_NS_PER_S;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
@@ -592,7 +588,6 @@ static void idle_tick_thread_sleeps_until_something_can_expire(void **state) {
 
     /* A nearer timer wakes it once and then it sleeps again. */
     t[1].node.deadline_ns = tk_clock_now_ns() + 300 * MS;
-    t[1].node.seq = 1;
     assert_int_equal(ops->offer(q, &t[1].node), TK_OK);
     tk_node *x;
     assert_int_equal(ops->poll(q, 3 * TK_NS_PER_S, &x), TK_OK);
@@ -631,7 +626,6 @@ static void out_of_order_batches_leave_in_exact_order(void **state) {
             /* group g: base + g, base + 10 us + g, ...: below every earlier
              * group's tail, so it fits behind no run */
             t[g * PER + i].node.deadline_ns = base + i * 10 * TK_NS_PER_US + g;
-            t[g * PER + i].node.seq = (uint64_t)(g * PER + i);
         }
     uint64_t expired = 0;
     for (int g = 0; g < GROUPS; g++) {
@@ -755,7 +749,6 @@ static void blocked_takers_are_woken_one_per_new_node(void **state) {
     int64_t now = tk_clock_now_ns();
     for (int i = 1; i < W; i++) {
         t[i].node.deadline_ns = now - 1;
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
     for (int i = 0; i < W; i++)
@@ -790,7 +783,6 @@ static void flood_of_far_offers_is_taken_in_before_the_first_expiry(void **state
     assert_int_equal(st.moved, 1);
     for (int i = 1; i < N; i++) {
         t[i].node.deadline_ns = far + i; /* none of them needs an early wake-up */
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
     for (int i = 0; i < 5000; i++) {
@@ -827,7 +819,6 @@ static void flood_tail_is_taken_in_soon_after_the_flood_ends(void **state) {
     int64_t next = tk_clock_now_ns();
     for (int i = 0; i < N; i++) {
         t[i].node.deadline_ns = far + i;
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
         next += 2 * TK_NS_PER_US;
         while (tk_clock_now_ns() < next) {
@@ -882,7 +873,6 @@ static void many_ticks_expired_in_one_pass_leave_in_order_never_early(void **sta
         rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
         /* over 60 ms (6000 ticks); a few equal deadlines for the seq order */
         t[i].node.deadline_ns = base + (int64_t)((rs >> 33) % (60 * MS)) / 8 * 8;
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
     bool in_time = tk_clock_now_ns() < base;
@@ -1345,7 +1335,6 @@ static void take_batch_alone_takes_min_of_max_and_the_ready_nodes(void **state) 
     int64_t past = tk_clock_now_ns() - TK_NS_PER_S;
     for (int i = 0; i < N + 5; i++) {
         t[i].node.deadline_ns = past + i % 3;
-        t[i].node.seq = (uint64_t)i;
     }
     for (int i = 0; i < N; i++)
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
@@ -1403,7 +1392,6 @@ static void take_batch_blocks_until_a_node_is_due(void **state) {
     int64_t now = tk_clock_now_ns();
     for (int i = 1; i < 4; i++) {
         t[i].node.deadline_ns = now - 1;
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
     pthread_join(b.th, NULL);
@@ -1435,7 +1423,6 @@ static void take_batch_close_when_empty_and_close_now(void **state) {
     int64_t d = tk_clock_now_ns() + 20 * MS;
     for (int i = 0; i < 3; i++) {
         t[i].node.deadline_ns = d;
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
     ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
@@ -1472,7 +1459,6 @@ static void take_batch_close_when_empty_and_close_now(void **state) {
     q = make_queue(NULL, &rel);
     for (int i = 4; i < 6; i++) {
         t[i].node.deadline_ns = tk_clock_now_ns() - 1;
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
     assert_true(wait_expired(q, 2, 3000));
@@ -1516,7 +1502,6 @@ static void nodes_handed_out_by_take_batch_answer_enoent_to_remove(void **state)
         int64_t past = tk_clock_now_ns() - MS;
         for (int i = 0; i < N; i++) {
             t[i].node.deadline_ns = past;
-            t[i].node.seq = (uint64_t)i;
             assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
         }
         assert_true(wait_expired(q, N, 3000));
@@ -1562,7 +1547,6 @@ static void waiting_batch_takers_share_the_ready_nodes(void **state) {
     int64_t d = tk_clock_now_ns() + 30 * MS;
     for (int i = 0; i < N; i++) { /* one tick: expired and published at once */
         t[i].node.deadline_ns = d;
-        t[i].node.seq = (uint64_t)i;
         assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
     }
     bool in_time = tk_clock_now_ns() < d;
