@@ -59,14 +59,16 @@
  *
  * Ordering and accuracy. Each expired chunk is sorted by (deadline, seq) (in
  * pieces, merged by the ready set's pops) and published whole under one hold
- * of ready_lock; a chunk holds whole ticks, and the nodes of a later tick
- * have strictly later deadlines than those of an earlier one (wheel-core.c),
- * so the nodes the tick thread has taken in leave in the heap's order even
- * when a taker takes between two chunks. It is not exact across the
- * hand-off: a node offered with a deadline already past becomes visible to
- * take() only at the next tick, so a ready node with a larger key may leave
- * before it (a reordering within one tick, which DESIGN.md allows when said;
- * so the engine does not claim TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the ready set
+ * of ready_lock, or, when it is in key order already, in order piece by piece
+ * (no later piece holds a smaller key); a chunk holds whole ticks, and the
+ * nodes of a later tick have strictly later deadlines than those of an
+ * earlier one (wheel-core.c), so the nodes the tick thread has taken in leave
+ * in the heap's order even when a taker takes between two chunks. It is not
+ * exact across the hand-off: a node offered with a deadline already past
+ * becomes visible to take() only at the next tick, so a ready node with a
+ * larger key may leave before it (a reordering within one tick, which
+ * DESIGN.md allows when said; so the engine does not claim
+ * TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the ready set
  * only once the clock has reached a tick instant t_k >= its deadline: never
  * early. Lateness <= one tick + the tick thread's wake-up latency (timer
  * slack is set to 1 us on that thread) + the time to process the pass + a
@@ -123,13 +125,17 @@
  *
  * Locks and order: core_lock -> ready_lock -> tick_lock; start_lock is taken
  * alone. No callback runs with any of them held except remove_if()'s `pred`
- * (allowed by queue.h). ready_lock is held while a chunk is linked, and
- * while its pieces after the first are sorted: O(chunk). A chunk of up to
- * TK__WHEEL_SORT_PIECE nodes (the usual one) is sorted before the lock is
- * taken, so takers go on taking earlier nodes meanwhile; a larger one (a
- * single tick of more nodes) sorts each further piece just before linking
- * it, under the lock, which links nodes still in cache (a miss per node
- * saved) and keeps the whole tick invisible until it is all linked. Takers count themselves in
+ * (allowed by queue.h). A chunk whose expiry walk found it in key order
+ * already (one producer's nodes leave their bucket in offer order) is
+ * linked PUBLISH_PIECE (1024) nodes per hold of ready_lock, and takers take
+ * its first pieces while the rest is linked. Any other chunk holds
+ * ready_lock while it is linked and while its pieces after the first are
+ * sorted: O(chunk). A chunk of up to TK__WHEEL_SORT_PIECE nodes (the usual
+ * one) is sorted before the lock is taken, so takers go on taking earlier
+ * nodes meanwhile; a larger one (a single tick of more nodes) sorts each
+ * further piece just before linking it, under the lock, which links nodes
+ * still in cache (a miss per node saved) and keeps the whole tick invisible
+ * until it is all linked. Takers count themselves in
  * ready_waiters, so that publishing and taking signal ready_cond only when
  * someone waits, and wake no more takers than there are new nodes.
  * take_batch() pops up to its `max` ready nodes under one hold of ready_lock
@@ -198,6 +204,10 @@
 #define FLOOD_POLL_MIN ((size_t)4096)
 #define FLOOD_POLL_NS (10 * TK_NS_PER_MS)
 #define FLOOD_QUIET_NS (40 * TK_NS_PER_MS)
+
+/* Nodes of an expired batch already in key order linked per hold of
+ * ready_lock (publish_ready_locked()): about 30 us of holding it. */
+#define PUBLISH_PIECE ((size_t)1024)
 
 /* Removed nodes the tick thread unlinks before it releases them. */
 #define RELEASE_CHUNK ((size_t)256)
@@ -552,20 +562,63 @@ static void wake_takers_locked(struct tk_queue *q, size_t added) {
     }
 }
 
-/* Publishes an expired batch (unsorted, linked through next; whole ticks)
- * to the ready set: cut into pieces of TK__WHEEL_SORT_PIECE nodes, each
+/* Bookkeeping after `added` nodes were linked into the ready set: the
+ * tick thread's statistics, and the takers to wake. Needs ready_lock. */
+static void published_locked(struct tk_queue *q, size_t added) {
+    if (q->ready.nruns > atomic_load_explicit(&q->st_ready_runs_max, memory_order_relaxed))
+        atomic_store_explicit(&q->st_ready_runs_max, q->ready.nruns, memory_order_relaxed);
+    atomic_store_explicit(&q->st_ready_merges, q->ready.merges, memory_order_relaxed);
+    wake_takers_locked(q, added);
+}
+
+/* Cuts the first `max` (>= 1) nodes off `*list` (non-empty, linked through
+ * next) and returns them as a list of their own. Walking them brings their
+ * lines into cache before ready_lock is taken to link them. */
+static tk_node *cut_piece(tk_node **list, size_t max) {
+    tk_node *head = *list, *t = head;
+    for (size_t i = 1; i < max && NEXT(t) != NULL; i++)
+        t = NEXT(t);
+    *list = NEXT(t);
+    NEXT(t) = NULL;
+    return head;
+}
+
+/* Publishes an expired batch (linked through next; whole ticks) to the
+ * ready set. Returns the number of nodes published. Needs core_lock.
+ *
+ * A batch already in key order (`in_order`, found by the expiry walk: the
+ * usual case, one producer's nodes leaving their bucket in offer order) is
+ * linked PUBLISH_PIECE nodes per hold of ready_lock, and takers take the
+ * first pieces while later ones are linked: no later piece holds a smaller
+ * key, so the order is still exact. A burst of a million timers due in one
+ * tick reached its first callback only after all of it was linked (about
+ * 40 ms); now after the first piece.
+ *
+ * Any other batch is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each
  * sorted and linked into the set (as a run of its own unless it continues
  * the previous one) while its nodes are still in cache; pops merge the runs.
  * The first piece (the whole batch, for a batch of up to a piece) is sorted
  * before ready_lock is taken, so takers go on taking earlier nodes
  * meanwhile; the rest is sorted under the lock, piece by piece, and all of
  * the batch is linked under one hold of it, so takers never see part of a
- * batch (a later piece may hold a smaller key). Sorting outside the lock
- * writes only the nodes' next links: the nodes are out of the core and not
- * yet claimed, and removers change only the state word. Returns the number
- * of nodes published. Needs core_lock. */
-static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch) {
+ * batch (a later piece may hold a smaller key).
+ *
+ * Cutting and sorting outside the lock write only the nodes' next links:
+ * the nodes are out of the core and not yet claimed, and removers change
+ * only the state word. */
+static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch, bool in_order) {
     size_t added = 0;
+    if (in_order) {
+        while (batch != NULL) {
+            tk_node *piece = cut_piece(&batch, PUBLISH_PIECE);
+            lock(&q->ready_lock);
+            size_t k = tk__wheel_ready_publish(&q->ready, piece, claim_ready, NULL);
+            published_locked(q, k);
+            unlock(&q->ready_lock);
+            added += k;
+        }
+        return added;
+    }
     tk__wheel_piece first = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
     lock(&q->ready_lock);
     added += tk__wheel_ready_publish(&q->ready, first.head, claim_ready, NULL);
@@ -573,10 +626,7 @@ static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch) {
         tk__wheel_piece p = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
         added += tk__wheel_ready_publish(&q->ready, p.head, claim_ready, NULL);
     }
-    if (q->ready.nruns > atomic_load_explicit(&q->st_ready_runs_max, memory_order_relaxed))
-        atomic_store_explicit(&q->st_ready_runs_max, q->ready.nruns, memory_order_relaxed);
-    atomic_store_explicit(&q->st_ready_merges, q->ready.merges, memory_order_relaxed);
-    wake_takers_locked(q, added);
+    published_locked(q, added);
     unlock(&q->ready_lock);
     return added;
 }
@@ -636,9 +686,11 @@ static void *tick_main(void *arg) {
         uint64_t k = tk__wheel_core_tick_at(&q->core, now);
         while (k > tk_wheel_core_current_tick(&q->core)) {
             size_t count = 0;
-            tk_node *batch = tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count);
+            bool in_order = false;
+            tk_node *batch =
+                tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count, &in_order);
             if (batch != NULL)
-                STAT_ADD(q, st_expired, publish_ready_locked(q, batch));
+                STAT_ADD(q, st_expired, publish_ready_locked(q, batch, in_order));
         }
 
         if (q->zombies != NULL) {

@@ -417,12 +417,18 @@ tk_node *tk__wheel_sort(tk_node *list, tk_node **tail) {
 /* Moves the current tick to t (> current) and expires bucket t & mask, which
  * holds no node with e < t. Returns the batch, sorted if `sort`, else in
  * the order the nodes were added; *tail, *count set. */
-static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tail, size_t *count) {
+/* Expires tick t's nodes. *in_order: whether the returned list is in key
+ * order (true when sorted; else found from the keys the walk reads anyway,
+ * so that a caller can hand out a large batch in order without sorting or
+ * walking it again). */
+static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tail, size_t *count,
+                          bool *in_order) {
     w->current_tick = t;
     size_t s = SLOT_OF(w, t);
     tk__wheel_slot *slot = &w->slots[s];
     *tail = NULL;
     *count = 0;
+    *in_order = true;
     if (slot->head == NULL || slot->min_expiry > t)
         return NULL;
     /* The walk is a chain of dependent misses on a large wheel, so it runs
@@ -434,6 +440,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
     tk_node *new_head = NULL, *new_tail = NULL; /* a's nodes, oldest first */
     size_t k = 0;
     uint64_t min = UINT64_MAX;
+    bool ordered = true;
     tk_node *a = slot->head, *b = slot->tail;
     for (;;) {
         bool meet = a == b;
@@ -442,6 +449,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
         uint64_t ea = tk__wheel_core_expiry(a);
         if (ea <= t) {
             unlink_node(w, s, a);
+            ordered = ordered && (new_head == NULL || !tk__wheel_before(new_head, a));
             a->tk__priv.detached_next = new_head;
             if (new_head == NULL)
                 new_tail = a;
@@ -455,6 +463,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
         uint64_t eb = tk__wheel_core_expiry(b);
         if (eb <= t) {
             unlink_node(w, s, b);
+            ordered = ordered && (old_tail == NULL || !tk__wheel_before(b, old_tail));
             b->tk__priv.detached_next = NULL;
             if (old_tail != NULL)
                 old_tail->tk__priv.detached_next = b;
@@ -475,6 +484,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
         out = new_head;
         last = new_tail;
     } else {
+        ordered = ordered && (new_head == NULL || !tk__wheel_before(new_head, old_tail));
         old_tail->tk__priv.detached_next = new_head;
         out = old_head;
         last = new_head != NULL ? new_tail : old_tail;
@@ -487,6 +497,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
     *count = k;
     if (k <= 1 || !sort) {
         *tail = last;
+        *in_order = ordered;
         return out;
     }
     return tk__wheel_sort(out, tail);
@@ -495,7 +506,8 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
 tk_node *tk_wheel_core_advance(tk_wheel_core *w, size_t *count) {
     tk_node *tail;
     size_t k;
-    tk_node *out = expire_at(w, w->current_tick + 1, true, &tail, &k);
+    bool in_order;
+    tk_node *out = expire_at(w, w->current_tick + 1, true, &tail, &k, &in_order);
     if (count != NULL)
         *count = k;
     return out;
@@ -569,10 +581,11 @@ bool tk_wheel_core_next_expiry_tick(const tk_wheel_core *w, uint64_t *tick) {
 /* Advances towards `tick`, expiring whole ticks, and stops after the first
  * tick that brings the number of expired nodes to `enough` or more (or at
  * `tick`). */
-static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t enough,
-                           size_t *count) {
+static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t enough, size_t *count,
+                           bool *in_order) {
     tk_node *head = NULL, *tail = NULL;
     size_t total = 0;
+    bool ordered = true; /* ticks never interleave: in order if each tick is */
     while (w->current_tick < tick && total < enough) {
         uint64_t next;
         if (!tk__wheel_core_next_candidate(w, &next) || next > tick) {
@@ -581,7 +594,9 @@ static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t en
         }
         tk_node *btail;
         size_t k;
-        tk_node *batch = expire_at(w, next, sort, &btail, &k);
+        bool tick_ordered;
+        tk_node *batch = expire_at(w, next, sort, &btail, &k, &tick_ordered);
+        ordered = ordered && tick_ordered;
         if (batch != NULL) {
             if (tail == NULL)
                 head = batch;
@@ -593,19 +608,22 @@ static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t en
     }
     if (count != NULL)
         *count = total;
+    if (in_order != NULL)
+        *in_order = ordered;
     return head;
 }
 
 tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
-    return advance_to(w, tick, true, SIZE_MAX, count);
+    return advance_to(w, tick, true, SIZE_MAX, count, NULL);
 }
 
 tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
-    return advance_to(w, tick, false, SIZE_MAX, count);
+    return advance_to(w, tick, false, SIZE_MAX, count, NULL);
 }
 
-tk_node *tk__wheel_core_expire_some(tk_wheel_core *w, uint64_t tick, size_t enough, size_t *count) {
-    return advance_to(w, tick, false, enough == 0 ? 1 : enough, count);
+tk_node *tk__wheel_core_expire_some(tk_wheel_core *w, uint64_t tick, size_t enough, size_t *count,
+                                    bool *in_order) {
+    return advance_to(w, tick, false, enough == 0 ? 1 : enough, count, in_order);
 }
 
 uint64_t tk_wheel_core_current_tick(const tk_wheel_core *w) {

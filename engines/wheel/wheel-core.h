@@ -118,8 +118,12 @@ tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count
  * more. Ticks are never split, so the current tick is then that tick (< `tick`
  * possibly), and calling again with the same `tick` continues where it
  * stopped. Lets a caller that is many ticks behind hand out the earliest
- * ticks while they are in cache instead of after expiring all of them. */
-tk_node *tk__wheel_core_expire_some(tk_wheel_core *w, uint64_t tick, size_t enough, size_t *count);
+ * ticks while they are in cache instead of after expiring all of them.
+ * *in_order (if not NULL) tells whether the list happens to be in key order
+ * already (the usual case: one producer, nodes leaving in offer order), as
+ * found from the keys the walk reads anyway. */
+tk_node *tk__wheel_core_expire_some(tk_wheel_core *w, uint64_t tick, size_t enough, size_t *count,
+                                    bool *in_order);
 
 /* Expiry tick of a node in the wheel (its tk__priv.wheel.rounds). */
 static inline uint64_t tk__wheel_core_expiry(const tk_node *n) {

@@ -411,7 +411,8 @@ static void expire_to_is_advance_to_unsorted(void **state) {
 /* expire_some(k, enough) hands out, call after call, exactly what expire_to(k)
  * does at once (same nodes, same order), in chunks of whole ticks: each
  * chunk stops after the first tick that brings it to `enough` nodes, and
- * only the last chunk (the one that reaches k) may hold fewer. */
+ * only the last chunk (the one that reaches k) may hold fewer; in_order
+ * says whether each chunk is sorted. */
 static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
     (void)state;
     for (uint64_t seed = 30; seed < 33; seed++) {
@@ -419,7 +420,7 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
         model_init(&a, 1000, 16, 5, 400);
         model_init(&b, 1000, 16, 5, 400);
         uint64_t rs = seed;
-        size_t early_stops = 0;
+        size_t early_stops = 0, ordered_lists = 0, unordered_lists = 0;
         for (int step = 0; step < 6000; step++) {
             uint64_t r = rng_below(&rs, 10);
             if (r < 6) {
@@ -442,7 +443,15 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
                 do {
                     uint64_t from = tk_wheel_core_current_tick(&a.w);
                     size_t k = 0;
-                    tk_node *x = tk__wheel_core_expire_some(&a.w, to, enough, &k);
+                    bool in_order = false;
+                    tk_node *x = tk__wheel_core_expire_some(&a.w, to, enough, &k, &in_order);
+                    bool sorted = true; /* what in_order must say */
+                    for (tk_node *p = x; p != NULL && tk_node_next_detached(p) != NULL;
+                         p = tk_node_next_detached(p))
+                        sorted = sorted && !tk__wheel_before(tk_node_next_detached(p), p);
+                    assert_int_equal(in_order, sorted);
+                    if (x != NULL && tk_node_next_detached(x) != NULL)
+                        *(sorted ? &ordered_lists : &unordered_lists) += 1;
                     uint64_t now = tk_wheel_core_current_tick(&a.w);
                     assert_true(now > from || (from == to && x == NULL));
                     assert_true(now <= to);
@@ -472,6 +481,8 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
             assert_int_equal(tk_wheel_core_current_tick(&a.w), tk_wheel_core_current_tick(&b.w));
         }
         assert_true(early_stops > 0); /* chunks were cut */
+        /* in_order was checked both ways */
+        assert_true(ordered_lists > 0 && unordered_lists > 0);
         model_free(&a);
         model_free(&b);
     }
