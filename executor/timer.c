@@ -112,7 +112,9 @@ static int unqueued(tk_timer *tm, int rc) {
     return rc;
 }
 
-int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {
+/* tk_timer_start() (`absolute` false: t is a delay) and tk_timer_start_at()
+ * (t is the deadline). */
+static int start(tk_executor *ex, tk_timer *timer, bool absolute, int64_t t) {
     if (ex == NULL || timer == NULL || timer->tk__fn == NULL)
         return TK_EINVAL;
     if (!cas_state(timer, TK__TIMER_IDLE, TK__TIMER_PENDING))
@@ -133,7 +135,7 @@ int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {
     }
 
     __atomic_store_n(&timer->tk__owner, owner_tag(ex), __ATOMIC_RELAXED);
-    int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), delay_ns);
+    int64_t deadline = absolute ? t : tk_deadline_after_ns(tk_clock_now_ns(), t);
     __atomic_store_n(&timer->tk__node.deadline_ns, deadline, __ATOMIC_RELAXED);
     timer->tk__node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed) | 1u;
     rc = ex->ops->offer(ex->q, &timer->tk__node);
@@ -150,6 +152,14 @@ int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {
     }
     atomic_fetch_add_explicit(&ex->task_count, 1, memory_order_relaxed);
     return TK_OK;
+}
+
+int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {
+    return start(ex, timer, false, delay_ns);
+}
+
+int tk_timer_start_at(tk_executor *ex, tk_timer *timer, int64_t deadline_ns) {
+    return start(ex, timer, true, deadline_ns);
 }
 
 int tk_timer_stop(tk_executor *ex, tk_timer *timer) {

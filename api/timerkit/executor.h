@@ -444,6 +444,17 @@ TK_API int tk_timer_init(tk_timer *timer, tk_timer_fn fn);
  * On any failure the timer is not pending. */
 TK_API int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns);
 
+/* As tk_timer_start(), but fn(timer) runs at deadline_ns, an absolute time
+ * on tk_clock_now_ns()'s clock (CLOCK_MONOTONIC); a deadline already past
+ * is due at once. Timers given one deadline are taken in the order they
+ * were started. It saves start()'s clock read, gives many timers exactly the
+ * same instant (a delay measured against one clock read and added to
+ * another drifts by the time between them), and lets a timer re-armed from
+ * its callback keep a fixed rate: start_at(ex, t, tk_timer_deadline_ns(t) +
+ * period) does not accumulate the callback's lateness. Same results as
+ * tk_timer_start(). */
+TK_API int tk_timer_start_at(tk_executor *ex, tk_timer *timer, int64_t deadline_ns);
+
 /* Stops a PENDING timer. `ex` must be the executor it was started on.
  * Returns TK_OK (it will never fire; it is IDLE at once unless an engine
  * thread or worker still holds it, see above), TK_ENOENT (it was not

@@ -1,7 +1,7 @@
 /* Conformance: embedded timers (tk_timer), the zero-allocation path: bad
  * input, firing, order shared with tasks, stop, restart and free from the
  * callback, stop racing with the firing, the shutdown paths, the pending
- * limit and discard-oldest. */
+ * limit and discard-oldest, absolute deadlines (start_at). */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdlib.h>
@@ -495,6 +495,89 @@ static void timer_pending_limit(void **state) {
     assert_int_equal(stats_of(ex).cancelled_count, 1);
 }
 
+/* tk_timer_start_at(): bad input, the exact deadline, never early, a past
+ * deadline due at once. */
+static void timer_start_at_basics(void **state) {
+    ct *t = CT(state);
+    tk_executor *ex = ct_executor(t, 1);
+    rec *r = recs_new(t, 3, fire_fn);
+    tk_timer raw;
+    memset(&raw, 0, sizeof(raw));
+    int64_t d = now_ns() + MS(200); /* leaves r[1] time to run first, even under valgrind */
+    assert_int_equal(tk_timer_start_at(NULL, &r[0].timer, d), TK_EINVAL);
+    assert_int_equal(tk_timer_start_at(ex, NULL, d), TK_EINVAL);
+    assert_int_equal(tk_timer_start_at(ex, &raw, d), TK_EINVAL);
+    assert_int_equal(tk_timer_start_at(ex, &r[0].timer, d), TK_OK);
+    assert_int_equal(tk_timer_deadline_ns(&r[0].timer), d); /* exactly, no clock added */
+    assert_int_equal(tk_timer_start_at(ex, &r[0].timer, d), TK_ESTATE);
+    assert_int_equal(tk_timer_start(ex, &r[0].timer, 0), TK_ESTATE);
+    /* in the past: due at once; far ahead: pending until stopped */
+    assert_int_equal(tk_timer_start_at(ex, &r[1].timer, now_ns() - TK_NS_PER_S), TK_OK);
+    assert_int_equal(tk_timer_start_at(ex, &r[2].timer, INT64_MAX), TK_OK);
+    assert_true(wait_ge(&r[1].fired, 1, CONF_WAIT));
+    assert_true(wait_ge(&r[0].fired, 1, CONF_WAIT));
+    assert_true(atomic_load(&r[0].start_ns) >= d); /* never early */
+    assert_true(atomic_load(&r[1].start_ns) < d);  /* did not wait for r[0] */
+    assert_true(tk_timer_is_pending(&r[2].timer));
+    assert_int_equal(tk_timer_stop(ex, &r[2].timer), TK_OK);
+    assert_true(wait_idle(&r[2].timer));
+    assert_true(wait_idle(&r[0].timer));
+    assert_int_equal(atomic_load(&r[0].fired), 1);
+    assert_int_equal(atomic_load(&r[2].fired), 0);
+    tk_executor_stats s = stats_of(ex);
+    assert_int_equal(s.completed_count, 2);
+    assert_int_equal(s.cancelled_count, 1);
+}
+
+/* Many timers given one instant, more than the wheel's tick thread hands
+ * over at a time (it links an in-order batch 1024 nodes per lock hold and
+ * the worker takes while it does), run in start order; timers whose
+ * deadlines fall in one tick but were started out of order run in deadline
+ * order. One worker, so the callback order is the take order. */
+static void timer_start_at_order(void **state) {
+    ct *t = CT(state);
+    tk_executor *ex = ct_executor(t, 1);
+    enum { N = 5000 };
+    atomic_int *next = ct_calloc(t, 1, sizeof(*next));
+    atomic_int *log = ct_calloc(t, N, sizeof(*log));
+    rec *r = recs_new(t, N, order_timer_fn);
+    for (int i = 0; i < N; i++) {
+        r[i].order = next;
+        r[i].log = log;
+    }
+    /* one instant, the worker free to take while they are handed over */
+    int64_t d = now_ns() + MS(30);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(tk_timer_start_at(ex, &r[i].timer, d), TK_OK);
+    assert_true(wait_ge(next, N, CONF_WAIT));
+    for (int k = 0; k < N; k++) {
+        assert_true(wait_ge(&log[k], 1, CONF_WAIT));
+        assert_int_equal(atomic_load(&log[k]) - 1, k);
+    }
+    for (int i = 0; i < N; i++)
+        assert_true(wait_idle(&r[i].timer));
+
+    /* distinct deadlines 100 ns apart, started in a scrambled order
+     * (7919 is prime, so i -> i * 7919 mod N is a permutation) */
+    atomic_store(next, 0);
+    for (int k = 0; k < N; k++)
+        atomic_store(&log[k], 0);
+    d = now_ns() + MS(30);
+    for (int i = 0; i < N; i++) {
+        int rank = (int)((long long)i * 7919 % N);
+        r[i].id = rank; /* logged as the rank, so the log must read 0, 1, 2 ... */
+        assert_int_equal(tk_timer_start_at(ex, &r[i].timer, d + rank * 100), TK_OK);
+    }
+    assert_true(wait_ge(next, N, CONF_WAIT));
+    for (int k = 0; k < N; k++) {
+        assert_true(wait_ge(&log[k], 1, CONF_WAIT));
+        assert_int_equal(atomic_load(&log[k]) - 1, k);
+    }
+    tk_executor_stats s = stats_of(ex);
+    assert_int_equal(s.completed_count, 2 * N);
+    assert_int_equal(s.queue_size, 0);
+}
+
 CONF_TABLE(timer,
            {"embedded timer: bad input gets a status, a pending timer is not started twice",
             timer_bad_input},
@@ -509,4 +592,8 @@ CONF_TABLE(timer,
             timer_shutdown_now_and_destroy},
            {"embedded timer: start racing with shutdown loses nothing", timer_start_races_shutdown},
            {"embedded timer: purge leaves pending timers alone", timer_purge_keeps_pending},
-           {"embedded timer: pending limit and discard-oldest", timer_pending_limit}, );
+           {"embedded timer: pending limit and discard-oldest", timer_pending_limit},
+           {"embedded timer: start_at takes the deadline as given, never early",
+            timer_start_at_basics},
+           {"embedded timer: start_at, one instant or scrambled, in (deadline, seq) order",
+            timer_start_at_order}, );
