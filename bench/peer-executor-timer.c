@@ -4,8 +4,9 @@
  * The user's storage is the tk_timer itself (64 bytes) and nothing else, as a
  * program embeds it in a struct of its own (tkb_svc_ops.embedded):
  * - prepare() runs tk_timer_init() once per timer, untimed, as a user does
- *   when it creates its struct; schedule() is tk_timer_start(), cancel() is
- *   tk_timer_stop(). Neither allocates.
+ *   when it creates its struct; schedule() is tk_timer_start(),
+ *   schedule_at() tk_timer_start_at(), cancel() tk_timer_stop(). None of
+ *   them allocates.
  * - A timer whose record follows it (workloads whose timers fire: W2, W3)
  *   gets slot_fire, which finds the record with container_of; a timer
  *   without one (W1, W4, W5, W7: nothing fires) gets fire_nothing, so no
@@ -132,6 +133,13 @@ static int et_schedule(void *self, void *timer, tkb_fire *f, int64_t delay_ns) {
     return tk_timer_start(s->ex, timer, delay_ns) == TK_OK ? 0 : -1;
 }
 
+static int et_schedule_at(void *self, void *timer, tkb_fire *f, int64_t deadline_ns) {
+    etsvc *s = self;
+    if (timer == NULL || (f != NULL && (unsigned char *)f != ((slot *)timer)->record))
+        return -1;
+    return tk_timer_start_at(s->ex, timer, deadline_ns) == TK_OK ? 0 : -1;
+}
+
 static int et_cancel(void *self, void *timer) {
     etsvc *s = self;
     return tk_timer_stop(s->ex, timer) == TK_OK ? 0 : 1;
@@ -192,8 +200,8 @@ static bool et_wakeups(void *self, uint64_t *out) {
 /* Every op but reusable(): the two tables below differ only in that. */
 #define ET_OPS                                                                                     \
     .timer_size = sizeof(tk_timer), .embedded = true, .create = et_create, .destroy = et_destroy,  \
-    .schedule = et_schedule, .cancel = et_cancel, .release = et_release, .prepare = et_prepare,    \
-    .sync = et_sync, .wakeups = et_wakeups
+    .schedule = et_schedule, .schedule_at = et_schedule_at, .cancel = et_cancel,                   \
+    .release = et_release, .prepare = et_prepare, .sync = et_sync, .wakeups = et_wakeups
 
 /* The heap's remove() answers at once, so a stopped timer is idle when
  * tk_timer_stop() returns (no worker can hold one of the hold-model loops'

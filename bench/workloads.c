@@ -855,6 +855,11 @@ static void w2_spread(tk_gb_state *st, tkb_case *c) {
         for (size_t i = 0; i < n; i++) {
             late_rec *r = fire_slot_record(&fs, i);
             *r = (late_rec){{late_fire}, base + u[i], &ctx};
+            if (ops->schedule_at != NULL && fs.storage) {
+                fails +=
+                    ops->schedule_at(self, fire_slot_timer(&fs, i), &r->base, base + u[i]) != 0;
+                continue;
+            }
             int64_t now = tkb_now_ns();
             fails += ops->schedule(self, fire_slot_timer(&fs, i), &r->base, base + u[i] - now) != 0;
         }
@@ -940,7 +945,11 @@ static void w2_burst(tk_gb_state *st, tkb_case *c) {
         int64_t offset = w2_offset_ns(n);
         int64_t due = tkb_now_ns() + offset;
         int fails = 0;
-        if (fs.storage) {
+        if (fs.storage && ops->schedule_at != NULL) {
+            for (size_t i = 0; i < n; i++)
+                fails += ops->schedule_at(self, fire_slot_timer(&fs, i), fire_slot_record(&fs, i),
+                                          due) != 0;
+        } else if (fs.storage) {
             for (size_t i = 0; i < n; i++)
                 fails += ops->schedule(self, fire_slot_timer(&fs, i), fire_slot_record(&fs, i),
                                        due - tkb_now_ns()) != 0;
