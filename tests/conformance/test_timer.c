@@ -538,6 +538,7 @@ static void timer_start_at_order(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     enum { N = 5000 };
+    const int64_t LEAD = MS(1000); /* 5000 starts take a few ms, 100 under valgrind */
     atomic_int *next = ct_calloc(t, 1, sizeof(*next));
     atomic_int *log = ct_calloc(t, N, sizeof(*log));
     rec *r = recs_new(t, N, order_timer_fn);
@@ -545,10 +546,13 @@ static void timer_start_at_order(void **state) {
         r[i].order = next;
         r[i].log = log;
     }
-    /* one instant, the worker free to take while they are handed over */
-    int64_t d = now_ns() + MS(30);
+    /* one instant, the worker free to take while they are handed over; all
+     * started before it (a timer started after its deadline has passed
+     * waits for the wheel's next tick: the one reordering it documents) */
+    int64_t d = now_ns() + LEAD;
     for (int i = 0; i < N; i++)
         assert_int_equal(tk_timer_start_at(ex, &r[i].timer, d), TK_OK);
+    assert_true(now_ns() < d);
     assert_true(wait_ge(next, N, CONF_WAIT));
     for (int k = 0; k < N; k++) {
         assert_true(wait_ge(&log[k], 1, CONF_WAIT));
@@ -562,12 +566,13 @@ static void timer_start_at_order(void **state) {
     atomic_store(next, 0);
     for (int k = 0; k < N; k++)
         atomic_store(&log[k], 0);
-    d = now_ns() + MS(30);
+    d = now_ns() + LEAD;
     for (int i = 0; i < N; i++) {
         int rank = (int)((long long)i * 7919 % N);
         r[i].id = rank; /* logged as the rank, so the log must read 0, 1, 2 ... */
         assert_int_equal(tk_timer_start_at(ex, &r[i].timer, d + rank * 100), TK_OK);
     }
+    assert_true(now_ns() < d);
     assert_true(wait_ge(next, N, CONF_WAIT));
     for (int k = 0; k < N; k++) {
         assert_true(wait_ge(&log[k], 1, CONF_WAIT));
