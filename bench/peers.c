@@ -43,6 +43,17 @@ tkb_peer tkb_peers[] = {
      .spin_ns = 150000,
      .only = "W3_latency,W4_idle",
      .svc = &tkb_svc_executor},
+    /* The same spin option on the 1 ms wheel's tick thread, whose wake-up
+     * latency adds to the up to one tick a timer waits for its tick. */
+    {.name = "wheel-1ms-1024-spin150us",
+     .kind = "engine",
+     .params = "hashed wheel, tick 1 ms, 1024 ticks, tick thread spins the last 150 us (spin_ns)",
+     .tick_ns = 1 * MS,
+     .ticks = 1024,
+     .engine = "wheel",
+     .spin_ns = 150000,
+     .only = "W3_latency,W4_idle",
+     .svc = &tkb_svc_executor},
     {.name = "wheel-1ms-1024",
      .kind = "engine",
      .params = "hashed wheel, tick 1 ms, 1024 ticks",

@@ -133,7 +133,7 @@ struct tkb_peer {
     const tkb_core_ops *core; /* NULL: no core level */
     const tkb_svc_ops *svc;   /* NULL: no executor level */
     size_t core_max_n;        /* largest population its core runs (0: no limit) */
-    int64_t spin_ns;          /* heap peers: tk_queue_config.spin_ns */
+    int64_t spin_ns;          /* tk_queue_config.spin_ns (heap and wheel peers) */
     const char *only;         /* comma-separated workloads it runs in (NULL: all) */
     const char *missing;      /* why it is not built, or NULL */
 };

@@ -22,6 +22,15 @@
 #define TK__UNLIKELY(x) (x)
 #endif
 
+/* One pause of a busy-wait loop (lets a sibling hyper-thread run). */
+static inline void tk__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 /* Poison value written into unlinked pointers in debug builds. */
 #define TK__POISON_PTR ((void *)(uintptr_t)0xdead000000000100ull)
 

@@ -231,15 +231,6 @@ static void wait_locked(tk_queue *q, int64_t deadline_ns) {
     }
 }
 
-/* One pause of a busy-wait loop (lets a sibling hyper-thread run). */
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* The leader's busy-wait for the last spin_ns before `deadline_ns`. Caller
  * holds the lock; it is dropped while spinning and held again on return.
  * Ends at the deadline, on a new head or on close(). */
@@ -248,7 +239,7 @@ static void spin_until_locked(tk_queue *q, int64_t deadline_ns) {
     pthread_mutex_unlock(&q->lock);
     while (tk_clock_now_ns() < deadline_ns &&
            atomic_load_explicit(&q->head_gen, memory_order_relaxed) == gen)
-        cpu_relax();
+        tk__cpu_relax();
     pthread_mutex_lock(&q->lock);
 }
 

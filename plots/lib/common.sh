@@ -101,7 +101,8 @@ tk_prepare() {
   # naive-heap, sorted-list, floor, then the rest alphabetically (slots 10.. cycling over 10-12).
   # An embedded-timer variant (<heap|wheel-*>-embedded) follows its base, in slot base + 12
   # (13 heap-embedded, 14-16 the wheels'); wheels are ranked by base name, so a variant keeps its
-  # slot whether or not its base is in the folder.
+  # slot whether or not its base is in the folder. A spinning variant (<peer>-spin<N>us) is one of
+  # the rest, so it does not move the wheels after it.
   { cut -f2 "$TK_TMP/agg.raw"; cut -f3 "$TK_TMP/hgrm.tsv"; } | awk 'NF' | sort -u >"$TK_TMP/peers.all"
   : >"$TK_TMP/slots.tsv"
   grep -qx 'heap' "$TK_TMP/peers.all" && printf 'heap\t1\n' >>"$TK_TMP/slots.tsv"
@@ -112,7 +113,7 @@ tk_prepare() {
     if ((k <= 4)); then slot=$k; eslot=$((k + 12)); else slot=$((10 + (k - 5) % 3)); eslot=$((10 + (k - 4) % 3)); fi
     grep -qx -- "$w" "$TK_TMP/peers.all" && printf '%s\t%s\n' "$w" "$slot" >>"$TK_TMP/slots.tsv"
     grep -qx -- "$w-embedded" "$TK_TMP/peers.all" && printf '%s\t%s\n' "$w-embedded" "$eslot" >>"$TK_TMP/slots.tsv"
-  done < <(awk '/^wheel-/ { sub(/-embedded$/, ""); print }' "$TK_TMP/peers.all" | sort -u -V)
+  done < <(awk '/^wheel-/ && !/-spin[0-9]+us$/ { sub(/-embedded$/, ""); print }' "$TK_TMP/peers.all" | sort -u -V)
   for p in libuv:5 libevent:6 naive-heap:7 sorted-list:8 floor:9; do
     grep -qx "${p%:*}" "$TK_TMP/peers.all" && printf '%s\t%s\n' "${p%:*}" "${p#*:}" >>"$TK_TMP/slots.tsv"
   done

@@ -109,6 +109,11 @@ static void rejects_invalid_configs(void **state) {
     assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
     c.ticks_per_wheel = UINT32_MAX;
     assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    tk_queue_config_init(&c);
+    c.spin_ns = -1;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    c.spin_ns = TK_NS_PER_S + 1;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
     assert_int_equal(ops->create(NULL, on_release, NULL, NULL), TK_EINVAL);
     assert_null(q);
 
@@ -123,6 +128,7 @@ static void rejects_invalid_configs(void **state) {
     c.tick_ns = TK_WHEEL_MIN_TICK_NS;
     c.ticks_per_wheel = 3;
     c.thread_name = "a-rather-long-thread-name";
+    c.spin_ns = TK_NS_PER_S;
     assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_OK);
     ops->destroy(q);
 
@@ -601,6 +607,131 @@ static void idle_tick_thread_sleeps_until_something_can_expire(void **state) {
     assert_int_equal(ops->remove(q, &t[0].node), TK_EINPROGRESS);
     ops->destroy(q);
     assert_int_equal(atomic_load(&t[0].released), 1);
+    free(t);
+}
+
+/* ---- spin_ns ------------------------------------------------------------------------------ */
+
+static int64_t process_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * TK_NS_PER_S + ts.tv_nsec;
+}
+
+/* A tick thread that spins the last 5 ms before each tick it plans hands
+ * out nodes in order and never early; idle (one node an hour ahead) it
+ * neither spins nor wakes. */
+static void a_spinning_tick_thread_is_never_early_and_idles(void **state) {
+    (void)state;
+    enum { K = 20 };
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.spin_ns = 5 * MS;
+    tk_queue *q = make_queue(&c, &rel);
+    tnode *t = make_nodes(K + 1);
+    int64_t base = tk_clock_now_ns();
+    for (int i = 0; i < K; i++) {
+        /* 2 ms apart: some inside the spin window of the one before */
+        t[i].node.deadline_ns = base + (int64_t)(i + 1) * 2 * MS;
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    for (int i = 0; i < K; i++) {
+        tk_node *got = NULL;
+        assert_int_equal(ops->poll(q, 5 * TK_NS_PER_S, &got), TK_OK);
+        assert_ptr_equal(got, &t[i].node);
+        assert_true(tk_clock_now_ns() >= got->deadline_ns);
+    }
+    t[K].node.deadline_ns = tk_clock_now_ns() + INT64_C(3600) * TK_NS_PER_S;
+    assert_int_equal(ops->offer(q, &t[K].node), TK_OK);
+    sleep_ms(100);
+    tk__wheel_stats a, b;
+    tk__wheel_stats_get(q, &a);
+    int64_t cpu0 = process_cpu_ns();
+    sleep_ms(1000);
+    int64_t cpu = process_cpu_ns() - cpu0;
+    tk__wheel_stats_get(q, &b);
+    print_message("      idle 1 s with spin_ns = 5 ms: %.1f ms of CPU, %llu wake-ups\n",
+                  (double)cpu / MS, (unsigned long long)(b.wakeups - a.wakeups));
+    assert_true(b.wakeups - a.wakeups <= 3);
+    assert_true(cpu < 200 * MS); /* a spinning thread would burn about 1000 ms */
+    assert_int_equal(ops->remove(q, &t[K].node), TK_EINPROGRESS);
+    ops->destroy(q);
+    free(t);
+}
+
+/* destroy() ends a spin at once (spin_ns = 1 s, the tick 900 ms ahead). */
+static void destroy_ends_the_tick_threads_spin(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.spin_ns = TK_NS_PER_S;
+    tk_queue *q = make_queue(&c, &rel);
+    tnode *t = make_nodes(1);
+    t[0].node.deadline_ns = tk_clock_now_ns() + 900 * MS;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    sleep_ms(50); /* the tick thread is spinning towards the tick now */
+    int64_t t0 = tk_clock_now_ns();
+    ops->destroy(q);
+    assert_true(tk_clock_now_ns() - t0 < 600 * MS);
+    assert_int_equal(atomic_load(&rel.total), 0); /* a queued node is not touched */
+    free(t);
+}
+
+/* An offer due before the tick the thread spins towards ends the spin: it
+ * is handed out at its own tick, not after the spin (spin_ns = 1 s). */
+static void an_earlier_offer_ends_the_tick_threads_spin(void **state) {
+    (void)state;
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.spin_ns = TK_NS_PER_S;
+    tk_queue *q = make_queue(&c, &rel);
+    tnode *t = make_nodes(2);
+    t[0].node.deadline_ns = tk_clock_now_ns() + 800 * MS;
+    assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
+    sleep_ms(30); /* spinning towards t[0]'s tick */
+    t[1].node.deadline_ns = tk_clock_now_ns() + 30 * MS;
+    assert_int_equal(ops->offer(q, &t[1].node), TK_OK);
+    tk_node *got = NULL;
+    assert_int_equal(ops->poll(q, 5 * TK_NS_PER_S, &got), TK_OK);
+    int64_t at = tk_clock_now_ns();
+    assert_ptr_equal(got, &t[1].node);
+    assert_true(at >= t[1].node.deadline_ns);
+    assert_true(at < t[0].node.deadline_ns); /* not after the spin for t[0] */
+    assert_int_equal(ops->remove(q, &t[0].node), TK_EINPROGRESS);
+    ops->destroy(q);
+    free(t);
+}
+
+/* A tick batch already in (deadline, seq) order, more nodes than one
+ * hold of ready_lock links, is handed out whole and in order while a taker
+ * takes from its first pieces. */
+static void an_in_order_tick_batch_leaves_in_order(void **state) {
+    (void)state;
+    enum { N = 6000 };
+    rel_ctx rel = {0};
+    tk_queue *q = make_queue(NULL, &rel);
+    tnode *t = make_nodes(N);
+    int64_t d = tk_clock_now_ns() + 100 * MS;
+    for (int i = 0; i < N; i++) {
+        t[i].node.deadline_ns = d + (i >= N / 2); /* one tick, two deadlines */
+        assert_int_equal(ops->offer(q, &t[i].node), TK_OK);
+    }
+    bool strict = tk_clock_now_ns() < d - 2 * MS;
+    for (int i = 0; i < N; i++) {
+        tk_node *got = NULL;
+        assert_int_equal(ops->poll(q, 5 * TK_NS_PER_S, &got), TK_OK);
+        assert_true(tk_clock_now_ns() >= got->deadline_ns);
+        if (strict)
+            assert_ptr_equal(got, &t[i].node);
+    }
+    if (!strict)
+        print_message("      offering overran the deadline: order not checked\n");
+    assert_int_equal(ops->size(q), 0);
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 0);
     free(t);
 }
 
@@ -1689,6 +1820,10 @@ int main(void) {
         cmocka_unit_test(rejects_invalid_configs),
         cmocka_unit_test(never_early_and_in_deadline_seq_order),
         cmocka_unit_test(past_deadline_is_due_at_once),
+        cmocka_unit_test(a_spinning_tick_thread_is_never_early_and_idles),
+        cmocka_unit_test(destroy_ends_the_tick_threads_spin),
+        cmocka_unit_test(an_earlier_offer_ends_the_tick_threads_spin),
+        cmocka_unit_test(an_in_order_tick_batch_leaves_in_order),
         cmocka_unit_test(remove_of_ready_node_is_immediate),
         cmocka_unit_test(remove_of_queued_nodes_releases_each_exactly_once),
         cmocka_unit_test(removed_node_is_never_handed_out),
