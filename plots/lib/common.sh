@@ -484,22 +484,35 @@ fig_lateness() {
   done
   local note="Lateness = callback start minus deadline."
   [[ -n "$fromcsv" ]] && note="$note No histogram for $fromcsv: its percentiles come from results.csv (mean, min-max bars)."
+  # One run: the key goes above the plot in two columns from the figure's left edge (inside, it
+  # covered the curves once ten peers and the floor were listed), and the plot starts below its
+  # rows. A comparison (twice the entries, longer labels) keeps the small key inside the plot.
+  local entries rows LATENESS_KEY PCT_KEY
+  entries=$((n + $(grep -c . <<<"$(ls "$TK_TMP"/gp/floor.*.pct 2>/dev/null)")))
+  rows=$(((entries + 1) / 2))
+  LATENESS_KEY="set key at screen 0.01, screen 0.995 left top vertical maxrows $rows Left reverse font ',5' spacing 0.8 samplen 1.5 width -1; set tmargin at screen $(awk -v r="$rows" 'BEGIN { printf "%.3f", 1 - (r * 6.2 + 8) / (2.2 * 72) }')"
+  PCT_KEY=$LATENESS_KEY
+  if ((TK_NRUNS > 1)); then
+    LATENESS_KEY="set key above"
+    PCT_KEY="set key inside bottom right vertical font ',5' spacing 0.8 samplen 1.5 opaque"
+  fi
   fig_begin "${lname}_percentiles" single
   gp_title "$wl lateness by percentile"; gp_footer "$wl hist/*.hgrm"
-  gp "set logscale x 10; set logscale y 10; set format y '%g'"
+  gp "set logscale x 10; set logscale y 10; set format y LOGFMT"
   gp "set xrange [1:*]; unset mxtics"
-  # short labels, so that neighbouring decades never run into each other
-  gp "set xtics ('50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 10000, '99.999' 100000, '99.9999' 1000000)"
+  # short labels, so that neighbouring decades never run into each other: 99.999 (between
+  # 99.99 and 99.9999, which a million samples reach) is a tick without a label
+  gp "set xtics ('50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 10000, '' 100000, '99.9999' 1000000) font ',6'"
   gp "set xlabel 'percentile (%)'"; gp "set ylabel 'lateness (µs)'"
-  gp "set key inside bottom right vertical font ',5' spacing 0.8 samplen 1.5 opaque"
+  gp "$PCT_KEY"
   gp "$cmdp"
   fig_render "$wl lateness by percentile" "HdrHistogram-style percentile plot: x is 1/(1-p) on a log scale. $note"
   fig_begin "${lname}_cdf" single
   gp_title "$wl lateness CDF"; gp_footer "$wl hist/*.hgrm"
-  gp "set logscale x 10; set format x '%g'"
+  gp "set logscale x 10; set format x LOGFMT"
   gp "set yrange [0:100]; set ytics 0, 20"
   gp "set xlabel 'lateness (µs)'"; gp "set ylabel 'timers fired (%)'"
-  gp "set key above"
+  gp "$LATENESS_KEY"
   gp "$cmdc"
   fig_render "$wl lateness CDF" "Cumulative distribution of lateness. $note"
 }
