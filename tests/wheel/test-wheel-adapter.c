@@ -612,6 +612,13 @@ static void idle_tick_thread_sleeps_until_something_can_expire(void **state) {
 
 /* ---- spin_ns ------------------------------------------------------------------------------ */
 
+static tk_queue *make_spinning_queue(int64_t spin_ns, rel_ctx *rel) {
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.spin_ns = spin_ns;
+    return make_queue(&c, rel);
+}
+
 static int64_t process_cpu_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -625,10 +632,7 @@ static void a_spinning_tick_thread_is_never_early_and_idles(void **state) {
     (void)state;
     enum { K = 20 };
     rel_ctx rel = {0};
-    tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.spin_ns = 5 * MS;
-    tk_queue *q = make_queue(&c, &rel);
+    tk_queue *q = make_spinning_queue(5 * MS, &rel);
     tnode *t = make_nodes(K + 1);
     int64_t base = tk_clock_now_ns();
     for (int i = 0; i < K; i++) {
@@ -664,10 +668,7 @@ static void a_spinning_tick_thread_is_never_early_and_idles(void **state) {
 static void destroy_ends_the_tick_threads_spin(void **state) {
     (void)state;
     rel_ctx rel = {0};
-    tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.spin_ns = TK_NS_PER_S;
-    tk_queue *q = make_queue(&c, &rel);
+    tk_queue *q = make_spinning_queue(TK_NS_PER_S, &rel);
     tnode *t = make_nodes(1);
     t[0].node.deadline_ns = tk_clock_now_ns() + 900 * MS;
     assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
@@ -684,10 +685,7 @@ static void destroy_ends_the_tick_threads_spin(void **state) {
 static void an_earlier_offer_ends_the_tick_threads_spin(void **state) {
     (void)state;
     rel_ctx rel = {0};
-    tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.spin_ns = TK_NS_PER_S;
-    tk_queue *q = make_queue(&c, &rel);
+    tk_queue *q = make_spinning_queue(TK_NS_PER_S, &rel);
     tnode *t = make_nodes(2);
     t[0].node.deadline_ns = tk_clock_now_ns() + 800 * MS;
     assert_int_equal(ops->offer(q, &t[0].node), TK_OK);
