@@ -416,11 +416,10 @@ tk_node *tk__wheel_sort(tk_node *list, tk_node **tail) {
 
 /* Moves the current tick to t (> current) and expires bucket t & mask, which
  * holds no node with e < t. Returns the batch, sorted if `sort`, else in
- * the order the nodes were added; *tail, *count set. */
-/* Expires tick t's nodes. *in_order: whether the returned list is in key
- * order (true when sorted; else found from the keys the walk reads anyway,
- * so that a caller can hand out a large batch in order without sorting or
- * walking it again). */
+ * the order the nodes were added; *tail, *count set. *in_order tells whether
+ * the batch is in key order: always when sorted, else as found from the keys
+ * the walk reads anyway, so that a caller can hand out a large batch in order
+ * without sorting it or walking it again. */
 static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tail, size_t *count,
                           bool *in_order) {
     w->current_tick = t;
