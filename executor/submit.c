@@ -18,7 +18,7 @@ static int validate_spec(const tk_task_spec *s) {
     if (s->kind != TK_TASK_ONE_SHOT && s->kind != TK_TASK_FIXED_RATE &&
         s->kind != TK_TASK_FIXED_DELAY)
         return TK_EINVAL;
-    if ((s->flags & ~TK_TASK_SKIP_MISSED) != 0)
+    if ((s->flags & ~(TK_TASK_SKIP_MISSED | TK_TASK_AT_DEADLINE)) != 0)
         return TK_EINVAL;
     if (s->kind != TK_TASK_ONE_SHOT && s->period_ns <= 0)
         return TK_EINVAL;
@@ -243,7 +243,9 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
     t->flags = (uint8_t)s.flags;
     t->period_ns = s.kind == TK_TASK_ONE_SHOT ? 0 : s.period_ns;
     t->has_user_ref = out != NULL;
-    int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);
+    int64_t deadline = (s.flags & TK_TASK_AT_DEADLINE) != 0
+                           ? s.delay_ns
+                           : tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);
     t->node.deadline_ns = deadline; /* not shared before offer() */
     t->node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed); /* even: a task */
     atomic_store_explicit(&t->refs, 2, memory_order_relaxed);

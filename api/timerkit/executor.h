@@ -88,6 +88,11 @@ typedef enum tk_task_kind {
             is the first period boundary not yet past.                                             \
             Ignored for other kinds; unknown flag bits                                             \
             are TK_EINVAL. */
+/* delay_ns is the first run's deadline, an absolute time on
+ * tk_clock_now_ns()'s clock (CLOCK_MONOTONIC; in the past: now), not a delay.
+ * As tk_timer_start_at(): no clock read, and tasks given one deadline start
+ * in submission order. Periodic kinds count their periods from it. */
+#define TK_TASK_AT_DEADLINE 0x2u
 
 /* A full task description, for tk_executor_schedule_spec(). */
 typedef struct tk_task_spec {
@@ -95,7 +100,8 @@ typedef struct tk_task_spec {
     void *arg;               /* passed to fn */
     tk_arg_free_fn arg_free; /* optional */
     tk_task_kind kind;       /* one-shot, fixed rate, fixed delay */
-    int64_t delay_ns;        /* first run after this delay; < 0 means now */
+    int64_t delay_ns;        /* first run after this delay; < 0 means now
+                                (TK_TASK_AT_DEADLINE: at this deadline) */
     int64_t period_ns;       /* periodic only: > 0 */
     unsigned flags;          /* TK_TASK_* */
 } tk_task_spec;

@@ -1,4 +1,5 @@
-/* Conformance: never early, deadline order, FIFO ties, negative and huge delays, pool sizing. */
+/* Conformance: never early, deadline order, FIFO ties, negative and huge delays, absolute
+ * deadlines, pool sizing. */
 #define _GNU_SOURCE
 #include <string.h>
 
@@ -347,6 +348,62 @@ static void huge_delays_are_clamped_and_stay_pending(void **state) {
     }
 }
 
+/* TK_TASK_AT_DEADLINE: the deadline is taken as given (info->deadline_ns),
+ * never early, a past one runs now; many tasks given one instant start in
+ * submission order on one worker, more of them than the wheel's tick thread
+ * hands over at a time; a fixed-rate task counts its periods from the
+ * deadline. */
+static int schedule_at(tk_executor *ex, tk_task_kind kind, otask *o, int64_t deadline,
+                       int64_t period, tk_future **out) {
+    tk_task_spec s = {.fn = olog_fn,
+                      .arg = o,
+                      .kind = kind,
+                      .delay_ns = deadline,
+                      .period_ns = period,
+                      .flags = TK_TASK_AT_DEADLINE};
+    return tk_executor_schedule_spec(ex, &s, out);
+}
+
+static void at_deadline_tasks_start_at_it_in_submission_order(void **state) {
+    ct *t = CT(state);
+    enum { N = 3000 };
+    const int64_t lead = MS(1000); /* every submission lands before the instant */
+    tk_executor *ex = ct_executor(t, 1);
+    olog *l = olog_new(t, N + 4);
+    otask *o = otasks_new(t, l, N + 2);
+
+    int64_t d = now_ns() + lead;
+    for (int i = 0; i < N; i++)
+        assert_int_equal(schedule_at(ex, TK_TASK_ONE_SHOT, &o[i], d, 0, NULL), TK_OK);
+    assert_true(now_ns() < d);
+    /* a deadline in the past runs now, before the others */
+    assert_int_equal(schedule_at(ex, TK_TASK_ONE_SHOT, &o[N], now_ns() - TK_NS_PER_S, 0, NULL),
+                     TK_OK);
+    assert_true(wait_ge(&l->done, 1, CONF_WAIT));
+    assert_int_equal(l->id[0], N);
+    assert_true(l->start[0] < d);
+    assert_true(wait_ge(&l->done, N + 1, CONF_WAIT + lead / TK_NS_PER_MS));
+    for (int i = 1; i <= N; i++) {
+        assert_int_equal(l->id[i], i - 1);   /* submission order */
+        assert_int_equal(l->deadline[i], d); /* exactly the deadline given */
+        assert_true(l->start[i] >= d);       /* never early */
+    }
+
+    /* fixed rate from an absolute first deadline: runs at d2, d2 + p, ... */
+    const int64_t p = MS(20);
+    int64_t d2 = now_ns() + MS(30);
+    tk_future *f = NULL;
+    assert_int_equal(schedule_at(ex, TK_TASK_FIXED_RATE, &o[N + 1], d2, p, &f), TK_OK);
+    assert_true(wait_ge(&l->done, N + 4, CONF_WAIT));
+    assert_int_equal(tk_future_cancel(f, false), TK_OK);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(l->id[N + 1 + k], N + 1);
+        assert_int_equal(l->deadline[N + 1 + k], d2 + k * p);
+        assert_true(l->start[N + 1 + k] >= d2 + k * p);
+    }
+    tk_future_release(f);
+}
+
 static void zero_core_threads_still_run_tasks(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 0);
@@ -462,6 +519,8 @@ static void loses_no_task_scheduled_from_many_threads(void **state) {
 }
 
 CONF_TABLE(order, {"never starts a task before its deadline", never_starts_before_its_deadline},
+           {"TK_TASK_AT_DEADLINE: the deadline as given, never early, one instant in FIFO order",
+            at_deadline_tasks_start_at_it_in_submission_order},
            {"starts due tasks in (deadline, submission) order", starts_due_tasks_in_deadline_order},
            {"runs thousands of tasks due now in submission order (FIFO)",
             runs_tasks_due_now_in_submission_order},
