@@ -68,6 +68,17 @@ static int ex_schedule(void *self, void *timer, tkb_fire *f, int64_t delay_ns) {
     return tk_executor_schedule(s->ex, tramp, f, delay_ns, (tk_future **)timer) == TK_OK ? 0 : -1;
 }
 
+/* An absolute deadline through the general form (TK_TASK_AT_DEADLINE). */
+static int ex_schedule_at(void *self, void *timer, tkb_fire *f, int64_t deadline_ns) {
+    exsvc *s = self;
+    tk_task_spec spec = {.fn = tramp,
+                         .arg = f,
+                         .kind = TK_TASK_ONE_SHOT,
+                         .delay_ns = deadline_ns,
+                         .flags = TK_TASK_AT_DEADLINE};
+    return tk_executor_schedule_spec(s->ex, &spec, (tk_future **)timer) == TK_OK ? 0 : -1;
+}
+
 static int ex_cancel(void *self, void *timer) {
     (void)self;
     tk_future **fp = timer;
@@ -88,6 +99,7 @@ const tkb_svc_ops tkb_svc_executor = {
     .create = ex_create,
     .destroy = ex_destroy,
     .schedule = ex_schedule,
+    .schedule_at = ex_schedule_at,
     .cancel = ex_cancel,
     .wakeups = ex_wakeups,
 };

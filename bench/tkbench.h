@@ -80,11 +80,12 @@ typedef struct tkb_svc_ops {
      * what cancel() needs later; with NULL the timer cannot be cancelled and
      * the peer allocates whatever it needs itself. Returns 0 or -1. */
     int (*schedule)(void *self, void *timer, tkb_fire *f, int64_t delay_ns);
-    /* As schedule() with storage, but at an absolute deadline (tkb_now_ns()'s
-     * clock): workloads that give many timers one instant (W2) use it when
-     * the peer's API has it, so their deadlines are that instant exactly
-     * rather than a delay computed before the call and added to the peer's
-     * own clock read inside it. NULL when the API takes delays only. */
+    /* As schedule(), but at an absolute deadline (tkb_now_ns()'s clock):
+     * workloads that give many timers one instant (W2) use it when the
+     * peer's API has it, so their deadlines are that instant exactly rather
+     * than a delay computed before the call and added to the peer's own
+     * clock read inside it. Embedded peers need storage here too. NULL when
+     * the API takes delays only. */
     int (*schedule_at)(void *self, void *timer, tkb_fire *f, int64_t deadline_ns);
     /* Cancels a timer scheduled with storage `timer` (and frees what the
      * peer attached to it). Returns 0, or 1 if it had already run. */

@@ -855,7 +855,7 @@ static void w2_spread(tk_gb_state *st, tkb_case *c) {
         for (size_t i = 0; i < n; i++) {
             late_rec *r = fire_slot_record(&fs, i);
             *r = (late_rec){{late_fire}, base + u[i], &ctx};
-            if (ops->schedule_at != NULL && fs.storage) {
+            if (ops->schedule_at != NULL) {
                 fails +=
                     ops->schedule_at(self, fire_slot_timer(&fs, i), &r->base, base + u[i]) != 0;
                 continue;
@@ -953,6 +953,9 @@ static void w2_burst(tk_gb_state *st, tkb_case *c) {
             for (size_t i = 0; i < n; i++)
                 fails += ops->schedule(self, fire_slot_timer(&fs, i), fire_slot_record(&fs, i),
                                        due - tkb_now_ns()) != 0;
+        } else if (ops->schedule_at != NULL) {
+            for (size_t i = 0; i < n; i++)
+                fails += ops->schedule_at(self, NULL, &b.base, due) != 0;
         } else {
             for (size_t i = 0; i < n; i++)
                 fails += ops->schedule(self, NULL, &b.base, due - tkb_now_ns()) != 0;
