@@ -818,6 +818,16 @@ static bool wait_fired(_Atomic uint64_t *fired, uint64_t n, int64_t give_up_ns) 
     return true;
 }
 
+/* Schedules `timer`/`f` to fire at `deadline_ns`: as that instant where the
+ * peer's API takes one (schedule_at), else as a delay from a clock read just
+ * before the call. */
+static int schedule_for(const tkb_svc_ops *ops, void *self, void *timer, tkb_fire *f,
+                        int64_t deadline_ns) {
+    if (ops->schedule_at != NULL)
+        return ops->schedule_at(self, timer, f, deadline_ns);
+    return ops->schedule(self, timer, f, deadline_ns - tkb_now_ns());
+}
+
 static int64_t w2_offset_ns(size_t n) {
     int64_t off = (int64_t)n * 2000; /* 2 us per schedule, generous */
     return off < 200 * NS_PER_MS ? 200 * NS_PER_MS : off;
@@ -855,13 +865,7 @@ static void w2_spread(tk_gb_state *st, tkb_case *c) {
         for (size_t i = 0; i < n; i++) {
             late_rec *r = fire_slot_record(&fs, i);
             *r = (late_rec){{late_fire}, base + u[i], &ctx};
-            if (ops->schedule_at != NULL) {
-                fails +=
-                    ops->schedule_at(self, fire_slot_timer(&fs, i), &r->base, base + u[i]) != 0;
-                continue;
-            }
-            int64_t now = tkb_now_ns();
-            fails += ops->schedule(self, fire_slot_timer(&fs, i), &r->base, base + u[i] - now) != 0;
+            fails += schedule_for(ops, self, fire_slot_timer(&fs, i), &r->base, base + u[i]) != 0;
         }
         int64_t sched_end = tkb_now_ns();
         bool all = wait_fired(&ctx.fired, n - (size_t)fails, base + 60 * NS_PER_S);
@@ -945,20 +949,9 @@ static void w2_burst(tk_gb_state *st, tkb_case *c) {
         int64_t offset = w2_offset_ns(n);
         int64_t due = tkb_now_ns() + offset;
         int fails = 0;
-        if (fs.storage && ops->schedule_at != NULL) {
-            for (size_t i = 0; i < n; i++)
-                fails += ops->schedule_at(self, fire_slot_timer(&fs, i), fire_slot_record(&fs, i),
-                                          due) != 0;
-        } else if (fs.storage) {
-            for (size_t i = 0; i < n; i++)
-                fails += ops->schedule(self, fire_slot_timer(&fs, i), fire_slot_record(&fs, i),
-                                       due - tkb_now_ns()) != 0;
-        } else if (ops->schedule_at != NULL) {
-            for (size_t i = 0; i < n; i++)
-                fails += ops->schedule_at(self, NULL, &b.base, due) != 0;
-        } else {
-            for (size_t i = 0; i < n; i++)
-                fails += ops->schedule(self, NULL, &b.base, due - tkb_now_ns()) != 0;
+        for (size_t i = 0; i < n; i++) {
+            tkb_fire *f = fs.storage ? fire_slot_record(&fs, i) : &b.base;
+            fails += schedule_for(ops, self, fire_slot_timer(&fs, i), f, due) != 0;
         }
         int64_t sched_end = tkb_now_ns();
         bool all = wait_fired(&b.fired, n, due + 60 * NS_PER_S);

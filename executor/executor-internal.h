@@ -348,9 +348,8 @@ void tk__run_timer(tk_executor *ex, tk_timer *tm);
  * cancelled if it was still PENDING. The timer is not touched afterwards. */
 void tk__timer_drop(tk_executor *ex, tk_timer *tm);
 /* Drops a node the executor got back without running it: a task's queue
- * reference (cancelling it first if `cancel`), or a timer (tk__timer_drop).
- * Returns true for a task. */
-bool tk__node_drop(tk_executor *ex, tk_node *n, bool cancel);
+ * reference (cancelling it first if `cancel`), or a timer (tk__timer_drop). */
+void tk__node_drop(tk_executor *ex, tk_node *n, bool cancel);
 
 /* The calling thread's worker record if it is a pool thread of `ex`. */
 static inline tk__worker *tk__own_worker(const tk_executor *ex) {

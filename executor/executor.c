@@ -131,7 +131,7 @@ void tk__rewake_if_shutdown(tk_executor *ex) {
 }
 
 static void queue_release(void *ctx, tk_node *n) {
-    (void)tk__node_drop(ctx, n, false); /* the queue's reference, or a stopped timer */
+    tk__node_drop(ctx, n, false); /* the queue's reference, or a stopped timer */
 }
 
 /* Drops every node of a detached list the executor got back without running
@@ -140,7 +140,7 @@ static long drop_list(tk_executor *ex, tk_node *n, bool cancel) {
     long count = 0;
     while (n != NULL) {
         tk_node *next = tk_node_next_detached(n);
-        (void)tk__node_drop(ex, n, cancel);
+        tk__node_drop(ex, n, cancel);
         n = next;
         count++;
     }

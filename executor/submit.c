@@ -104,7 +104,7 @@ static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, boo
             return discard(t, out);
         tk_node *n = NULL;
         if (ex->ops->remove_first(ex->q, &n) == TK_OK)
-            (void)tk__node_drop(ex, n, true); /* cancelled, the queue's reference back */
+            tk__node_drop(ex, n, true); /* cancelled, the queue's reference back */
         return enqueue(ex, t, out, true);
     }
     case TK_REJECT_CUSTOM: {

@@ -61,16 +61,15 @@ void tk__timer_drop(tk_executor *ex, tk_timer *tm) {
         set_idle(tm); /* STOPPING: stop() counted it */
 }
 
-bool tk__node_drop(tk_executor *ex, tk_node *n, bool cancel) {
+void tk__node_drop(tk_executor *ex, tk_node *n, bool cancel) {
     if (tk__node_is_timer(n)) {
         tk__timer_drop(ex, tk__timer_of(n));
-        return false;
+        return;
     }
     tk__task *t = tk__task_of(n);
     if (cancel)
         tk__task_cancel_pending(t, false);
     tk__task_unref(t, 1); /* the queue's reference */
-    return true;
 }
 
 void tk__run_timer(tk_executor *ex, tk_timer *tm) {
