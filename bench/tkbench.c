@@ -239,6 +239,7 @@ static int set_suite(const char *s) {
         g->w6_dist_count = 1;
         g->w7_seconds = 0.1;
         g->floor_samples = 100;
+        g->floor_spin_seconds = 0.05;
         g->min_time = 0.01;
         g->reps = 1;
         g->reps_long = 1;
@@ -261,6 +262,7 @@ static int set_suite(const char *s) {
         g->w6_dist_count = 1;
         g->w7_seconds = 0.5;
         g->floor_samples = 1000;
+        g->floor_spin_seconds = 1;
         g->min_time = 0.2;
         g->reps = 3;
         g->reps_long = 1;
@@ -283,6 +285,7 @@ static int set_suite(const char *s) {
         g->w6_dist_count = 3;
         g->w7_seconds = 2;
         g->floor_samples = 5000;
+        g->floor_spin_seconds = 2;
         g->min_time = 0.5;
         g->reps = 5;
         g->reps_long = 3;
@@ -600,19 +603,30 @@ static void print_headline(const char **peers, size_t npeers) {
             printf("%-*s %9s %9s %9s %9s %7s %8s %8s %9s\n", pw, peers[p], c[0], c[1], c[2], c[3],
                    c[4], c[5], c[6], c[7]);
     }
-    double f[6] = {lookup("floor", "floor", 1, "clock_ns", NULL),
-                   lookup("floor", "floor", 1, "nanosleep_late_p50_us", NULL),
-                   lookup("floor", "floor", 1, "nanosleep_late_p99_us", NULL),
-                   lookup("floor", "floor", 1, "condvar_handoff_p50_us", NULL),
-                   lookup("floor", "floor", 1, "condvar_handoff_p99_us", NULL),
-                   lookup("floor", "floor", 1, "array_append_ns", NULL)};
+    static const char *const fm[11] = {"clock_ns",
+                                       "nanosleep_late_p50_us",
+                                       "nanosleep_late_p99_us",
+                                       "condvar_handoff_p50_us",
+                                       "condvar_handoff_p99_us",
+                                       "array_append_ns",
+                                       "locked_rmw_ns",
+                                       "cold_miss_ns",
+                                       "spin_stalls_per_s",
+                                       "spin_stall_p50_us",
+                                       "spin_stall_p99_us"};
+    double f[11];
     bool anyf = false;
-    for (int j = 0; j < 6; j++)
+    for (int j = 0; j < 11; j++) {
+        f[j] = lookup("floor", "floor", 1, fm[j], NULL);
         anyf |= !isnan(f[j]);
+    }
     if (anyf)
-        printf("\nfloor: clock %.1f ns, nanosleep late p50/p99 %.1f/%.1f us, condvar hand-off "
-               "p50/p99 %.1f/%.1f us, array append %.2f ns\n",
-               f[0], f[1], f[2], f[3], f[4], f[5]);
+        printf(
+            "\nfloor: clock %.1f ns, nanosleep late p50/p99 %.1f/%.1f us, condvar hand-off "
+            "p50/p99 %.1f/%.1f us, array append %.2f ns,\n"
+            "       locked RMW %.1f ns, cold miss %.0f ns, spin stalls %.0f/s (p50/p99 %.1f/%.1f "
+            "us)\n",
+            f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10]);
 }
 
 /* ---- metadata ------------------------------------------------------------------- */
@@ -759,6 +773,8 @@ static json_t *build_metadata(const char *suite, const char *base_suite, const c
     json_object_set_new(m, "w6_n", json_integer((json_int_t)tkb_cfg.w6_n));
     json_object_set_new(m, "w7_seconds", json_real(tkb_cfg.w7_seconds));
     json_object_set_new(m, "floor_samples", json_integer((json_int_t)tkb_cfg.floor_samples));
+    json_object_set_new(m, "floor_spin_ms",
+                        json_integer((json_int_t)(tkb_cfg.floor_spin_seconds * 1000 + 0.5)));
     json_object_set_new(m, "gbench_min_time_s", json_real(tkb_cfg.min_time));
     json_object_set_new(m, "executor_pool_threads", json_integer(1));
     json_object_set_new(m, "remove_on_cancel", json_true());

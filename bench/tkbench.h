@@ -172,10 +172,11 @@ typedef struct tkb_config {
     size_t w6_n; /* W6 sweep population */
     size_t w6_dist_sizes[8];
     size_t w6_dist_count;
-    double w7_seconds;    /* per point */
-    size_t floor_samples; /* nanosleep/condvar samples */
-    double min_time;      /* GB min time for timed loops */
-    bool sizes_given;     /* --n was given */
+    double w7_seconds;         /* per point */
+    size_t floor_samples;      /* nanosleep/condvar samples */
+    double floor_spin_seconds; /* floor/spin: how long one thread spins on the clock */
+    double min_time;           /* GB min time for timed loops */
+    bool sizes_given;          /* --n was given */
 } tkb_config;
 
 extern tkb_config tkb_cfg;

@@ -30,7 +30,9 @@
 #define NS_PER_MS INT64_C(1000000)
 
 const tkb_workload_info tkb_workloads[] = {
-    {"floor", "machine", "clock read, clock_nanosleep lateness, condvar hand-off, array append"},
+    {"floor", "machine",
+     "clock read, clock_nanosleep lateness, condvar hand-off, array append, locked RMW, cold miss, "
+     "spin stalls"},
     {"W1_core", "core", "insert / cancel / churn / expire at population N (delays 10-20 s)"},
     {"W1_exec", "executor", "schedule / cancel / churn at population N through a running service"},
     {"W6_cancel_ratio", "core", "0/50/90/99 % cancelled before firing: ns per timer end to end"},
@@ -142,6 +144,93 @@ static void floor_append(tk_gb_state *st, tkb_case *c) {
         TKB_ESCAPE(a);
     }
     free(a);
+}
+
+/* One uncontended locked read-modify-write (on x86 a `lock xadd`) on a line
+ * this thread owns: what each atomic counter, sequence number or CAS on a
+ * hot path costs before any sharing. */
+static void floor_rmw(tk_gb_state *st, tkb_case *c) {
+    (void)c;
+    _Atomic uint64_t word = 0;
+    int64_t n;
+    while (tk_gb_next_batch(st, BATCH, &n)) {
+        for (int64_t i = 0; i < n; i++)
+            atomic_fetch_add(&word, 1); /* sequentially consistent, as the engines' */
+    }
+    uint64_t v = atomic_load(&word);
+    TKB_ESCAPE(&v);
+}
+
+/* A load that misses every cache and the TLB and waits for the one before:
+ * a chain through MISS_LINES 64-byte lines (64 MB, a million 64-byte timers)
+ * in one random cycle. It is the price of touching a random timer at
+ * N = 1e6 when nothing else can overlap with the miss. */
+#define MISS_LINES ((size_t)1 << 20)
+typedef struct miss_line {
+    struct miss_line *next;
+    char pad[56];
+} miss_line;
+
+static void floor_miss(tk_gb_state *st, tkb_case *c) {
+    (void)c;
+    miss_line *a = xmalloc_touched(MISS_LINES * sizeof *a);
+    uint32_t *order = permutation(MISS_LINES, TKB_SEED ^ 11);
+    if (a == NULL || order == NULL) {
+        tk_gb_skip(st, "out of memory");
+        free(a);
+        free(order);
+        return;
+    }
+    for (size_t i = 0; i < MISS_LINES; i++)
+        a[order[i]].next = &a[order[(i + 1) % MISS_LINES]];
+    miss_line *p = &a[order[0]];
+    free(order);
+    int64_t n;
+    while (tk_gb_next_batch(st, BATCH, &n)) {
+        for (int64_t i = 0; i < n; i++)
+            p = p->next;
+    }
+    TKB_ESCAPE(p);
+    free(a);
+}
+
+/* What the machine takes from a thread that spins (a timer thread in its
+ * last microseconds before a deadline): one thread reads the clock in a loop
+ * for floor_spin_seconds, and any gap over SPIN_STALL_NS between two reads is
+ * a stall (an interrupt, a preemption, a hypervisor exit). A deadline that
+ * falls inside a stall is late by up to the stall's length, whatever the
+ * engine does. */
+#define SPIN_STALL_NS 2000
+static void floor_spin(tk_gb_state *st, tkb_case *c) {
+    (void)c;
+    tkb_hist h;
+    if (tkb_hist_init(&h)) {
+        tk_gb_skip(st, "out of memory");
+        return;
+    }
+    int64_t span = (int64_t)(tkb_cfg.floor_spin_seconds * 1e9), spun = 0, lost = 0;
+    uint64_t stalls = 0;
+    while (tk_gb_keep_running(st)) {
+        int64_t t0 = tkb_now_ns(), prev = t0, end = t0 + span;
+        while (prev < end) {
+            int64_t t = tkb_now_ns();
+            if (t - prev > SPIN_STALL_NS) {
+                tkb_hist_record(&h, t - prev);
+                stalls++;
+                lost += t - prev;
+            }
+            prev = t;
+        }
+        spun += prev - t0;
+        tk_gb_set_iteration_time(st, (double)(prev - t0) / 1e9);
+    }
+    if (spun > 0) {
+        tk_gb_counter(st, "spin_stalls_per_s", (double)stalls * 1e9 / (double)spun);
+        tk_gb_counter(st, "spin_lost_pct", 100.0 * (double)lost / (double)spun);
+        tk_gb_counter(st, "spin_stall_p50_us", (double)tkb_hist_percentile(&h, 50) / 1000.0);
+        tk_gb_counter(st, "spin_stall_p99_us", (double)tkb_hist_percentile(&h, 99) / 1000.0);
+    }
+    tkb_hist_destroy(&h);
 }
 
 typedef struct handoff {
@@ -1364,7 +1453,7 @@ static tkb_case *add_case(tkb_case *cases, size_t cap, size_t *k, const char *wo
     snprintf(c->name, sizeof c->name, "%s/%s/%.10g", workload, p->name, n);
     c->realtime = strncmp(workload, "W2", 2) == 0 || strncmp(workload, "W3", 2) == 0 ||
                   strncmp(workload, "W4", 2) == 0 || strncmp(workload, "W5", 2) == 0 ||
-                  strncmp(workload, "W7", 2) == 0 || fn == floor_latency;
+                  strncmp(workload, "W7", 2) == 0 || fn == floor_latency || fn == floor_spin;
     return c;
 }
 
@@ -1444,6 +1533,20 @@ size_t tkb_workload_cases(const char *w, const tkb_peer *p, tkb_case *cases, siz
             c->time_metric = "array_append_ns";
             snprintf(c->name, sizeof c->name, "floor/array_append_ns");
         }
+        c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_rmw, g->reps, 0.5);
+        if (c) {
+            c->time_metric = "locked_rmw_ns";
+            snprintf(c->name, sizeof c->name, "floor/locked_rmw_ns");
+        }
+        c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_miss, g->reps, 1.0);
+        if (c) {
+            c->time_metric = "cold_miss_ns";
+            snprintf(c->name, sizeof c->name, "floor/cold_miss_ns");
+        }
+        c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_spin, g->reps_long,
+                     g->floor_spin_seconds + 0.1);
+        if (c)
+            snprintf(c->name, sizeof c->name, "floor/spin");
         c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_latency, g->reps_long,
                      (double)g->floor_samples * 0.0008);
         if (c)

@@ -79,7 +79,7 @@ REPORT="$DIR/report.md"
   t=$(tbl -v mode=byn -v wl=W7_contention -v metric=ops_per_s -v scale=1e6 -v rowhead='M ops/s at threads =')
   md_section "## W7 contention: total throughput (M ops/s) by producer threads" <<<"$t"
   md_figures figures w7_contention
-  t=$(tbl -v mode=cols -v spec="clock read (ns)|floor|clock_ns||1;array append (ns)|floor|array_append_ns||1;nanosleep late p50 (µs)|floor|nanosleep_late_p50_us||1;nanosleep late p99 (µs)|floor|nanosleep_late_p99_us||1;condvar hand-off p50 (µs)|floor|condvar_handoff_p50_us||1;condvar hand-off p99 (µs)|floor|condvar_handoff_p99_us||1")
+  t=$(tbl -v mode=cols -v spec="clock read (ns)|floor|clock_ns||1;array append (ns)|floor|array_append_ns||1;nanosleep late p50 (µs)|floor|nanosleep_late_p50_us||1;nanosleep late p99 (µs)|floor|nanosleep_late_p99_us||1;condvar hand-off p50 (µs)|floor|condvar_handoff_p50_us||1;condvar hand-off p99 (µs)|floor|condvar_handoff_p99_us||1;locked RMW (ns)|floor|locked_rmw_ns||1;cold miss (ns)|floor|cold_miss_ns||1;spin stalls per s|floor|spin_stalls_per_s||1;spin time lost (%)|floor|spin_lost_pct||1;spin stall p50 (µs)|floor|spin_stall_p50_us||1;spin stall p99 (µs)|floor|spin_stall_p99_us||1")
   md_section "## Floor: the machine's limits" <<<"$t"
   t=$(tbl -v mode=other -v known="W1_core W1_exec W2_spread W2_burst W3_latency W4_idle W5_memory W6_cancel_ratio W6_delay_range W7_contention floor")
   md_section "## Other measurements" <<<"$t"
