@@ -5,7 +5,7 @@
 # (metadata side by side; every measurement of every run with its ratio to the first run, B/A).
 # A run's label is its metadata `label`, else its folder name; clashes get "#2", "#3" appended.
 # Environment: as render.sh (TK_PLOTS_ERRORBARS, TK_PLOTS_BARE, TK_PLOTS_TITLES).
-# Exit: 0; 1 unreadable folder or bad usage; 3 gnuplot missing; 4 gnuplot failed on a figure.
+# Exit: 0; 1 unreadable folder or bad usage; 3 gnuplot missing; 4 drawing a figure failed.
 set -euo pipefail
 TK_PROG=compare.sh
 # shellcheck source=lib/common.sh

@@ -5,7 +5,7 @@
 # Environment: TK_PLOTS_ERRORBARS=minmax|stddev (default minmax)
 #              TK_PLOTS_BARE=1 drops titles and machine footers (camera-ready figures)
 # Exit: 0 (missing workloads are reported on stderr, not errors), 1 unreadable folder or bad
-# usage, 3 gnuplot missing, 4 gnuplot failed on a figure.
+# usage, 3 gnuplot missing, 4 drawing a figure failed (gnuplot or pdftocairo).
 set -euo pipefail
 TK_PROG=render.sh
 # shellcheck source=lib/common.sh

@@ -25,11 +25,15 @@ FONT     = "Helvetica"
 FONTSIZE = 7                         # points, at print size
 KEYFONT  = 6                         # (literal in "set key" below)
 FOOTFONT = 4.5
+# The cairo terminals lay text out at 96 dpi, gnuplot everything else at 72 (and pdfcairo's own
+# default fontscale is 0.5): a fontscale of 72/96 makes a FONTSIZE-point font FONTSIZE points tall
+# at print size in the PDF, and as large against the canvas in the PNG as in the PDF and the SVG.
+CAIRO_PT = 0.75
 
 # One terminal per (format, size); eval'd by the figure driver, e.g. eval TERM_pdf_single
 term_cmd(fmt, w, h) = \
-  fmt eq "pdf" ? sprintf("set terminal pdfcairo enhanced color rounded font '%s,%g' size %gin,%gin linewidth 1", FONT, FONTSIZE, w, h) : \
-  fmt eq "png" ? sprintf("set terminal pngcairo enhanced color rounded font '%s,%g' size %d,%d fontscale %g linewidth %g pointscale %g", FONT, FONTSIZE, int(w*PNG_DPI+0.5), int(h*PNG_DPI+0.5), PNG_DPI/72.0, PNG_DPI/72.0, PNG_DPI/72.0) : \
+  fmt eq "pdf" ? sprintf("set terminal pdfcairo enhanced color rounded font '%s,%g' size %gin,%gin fontscale %g linewidth 1 background '#ffffff'", FONT, FONTSIZE, w, h, CAIRO_PT) : \
+  fmt eq "png" ? sprintf("set terminal pngcairo enhanced color rounded font '%s,%g' size %d,%d fontscale %g linewidth %g pointscale %g", FONT, FONTSIZE, int(w*PNG_DPI+0.5), int(h*PNG_DPI+0.5), PNG_DPI/72.0*CAIRO_PT, PNG_DPI/72.0, PNG_DPI/72.0) : \
   sprintf("set terminal svg enhanced rounded font '%s,%g' size %d,%d background '#ffffff'", FONT, FONTSIZE, int(w*SVG_DPI+0.5), int(h*SVG_DPI+0.5))
 TERM_pdf_single = term_cmd("pdf", SINGLE_W, SINGLE_H)
 TERM_png_single = term_cmd("png", SINGLE_W, SINGLE_H)

@@ -32,6 +32,14 @@ tk_init() {
   TK_ERRMODE=${TK_PLOTS_ERRORBARS:-minmax}
   case "$TK_ERRMODE" in minmax | stddev) ;; *) tk_die "TK_PLOTS_ERRORBARS must be minmax or stddev" ;; esac
   TK_BARE=${TK_PLOTS_BARE:-0}
+  # PNG and SVG: the PDF converted by poppler's pdftocairo when it is installed, so that the three
+  # formats are one layout. Otherwise gnuplot's pngcairo and svg terminals draw them: the PNG is the
+  # same figure, but the svg terminal sizes text for its layout larger than it draws it (the key
+  # and margins take more room). TK_PLOTS_NO_PDFTOCAIRO=1 forces the fallback.
+  TK_PDFTOCAIRO=""
+  if [[ -z "${TK_PLOTS_NO_PDFTOCAIRO:-}" ]] && command -v pdftocairo >/dev/null 2>&1; then TK_PDFTOCAIRO=pdftocairo; fi
+  TK_PNG_DPI=$(awk '$1 == "PNG_DPI" && $2 == "=" { print $3 + 0; exit }' "$TK_STYLE")
+  [[ "$TK_PNG_DPI" =~ ^[0-9]+$ ]] || tk_die "no PNG_DPI in $TK_STYLE"
 }
 
 # tk_add_run DIR [LABEL]: read one results folder (results.csv, metadata.txt|json, hist/*.hgrm)
@@ -203,29 +211,33 @@ gp_footer() { # gp_footer [SOURCE]: two small grey lines at the bottom (machine;
   l1=$(cut_to "$l1" "$w"); l2=$(cut_to "$TK_FOOT2" "$w")
   gp "set label 101 $(gpq "$l1") at screen 0.008, screen 0.048 left font ',4.5' textcolor rgb '#555555' noenhanced"
   gp "set label 102 $(gpq "$l2") at screen 0.008, screen 0.015 left font ',4.5' textcolor rgb '#555555' noenhanced"
-  [[ -n "${FIG_MULTI:-}" ]] || gp "set bmargin 4.6"
+  [[ -n "${FIG_MULTI:-}" ]] || gp "set bmargin 5.1"
 }
 fig_render() {
-  local title=$1 caption=$2 fmt ok=1 log="$TK_TMP/gp/$FIG_NAME.log"
+  local title=$1 caption=$2 fmt ok=1 log="$TK_TMP/gp/$FIG_NAME.log" out="$TK_FIGDIR/$FIG_NAME"
   {
-    printf 'OUT = %s\n' "$(gpq "$TK_FIGDIR/$FIG_NAME")"
-    printf 'do for [FMT in "pdf png svg"] {\n'
+    printf 'OUT = %s\n' "$(gpq "$out")"
+    printf 'do for [FMT in "%s"] {\n' "$([[ -n "$TK_PDFTOCAIRO" ]] && echo pdf || echo pdf png svg)"
     # every format starts from the same state: the shared style, then the figure
     printf '  reset\n  load %s\n' "$(gpq "$TK_STYLE")"
     printf '  COMPARE = %d\n' "$((TK_NRUNS > 1 ? 1 : 0))"
     printf '  eval value("TERM_".FMT."_%s")\n' "$FIG_SIZE"
     # comparisons have twice the series and long labels: a smaller, denser key
-    printf '  if (COMPARE) { set key font ",5" spacing 0.8 width -2 samplen 1.8 }\n'
+    printf '  if (COMPARE) { set key font ",5" spacing 1 width -1 samplen 1.8 }\n'
     printf '  set output OUT.".".FMT\n'
     printf '  load %s\n' "$(gpq "$FIG_BODY")"
     printf '  unset output\n}\n'
   } >"$TK_TMP/gp/$FIG_NAME.driver.gp"
   if ! gnuplot "$TK_TMP/gp/$FIG_NAME.driver.gp" >"$log" 2>&1; then ok=0; fi
+  if ((ok)) && [[ -n "$TK_PDFTOCAIRO" ]]; then
+    "$TK_PDFTOCAIRO" -png -r "$TK_PNG_DPI" -singlefile "$out.pdf" "$out" >>"$log" 2>&1 &&
+      "$TK_PDFTOCAIRO" -svg "$out.pdf" "$out.svg" >>"$log" 2>&1 || ok=0
+  fi
   for fmt in pdf png svg; do [[ -s "$TK_FIGDIR/$FIG_NAME.$fmt" ]] || ok=0; done
   if ((ok == 0)); then
-    tk_warn "gnuplot failed on $FIG_NAME:"; sed 's/^/    /' "$log" >&2
+    tk_warn "drawing $FIG_NAME failed (gnuplot${TK_PDFTOCAIRO:+ or pdftocairo}):"; sed 's/^/    /' "$log" >&2
     rm -f -- "$TK_FIGDIR/$FIG_NAME".{pdf,png,svg}
-    printf -- '- `%s`: gnuplot failed (see stderr of the renderer)\n' "$FIG_NAME" >>"$TK_TMP/missing.md"
+    printf -- '- `%s`: drawing failed (see stderr of the renderer)\n' "$FIG_NAME" >>"$TK_TMP/missing.md"
     TK_GNUPLOT_FAILED=1
     return 0
   fi
@@ -277,6 +289,29 @@ lstyle() { local s=${S_SLOT[$1]} r=${S_RUN[$1]}; printf 'lc rgb PC[%s] dt s_dash
 # line only (for "with lines" and "with steps", which take no point type)
 lstyle_l() { local s=${S_SLOT[$1]} r=${S_RUN[$1]}; printf 'lc rgb PC[%s] dt s_dash(%s,%s) lw LW' "$s" "$s" "$r"; }
 fstyle() { local s=${S_SLOT[$1]} r=${S_RUN[$1]}; printf 'fs pattern s_fill(%s,%s) border lc rgb PC[%s] lc rgb PC[%s]' "$s" "$r" "$s" "$s"; }
+# In a comparison the series are drawn without titles and the key has one entry per peer (its
+# colour, and point unless WITH is lines) and one per run (its dash and point fill, in grey):
+# twice the peers' entries, each "run: peer", left no room for the plot.
+# ktitle K: the title clause of series K; compare_key WITH PART SIDS...: the key's plot clauses,
+# each after ", " (nothing for one run), for PART peers, runs or both.
+ktitle() { if ((TK_NRUNS > 1)); then printf 'notitle'; else printf 'title %s' "${S_QL[$1]}"; fi; }
+compare_key() {
+  local with=$1 part=$2 k r s seen=" " pt=""; shift 2
+  ((TK_NRUNS > 1)) || return 0
+  if [[ "$part" != runs ]]; then
+    for k in "$@"; do
+      [[ "$seen" == *" ${S_PEER[$k]} "* ]] && continue
+      seen+="${S_PEER[$k]} "; s=${S_SLOT[$k]}
+      [[ "$with" == lines ]] || pt=" pt PT[$s] ps PS"
+      printf ', NaN with %s lc rgb PC[%s] dt 1%s lw LW title %s' "$with" "$s" "$pt" "$(gpq "${S_PEER[$k]}")"
+    done
+  fi
+  [[ "$part" == peers ]] && return 0
+  for ((r = 1; r <= TK_NRUNS; r++)); do
+    [[ "$with" == lines ]] || pt=" pt ($r % 2 == 0 ? 6 : 7) ps PS"
+    printf ", NaN with %s lc rgb '#444444' dt RD[run_i(%s)]%s lw LW title %s" "$with" "$r" "$pt" "$(gpq "$(tk_label "$r")")"
+  done
+}
 # min and max of column 2 over files; prints "min max" (min over positive values, 0 if none)
 range_of() { awk 'BEGIN { mn = ""; mx = "" } $2 + 0 > 0 && (mn == "" || $2 + 0 < mn) { mn = $2 + 0 } mx == "" || $2 + 0 > mx { mx = $2 + 0 } END { print (mn == "" ? 0 : mn), (mx == "" ? 0 : mx) }' "$@"; }
 # decide log or linear for y: log when all values are positive and span >= 30x
@@ -302,14 +337,20 @@ fig_lines() {
   if [[ "$xs" == log ]]; then gp "set logscale x 10; set format x LOGFMT"; fi
   gp "set autoscale xfix; set offsets graph 0.05, graph 0.05, 0, 0"
   if [[ "$ys" == log && "$xs" == log ]]; then gp "set logscale y 10; set format y LOGFMT"
-  elif [[ "$ys" == log ]]; then gp "set logscale y 10; set format y '%g'"
+  elif [[ "$ys" == log ]]; then gp "set logscale y 10; set format y LOGFMT"
   else gp "set yrange [0:*]; set format y '%g'"; fi
   engfmt "$ys" "$unit" "${files[@]}"
+  # a linear x of a few whole numbers (W7's producer threads): a tick at each, none between
+  if [[ "$xs" != log ]]; then
+    local xt; xt=$(awk '{ v[$1 + 0] = 1; if ($1 != int($1)) frac = 1 } END { n = 0; for (x in v) n++; if (frac || n > 8) exit; s = ""; for (x in v) s = s (s == "" ? "" : ",") x; print s }' "${files[@]}")
+    [[ -n "$xt" ]] && gp "set xtics ($(tr ',' '\n' <<<"$xt" | sort -n | paste -sd, -)); unset mxtics"
+  fi
   local cmd="plot"
   for k in $sids; do
-    cmd+="$sep ${QD}$k.dat' using 1:2:3:4 with yerrorlines ${S_LS[$k]} title ${S_QL[$k]}"
+    cmd+="$sep ${QD}$k.dat' using 1:2:3:4 with yerrorlines ${S_LS[$k]} $(ktitle "$k")"
     sep=", \\"$'\n'"    "
   done
+  cmd+=$(compare_key linespoints all $sids)
   for k in "${FIG_EXTRA[@]}"; do cmd+="$sep $k"; done
   FIG_EXTRA=()
   gp "$cmd"
@@ -330,8 +371,8 @@ fig_panels() {
   fig_begin "$name" double multi
   # explicit panel geometry (screen fractions): key strip on top, footer strip at the bottom
   # (the key may wrap to two rows: leave it room above the panel titles)
-  local top=0.78 bot=0.17 l=0.065 r=0.99 gap=0.055 pw x0
-  [[ -n "$TK_FOOT1$TK_FOOT2" ]] && bot=0.25
+  local top=0.82 bot=0.15 l=0.065 r=0.99 gap=0.055 pw x0
+  [[ -n "$TK_FOOT1$TK_FOOT2" ]] && bot=0.22
   [[ "${TK_PLOTS_TITLES:-0}" == 1 ]] && top=0.72
   pw=$(awk -v n="$np" -v l="$l" -v r="$r" -v g="$gap" 'BEGIN { printf "%.4f", (r - l - (n - 1) * g) / n }')
   gp "set multiplot"
@@ -340,9 +381,13 @@ fig_panels() {
   # the shared key, drawn by an empty full-width plot
   gp "set lmargin at screen $l; set rmargin at screen $r; set tmargin at screen 0.999; set bmargin at screen $top"
   gp "unset border; unset xtics; unset ytics; unset mxtics; unset mytics; unset grid; set xrange [0:1]; set yrange [0:1]"
-  gp "set key at screen 0.5, screen $(awk -v t="$top" 'BEGIN { printf "%.3f", (1 + t) / 2 + 0.01 }') center center horizontal"
+  gp "set key at screen 0.5, screen $(awk -v t="$top" 'BEGIN { printf "%.3f", (1 + t) / 2 + 0.01 }') center center horizontal width 1"
   cmd="plot"; sep=""
-  for k in $all; do cmd+="$sep NaN with linespoints ${S_LS[$k]} title ${S_QL[$k]}"; sep=", \\"$'\n'"    "; done
+  if ((TK_NRUNS > 1)); then
+    cmd+=" NaN notitle$(compare_key linespoints all $all)"
+  else
+    for k in $all; do cmd+="$sep NaN with linespoints ${S_LS[$k]} title ${S_QL[$k]}"; sep=", \\"$'\n'"    "; done
+  fi
   gp "$cmd"
   gp "unset label 101; unset label 102; unset label 103; unset key"
   gp "set border 3; set xtics nomirror out scale 0.6; set ytics nomirror out scale 0.6; set mxtics default; set mytics default; set grid xtics ytics; set autoscale"
@@ -388,7 +433,7 @@ fig_bars() {
         END { if (found) { split(line, f, " "); print c, f[2], f[3], f[4], f[1] } }' "$TK_TMP/d/${wl//[^A-Za-z0-9_.-]/_}/${metric//[^A-Za-z0-9_.-]/_}/$k.dat" >>"$dat"
     done
   done
-  if ((c == 0)); then tk_missing "$name" "no rows for $(for spec in "$@"; do IFS='|' read -r lab wl metric n <<<"$spec"; printf '%s/%s ' "$wl" "$metric"; done)"; return 0; fi
+  if ((c == 0)); then FIG_YTOP=""; tk_missing "$name" "no rows for $(for spec in "$@"; do IFS='|' read -r lab wl metric n <<<"$spec"; printf '%s/%s ' "$wl" "$metric"; done)"; return 0; fi
   all=$(printf '%s\n' $all | sort -nu | tr '\n' ' ')
   for k in $all; do files+=("$TK_TMP/gp/$name.$k.bars"); done
   [[ "$ys" == auto ]] && ys=$(auto_log "${files[@]}")
@@ -401,40 +446,85 @@ fig_bars() {
   gp "set boxwidth $w absolute"
   gp "set xrange [0.5:$c.5]"
   gp "unset mxtics; set grid noxtics ytics"
+  local bar_title=1
   if ((c == 1)); then
-    j=0; xt=""
-    for k in $all; do
-      off=$(awk -v j="$j" -v m="$m" -v w="$w" 'BEGIN { printf "%.4f", 1 + (j - (m - 1) / 2) * w }')
-      xt+="${xt:+, }${S_QL[$k]} $off"; j=$((j + 1))
-    done
-    # slanted peer names; with more than six bars (the embedded variants make up to ten) steeper
-    # and a point smaller, so that neighbouring names (up to 24 characters, more with a run label)
-    # do not run into each other and the plot keeps some height
-    local ang=30 per=0.2 fs=6; ((m > 6)) && { ang=40; per=0.21; fs=5; }
-    gp "set xtics ($xt) rotate by -$ang left scale 0 font ',$fs' noenhanced"
-    gp "unset key"
+    # one name per bar; in a comparison one per peer, under the middle of its runs' bars, the runs
+    # told apart by the fill pattern in the key (a "run: peer" name per bar left no room to draw)
+    j=0; xt=$(for k in $all; do
+      awk -v j="$j" -v m="$m" -v w="$w" -v p="${S_PEER[$k]}" -v l="${S_LABEL[$k]}" -v runs="$TK_NRUNS" \
+        'BEGIN { printf "%s\t%.4f\n", (runs > 1 ? p : l), 1 + (j - (m - 1) / 2) * w }'; j=$((j + 1))
+    done | awk -F '\t' -v sq="'" 'function q(t) { gsub(sq, sq sq, t); return sq t sq }
+      function put() { out = out (out == "" ? "" : ", ") q(last) " " sprintf("%.4f", s / n) }
+      NR > 1 && $1 != last { put(); s = 0; n = 0 }
+      { last = $1; s += $2; n++ } END { if (NR) put(); print out }')
+    # slanted names, each ending at its bar (so the last cannot run off the figure's right edge);
+    # with more than six bars (the embedded variants make up to ten) steeper and a point smaller,
+    # so that neighbouring names (up to 24 characters) do not run into each other and the plot
+    # keeps some height
+    local ang=30 per=0.2 fs=6 npeer
+    npeer=$(for k in $all; do printf '%s\n' "${S_PEER[$k]}"; done | sort -u | wc -l)
+    ((npeer > 6)) && { ang=40; per=0.26; fs=5; }
+    gp "set xtics ($xt) rotate by $ang right scale 0 font ',$fs' noenhanced"
+    if ((TK_NRUNS > 1)); then
+      bar_title=0
+      local r
+      cmd="plot"; sep=""
+      for ((r = 1; r <= TK_NRUNS; r++)); do
+        cmd+="$sep NaN with boxes fs pattern s_fill(1,$r) border lc rgb '#444444' lc rgb '#444444' title $(gpq "$(tk_label "$r")")"
+        sep=", "
+      done
+    else
+      gp "unset key"
+    fi
     # room under the axis for the slanted peer names
-    local longest=0; for k in $all; do ((${#S_LABEL[$k]} > longest)) && longest=${#S_LABEL[$k]}; done
+    local longest=0 lab_k
+    for k in $all; do
+      lab_k=${S_LABEL[$k]}; ((TK_NRUNS > 1)) && lab_k=${S_PEER[$k]}
+      ((${#lab_k} > longest)) && longest=${#lab_k}
+    done
     gp "set bmargin $(awk -v l="$longest" -v p="$per" -v f="$([[ -n "$TK_FOOT1$TK_FOOT2" ]] && echo 2.4 || echo 0.8)" 'BEGIN { printf "%.1f", f + 0.9 + l * p }')"
   else
     for ((j = 1; j <= c; j++)); do xt+="${xt:+, }$(gpq "${cats[j - 1]}") $j"; done
     gp "set xtics ($xt) scale 0 noenhanced"
+    if ((TK_NRUNS > 1)); then
+      # a key entry per peer (its colour) and per run (its fill pattern), not one per bar
+      bar_title=0
+      local r seen=" "
+      cmd="plot"; sep=""
+      for k in $all; do
+        [[ "$seen" == *" ${S_PEER[$k]} "* ]] && continue
+        seen+="${S_PEER[$k]} "
+        cmd+="$sep NaN with boxes fs solid 1.0 border lc rgb PC[${S_SLOT[$k]}] lc rgb PC[${S_SLOT[$k]}] title $(gpq "${S_PEER[$k]}")"
+        sep=", "
+      done
+      for ((r = 1; r <= TK_NRUNS; r++)); do
+        cmd+="$sep NaN with boxes fs pattern s_fill(1,$r) border lc rgb '#444444' lc rgb '#444444' title $(gpq "$(tk_label "$r")")"
+      done
+    fi
     [[ -n "$TK_FOOT1$TK_FOOT2" ]] && gp "set bmargin 4.2"
   fi
   if [[ "$ys" == log ]]; then
-    gp "set logscale y 10; set format y '%g'"
+    gp "set logscale y 10; set format y LOGFMT"
     # bars start at the bottom of a log axis: leave a decade of room under the smallest bar
     read -r lo hi < <(range_of "${files[@]}")
     gp "set yrange [$(awk -v v="$lo" 'BEGIN { e = int(log(v) / log(10) + 100) - 100; if (10 ^ e > v) e--; print 10 ^ e }'):*]"
   else
-    gp "set yrange [0:*]"
+    # FIG_YTOP: the axis reaches at least this far, so that bars near zero read as near zero
+    local top="*" hi
+    if [[ -n "$FIG_YTOP" ]]; then
+      read -r _ hi < <(range_of "${files[@]}")
+      awk -v h="$hi" -v t="$FIG_YTOP" 'BEGIN { exit !(h < t) }' && top=$FIG_YTOP
+    fi
+    gp "set yrange [0:$top]"
   fi
+  FIG_YTOP=""
   engfmt "$ys" "$unit" "${files[@]}"
-  cmd="plot"; sep=""; j=0
+  [[ "$bar_title" == 1 ]] && { cmd="plot"; sep=""; }
+  j=0
   for k in $all; do
     off=$(awk -v j="$j" -v m="$m" -v w="$w" 'BEGIN { printf "%.4f", (j - (m - 1) / 2) * w }')
     dat="$TK_TMP/gp/$name.$k.bars"
-    cmd+="$sep $(gpq "$dat") using (\$1+$off):2 with boxes ${S_FS[$k]} title ${S_QL[$k]}"
+    cmd+="$sep $(gpq "$dat") using (\$1+$off):2 with boxes ${S_FS[$k]} $([[ "$bar_title" == 1 ]] && echo "title ${S_QL[$k]}" || echo notitle)"
     # error bars as capped vectors (yerrorbars leave a gap for an invisible point)
     cmd+=", \\"$'\n'"    $(gpq "$dat") using (\$1+$off):3:(0):(\$4 > \$3 ? \$4-\$3 : NaN) with vectors heads size screen 0.006,90 lc rgb PC[${S_SLOT[$k]}] lw 0.8 notitle"
     sep=", \\"$'\n'"    "; j=$((j + 1))
@@ -448,14 +538,15 @@ fig_bars() {
 # fall back to the late_pXX_us rows of results.csv (points at 50/90/99/99.9 %).
 fig_lateness() {
   local wl=$1 lname; lname=$(printf '%s' "$wl" | tr 'A-Z' 'a-z')
-  local k r p f cmdp cmdc sep="" n=0 fromcsv="" csvf v inv
+  local k r p f cmdp cmdc sep="" n=0 fromcsv="" csvf v inv hsids="" ft ncsv=0 fcp="" fcc=""
   cmdp="plot"; cmdc="plot"
   for ((k = 1; k <= TK_NSERIES; k++)); do
     r=${S_RUN[$k]}; p=${S_PEER[$k]}
     f=$(awk -F '\t' -v r="$r" -v w="$wl" -v p="$p" '$1 == r && $2 == w && $3 == p { print $4; exit }' "$TK_TMP/hgrm.tsv")
     if [[ -n "$f" ]]; then
-      cmdp+="$sep $(gpq "$f") using 3:1 with lines ${S_LSL[$k]} title ${S_QL[$k]}"
-      cmdc+="$sep $(gpq "$f") using 1:(\$2*100) with steps ${S_LSL[$k]} title ${S_QL[$k]}"
+      cmdp+="$sep $(gpq "$f") using 3:1 with lines ${S_LSL[$k]} $(ktitle "$k")"
+      cmdc+="$sep $(gpq "$f") using 1:(\$2*100) with steps ${S_LSL[$k]} $(ktitle "$k")"
+      hsids+=" $k"
     else
       csvf="$TK_TMP/gp/$lname.$k.pct"
       for v in 50:2:p50 90:10:p90 99:100:p99 99.9:1000:p999; do
@@ -468,6 +559,7 @@ fig_lateness() {
       cmdp+="$sep $(gpq "$csvf") using 3:1:4:5 with yerrorlines ${S_LS[$k]} title $(gpq "${S_LABEL[$k]} (results.csv)")"
       cmdc+="$sep $(gpq "$csvf") using 1:(\$2*100) with linespoints ${S_LS[$k]} title $(gpq "${S_LABEL[$k]} (results.csv)")"
       fromcsv+="${fromcsv:+, }${S_LABEL[$k]}"
+      ncsv=$((ncsv + 1))
     fi
     n=$((n + 1)); sep=", \\"$'\n'"    "
   done
@@ -479,23 +571,30 @@ fig_lateness() {
     printf '%s 0.5 2\n%s 0.99 100\n' "$a" "$b" >"$TK_TMP/gp/floor.$r.pct"
     k=$(awk -F '\t' -v r="$r" '$2 == r && $3 == "floor" { print $1; exit }' "$TK_TMP/series.tsv")
     [[ -n "$k" ]] || continue
-    cmdp+="$sep $(gpq "$TK_TMP/gp/floor.$r.pct") using 3:1 with linespoints ${S_LS[$k]} title $(gpq "${S_LABEL[$k]}: clock_nanosleep")"
-    cmdc+="$sep $(gpq "$TK_TMP/gp/floor.$r.pct") using 1:(\$2*100) with points ${S_LS[$k]} title $(gpq "${S_LABEL[$k]}: clock_nanosleep")"
+    # in a comparison the floor is one key entry (its runs' points differ as every series' do)
+    ft="title $(gpq "${S_LABEL[$k]}: clock_nanosleep")"
+    ((TK_NRUNS > 1)) && { ((r == 1)) && ft="title 'floor: clock_nanosleep'" || ft=notitle; }
+    fcp+="$sep $(gpq "$TK_TMP/gp/floor.$r.pct") using 3:1 with linespoints ${S_LS[$k]} $ft"
+    fcc+="$sep $(gpq "$TK_TMP/gp/floor.$r.pct") using 1:(\$2*100) with points ${S_LS[$k]} $ft"
   done
+  # key order: the peers, the floor, the runs
+  local ckp ckr; ckp=$(compare_key lines peers $hsids); ckr=$(compare_key lines runs)
+  cmdp+="$ckp$fcp$ckr"; cmdc+="$ckp$fcc$ckr"
   local note="Lateness = callback start minus deadline."
   [[ -n "$fromcsv" ]] && note="$note No histogram for $fromcsv: its percentiles come from results.csv (mean, min-max bars)."
-  # One run: the key goes above the plot in two columns from the figure's left edge (inside, it
-  # covered the curves once ten peers and the floor were listed), and the plot starts below its
-  # rows. A comparison (twice the entries, longer labels) keeps the small key inside the plot.
-  local entries rows LATENESS_KEY PCT_KEY
-  entries=$((n + $(grep -c . <<<"$(ls "$TK_TMP"/gp/floor.*.pct 2>/dev/null)")))
-  rows=$(((entries + 1) / 2))
-  LATENESS_KEY="set key at screen 0.01, screen 0.995 left top vertical maxrows $rows Left reverse font ',5' spacing 0.8 samplen 1.5 width -1; set tmargin at screen $(awk -v r="$rows" 'BEGIN { printf "%.3f", 1 - (r * 6.2 + 8) / (2.2 * 72) }')"
-  PCT_KEY=$LATENESS_KEY
+  # The key goes above the plot in two columns from the figure's left edge (inside, it covered
+  # the curves once ten peers and the floor were listed), and the plot starts below its rows.
+  # Entries: one per series and floor run; in a comparison one per peer, the floor and each run.
+  local entries rows LATENESS_KEY PCT_KEY nfloor
+  nfloor=$(find "$TK_TMP/gp" -name 'floor.*.pct' | wc -l)
   if ((TK_NRUNS > 1)); then
-    LATENESS_KEY="set key above"
-    PCT_KEY="set key inside bottom right vertical font ',5' spacing 0.8 samplen 1.5 opaque"
+    entries=$(($(for k in $hsids; do printf '%s\n' "${S_PEER[$k]}"; done | sort -u | wc -l) + ncsv + (nfloor > 0) + TK_NRUNS))
+  else
+    entries=$((n + nfloor))
   fi
+  rows=$(((entries + 1) / 2))
+  LATENESS_KEY="set key at screen 0.01, screen 0.995 left top vertical maxrows $rows Left reverse font ',6' spacing 0.9 samplen 1.5 width -1; set tmargin at screen $(awk -v r="$rows" 'BEGIN { printf "%.3f", 1 - (r * 5.2 + 10) / (2.2 * 72) }')"
+  PCT_KEY=$LATENESS_KEY
   fig_begin "${lname}_percentiles" single
   gp_title "$wl lateness by percentile"; gp_footer "$wl hist/*.hgrm"
   gp "set logscale x 10; set logscale y 10; set format y LOGFMT"
@@ -524,7 +623,7 @@ tk_all_figures() {
   [[ -w "$TK_FIGDIR" ]] || tk_die "cannot write into '$TK_FIGDIR'"
   # leave no stale figure from an earlier render behind
   rm -f -- "$TK_FIGDIR"/*.pdf "$TK_FIGDIR"/*.png "$TK_FIGDIR"/*.svg
-  FIG_EXTRA=()
+  FIG_EXTRA=(); FIG_YTOP=""
   local lv LV m what r v k xl="timers outstanding, N"
   for lv in core exec; do
     LV=W1_$lv
@@ -562,11 +661,13 @@ tk_all_figures() {
   local w
   for w in $(cut -f2 "$TK_TMP/hgrm.tsv" | sort -u); do [[ "$w" == W3_latency ]] || fig_lateness "$w"; done
   # W4, W5
+  FIG_YTOP=1
   fig_bars w4_idle_cpu single "W4 idle: CPU while waiting" \
-    "W4 idle: process CPU (user+sys) during 5 s with one timer an hour ahead (lower is better)" \
+    "W4 idle: process CPU (user+sys) during 5 s with one timer an hour ahead (lower is better; the axis spans at least 1 ms)" \
     "CPU time" auto "idle|W4_idle|idle_cpu_ms|"
+  FIG_YTOP=10
   fig_bars w4_idle_wakeups single "W4 idle: wake-ups while waiting" \
-    "W4 idle: timer-thread wake-ups during the idle period (lower is better)" \
+    "W4 idle: timer-thread wake-ups during the idle period (lower is better; the axis spans at least 10)" \
     "wake-ups" auto "idle|W4_idle|idle_wakeups|"
   fig_bars w5_bytes_per_timer single "W5 memory per timer" \
     "W5: resident memory growth per outstanding timer at N = 1e6, all user allocations included" \
