@@ -314,6 +314,11 @@ compare_key() {
 }
 # min and max of column 2 over files; prints "min max" (min over positive values, 0 if none)
 range_of() { awk 'BEGIN { mn = ""; mx = "" } $2 + 0 > 0 && (mn == "" || $2 + 0 < mn) { mn = $2 + 0 } mx == "" || $2 + 0 > mx { mx = $2 + 0 } END { print (mn == "" ? 0 : mn), (mx == "" ? 0 : mx) }' "$@"; }
+# single_x FILES...: the x value (column 1) if the files hold just one, else nothing (a run of one
+# N, the smoke suite's: gnuplot would warn of an empty x range and widen it by itself)
+single_x() { awk '{ v[$1 + 0] = 1 } END { n = 0; for (x in v) { n++; last = x } if (n == 1) print last }' "$@"; }
+# xrange_around X LOG: an x range with X in the middle
+xrange_around() { if [[ "$2" == log ]]; then gp "set xrange [$1/3.0:$1*3.0]"; else gp "set xrange [$1-1:$1+1]"; fi; }
 # decide log or linear for y: log when all values are positive and span >= 30x
 auto_log() { awk 'BEGIN { mn = ""; ok = 1 } { if ($3 + 0 <= 0 || $2 + 0 <= 0) ok = 0; if (mn == "" || $2 + 0 < mn) mn = $2 + 0; if ($2 + 0 > mx) mx = $2 + 0 } END { print (ok && mn > 0 && mx / mn >= 30) ? "log" : "lin" }' "$@"; }
 # floor reference value of a run: floor_val RUN METRIC
@@ -335,7 +340,8 @@ fig_lines() {
   gp "set xlabel $(gpq "$xlabel")"
   gp "set ylabel $(gpq "$(ylab "$ywhat" "$unit")")"
   if [[ "$xs" == log ]]; then gp "set logscale x 10; set format x LOGFMT"; fi
-  gp "set autoscale xfix; set offsets graph 0.05, graph 0.05, 0, 0"
+  local x1; x1=$(single_x "${files[@]}")
+  if [[ -n "$x1" ]]; then xrange_around "$x1" "$xs"; else gp "set autoscale xfix; set offsets graph 0.05, graph 0.05, 0, 0"; fi
   if [[ "$ys" == log && "$xs" == log ]]; then gp "set logscale y 10; set format y LOGFMT"
   elif [[ "$ys" == log ]]; then gp "set logscale y 10; set format y LOGFMT"
   else gp "set yrange [0:*]; set format y '%g'"; fi
@@ -391,7 +397,9 @@ fig_panels() {
   gp "$cmd"
   gp "unset label 101; unset label 102; unset label 103; unset key"
   gp "set border 3; set xtics nomirror out scale 0.6; set ytics nomirror out scale 0.6; set mxtics default; set mytics default; set grid xtics ytics; set autoscale"
-  gp "set logscale xy 10; set format x LOGFMT; set format y LOGFMT; set autoscale xfix; set offsets graph 0.06, graph 0.06, 0, 0"
+  gp "set logscale xy 10; set format x LOGFMT; set format y LOGFMT"
+  local x1; x1=$(single_x "$TK_TMP/d/$(san "$wl")"/*/*.dat)
+  if [[ -n "$x1" ]]; then xrange_around "$x1" log; else gp "set autoscale xfix; set offsets graph 0.06, graph 0.06, 0, 0"; fi
   gp "set xlabel $(gpq "$xlabel")"
   for spec in "${used[@]}"; do
     i=$((i + 1)); metric=${spec%%|*}; what=${spec#*|}
