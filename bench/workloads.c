@@ -1514,6 +1514,19 @@ static bool list_has(const char *list, const char *item) {
     return false;
 }
 
+/* The floor's cases, in run order. A timed one is a batched loop whose time per
+ * iteration (GB's real time) is its metric, `name`; the others (repeated
+ * reps_long times, as the workloads that sleep) set counters. */
+static const struct {
+    tkb_case_fn fn;
+    const char *name; /* the case is floor/<name> */
+    bool timed;
+} floor_cases[] = {
+    {floor_clock, "clock_ns", true},    {floor_append, "array_append_ns", true},
+    {floor_rmw, "locked_rmw_ns", true}, {floor_miss, "cold_miss_ns", true},
+    {floor_spin, "spin", false},        {floor_latency, "latency", false},
+};
+
 size_t tkb_workload_cases(const char *w, const tkb_peer *p, tkb_case *cases, size_t cap) {
     size_t k = 0;
     const tkb_config *g = &tkb_cfg;
@@ -1523,34 +1536,20 @@ size_t tkb_workload_cases(const char *w, const tkb_peer *p, tkb_case *cases, siz
     if (strcmp(w, "floor") == 0) {
         if (!is_floor)
             return 0;
-        tkb_case *c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_clock, g->reps, 0.5);
-        if (c) {
-            c->time_metric = "clock_ns";
-            snprintf(c->name, sizeof c->name, "floor/clock_ns");
+        for (size_t i = 0; i < sizeof floor_cases / sizeof floor_cases[0]; i++) {
+            tkb_case_fn fn = floor_cases[i].fn;
+            double est = fn == floor_spin      ? g->floor_spin_seconds + 0.1
+                         : fn == floor_latency ? (double)g->floor_samples * 0.0008
+                         : fn == floor_miss    ? 1.0
+                                               : 0.5;
+            tkb_case *c = add_case(cases, cap, &k, "floor", p, 1, 0, fn,
+                                   floor_cases[i].timed ? g->reps : g->reps_long, est);
+            if (c == NULL)
+                continue;
+            if (floor_cases[i].timed)
+                c->time_metric = floor_cases[i].name;
+            snprintf(c->name, sizeof c->name, "floor/%s", floor_cases[i].name);
         }
-        c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_append, g->reps, 0.5);
-        if (c) {
-            c->time_metric = "array_append_ns";
-            snprintf(c->name, sizeof c->name, "floor/array_append_ns");
-        }
-        c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_rmw, g->reps, 0.5);
-        if (c) {
-            c->time_metric = "locked_rmw_ns";
-            snprintf(c->name, sizeof c->name, "floor/locked_rmw_ns");
-        }
-        c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_miss, g->reps, 1.0);
-        if (c) {
-            c->time_metric = "cold_miss_ns";
-            snprintf(c->name, sizeof c->name, "floor/cold_miss_ns");
-        }
-        c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_spin, g->reps_long,
-                     g->floor_spin_seconds + 0.1);
-        if (c)
-            snprintf(c->name, sizeof c->name, "floor/spin");
-        c = add_case(cases, cap, &k, "floor", p, 1, 0, floor_latency, g->reps_long,
-                     (double)g->floor_samples * 0.0008);
-        if (c)
-            snprintf(c->name, sizeof c->name, "floor/latency");
         return k;
     }
     if (is_floor)
