@@ -14,6 +14,7 @@
  * folder path go to stdout at the end. Exit status: 0 ok, 1 run failure,
  * 2 usage error (unknown workload, peer or parameter). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -27,6 +28,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "timerkit.h"
 #include "tkbench.h"
@@ -120,6 +124,72 @@ static void cpu_model(char *out, size_t len) {
     }
     if (f)
         fclose(f);
+}
+
+/* The first line of a small (sysfs) file without its newline in buf; "" if
+ * unreadable. */
+static const char *first_line(const char *path, char *buf, size_t len) {
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        if (fgets(buf, (int)len, f) == NULL)
+            buf[0] = 0;
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = 0;
+    return buf;
+}
+
+/* What shapes the floor besides the CPU, into m: the hypervisor as CPUID
+ * names it (leaf 0x40000000; "none" without the hypervisor bit; a guest may
+ * be shown another hypervisor's name), the clock source behind clock_gettime,
+ * transparent huge pages, and whether DAMON runs (it samples pages and clears
+ * their accessed bits, which a guest under shadow paging pays for in exits). */
+static void machine_facts(json_t *m) {
+    char buf[256];
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    char sig[13] = "none";
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 31)) != 0) {
+        __cpuid(0x40000000, a, b, c, d);
+        unsigned w[3] = {b, c, d};
+        size_t k = 0;
+        for (size_t i = 0; i < 12; i++) {
+            char ch = (char)(w[i / 4] >> (8 * (i % 4)));
+            if (ch == 0)
+                break;
+            sig[k++] = ch >= 0x20 && ch < 0x7f ? ch : '?';
+        }
+        while (k > 0 && sig[k - 1] == ' ')
+            k--;
+        sig[k] = 0;
+    }
+    json_object_set_new(m, "hypervisor", json_string(sig));
+#endif
+    first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf, sizeof buf);
+    json_object_set_new(m, "clocksource", json_string(buf[0] ? buf : "unknown"));
+    first_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof buf);
+    char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
+    if (l != NULL && r != NULL) {
+        *r = 0;
+        json_object_set_new(m, "transparent_hugepages", json_string(l + 1));
+    }
+    const char *damon = "absent";
+    DIR *dir = opendir("/sys/kernel/mm/damon/admin/kdamonds");
+    if (dir != NULL) {
+        damon = "off";
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL) {
+            if (e->d_name[0] < '0' || e->d_name[0] > '9')
+                continue;
+            char path[300];
+            snprintf(path, sizeof path, "/sys/kernel/mm/damon/admin/kdamonds/%s/state", e->d_name);
+            if (strcmp(first_line(path, buf, sizeof buf), "on") == 0)
+                damon = "on";
+        }
+        closedir(dir);
+    }
+    json_object_set_new(m, "damon", json_string(damon));
 }
 
 static const char *unit_of(const char *metric) {
@@ -703,6 +773,7 @@ static json_t *build_metadata(const char *suite, const char *base_suite, const c
     cpu_model(buf, sizeof buf);
     json_object_set_new(m, "cpu_model", json_string(buf));
     json_object_set_new(m, "cores", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    machine_facts(m);
     struct utsname u;
     if (uname(&u) == 0) {
         snprintf(buf, sizeof buf, "%s %s %s", u.sysname, u.release, u.machine);
