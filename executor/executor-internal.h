@@ -161,6 +161,11 @@ typedef struct tk__worker {
     _Atomic uint64_t runs;
     _Atomic uint64_t completed;
     _Atomic unsigned active; /* 1 while inside a callback */
+    /* Tasks of this executor that this worker freed during its current batch
+     * of runs (linked through their free link; worker only). They go back to
+     * their slabs together after the batch (tk__worker_flush_frees): one hold
+     * of slab_lock per batch rather than a lock and an unlock per task. */
+    struct tk_future *freed; /* tk__task */
 } tk__worker;
 
 /* The executor. */
@@ -259,6 +264,7 @@ tk__task *tk__task_alloc(tk_executor *ex);
 void tk__task_discard_unused(tk__task *t);
 /* Drops n references; the last one recycles or frees the task. */
 void tk__task_unref(tk__task *t, uint32_t n);
+void tk__worker_flush_frees(tk__worker *w);
 /* Moves PENDING/RUNNING -> terminal `to` by CAS from `from`; wakes waiters.
  * Returns true if this call made the transition. */
 bool tk__task_complete(tk__task *t, uint32_t from, uint32_t to);

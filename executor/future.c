@@ -253,6 +253,13 @@ static void release_gone(tk_executor *ex, tk__slab *gone) {
  * a push that lands after destroy's final drain sees slab_closed. */
 static void task_free(tk__task *t) {
     tk_executor *ex = t->slab->ex;
+    tk__worker *w = tk__current.worker;
+    if (w != NULL && w->ex == ex) {
+        /* a worker of t's executor: returned with the rest of its batch */
+        set_free_link(t, w->freed);
+        w->freed = t;
+        return;
+    }
     if (pthread_mutex_trylock(&ex->slab_lock) != 0) {
         tk__task *top = atomic_load(&ex->slab_remote);
         do
@@ -267,6 +274,24 @@ static void task_free(tk__task *t) {
     remote_drain_locked(ex, &gone, t == NULL); /* t NULL: closed, see above */
     if (t != NULL)
         free_to_slab_locked(ex, t, &gone);
+    pthread_mutex_unlock(&ex->slab_lock);
+    release_gone(ex, gone);
+}
+
+void tk__worker_flush_frees(tk__worker *w) {
+    tk__task *t = w->freed;
+    if (t == NULL)
+        return;
+    w->freed = NULL;
+    tk_executor *ex = w->ex;
+    tk__slab *gone = NULL;
+    pthread_mutex_lock(&ex->slab_lock);
+    remote_drain_locked(ex, &gone, false);
+    while (t != NULL) {
+        tk__task *next = free_link(t);
+        free_to_slab_locked(ex, t, &gone);
+        t = next;
+    }
     pthread_mutex_unlock(&ex->slab_lock);
     release_gone(ex, gone);
 }

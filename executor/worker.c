@@ -35,7 +35,11 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
     if (end_ns != NULL)
         *end_ns = tk_clock_now_ns(); /* fixed delay counts from here (JDK) */
 
-    atomic_fetch_add_explicit(&t->run_count, 1, memory_order_relaxed);
+    /* one writer: runs of a task never overlap (a periodic task is offered
+     * again only after its run), so no read-modify-write */
+    atomic_store_explicit(&t->run_count,
+                          atomic_load_explicit(&t->run_count, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     tk__count(ex, true);
     if (status != 0)
         atomic_fetch_add_explicit(&ex->failed_count, 1, memory_order_relaxed);
@@ -180,6 +184,7 @@ static void *worker_main(void *arg) {
         if (rc == TK_OK) {
             spins = 0;
             run_batch(ex, n, count);
+            tk__worker_flush_frees(w); /* before the next take may block */
             continue;
         }
         if (rc != TK_ECLOSED) {
@@ -200,6 +205,10 @@ static void *worker_main(void *arg) {
         ex->alive--;
         tk__try_terminate_locked(ex);
         pthread_mutex_unlock(&ex->pool_lock);
+        /* The terminated hook may have run here and freed tasks (a schedule
+         * it made, rejected); from now on this thread frees like any other. */
+        tk__worker_flush_frees(w);
+        tk__current.worker = NULL;
         return NULL;
     }
 }
