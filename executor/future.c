@@ -253,8 +253,8 @@ static void release_gone(tk_executor *ex, tk__slab *gone) {
  * a push that lands after destroy's final drain sees slab_closed. */
 static void task_free(tk__task *t) {
     tk_executor *ex = t->slab->ex;
-    tk__worker *w = tk__current.worker;
-    if (w != NULL && w->ex == ex) {
+    tk__worker *w = tk__own_worker(ex);
+    if (w != NULL) {
         /* a worker of t's executor: returned with the rest of its batch */
         set_free_link(t, w->freed);
         w->freed = t;

@@ -37,9 +37,7 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
 
     /* one writer: runs of a task never overlap (a periodic task is offered
      * again only after its run), so no read-modify-write */
-    atomic_store_explicit(&t->run_count,
-                          atomic_load_explicit(&t->run_count, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    tk__bump(&t->run_count);
     tk__count(ex, true);
     if (status != 0)
         atomic_fetch_add_explicit(&ex->failed_count, 1, memory_order_relaxed);

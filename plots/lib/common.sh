@@ -290,8 +290,9 @@ lstyle() { local s=${S_SLOT[$1]} r=${S_RUN[$1]}; printf 'lc rgb PC[%s] dt s_dash
 lstyle_l() { local s=${S_SLOT[$1]} r=${S_RUN[$1]}; printf 'lc rgb PC[%s] dt s_dash(%s,%s) lw LW' "$s" "$s" "$r"; }
 fstyle() { local s=${S_SLOT[$1]} r=${S_RUN[$1]}; printf 'fs pattern s_fill(%s,%s) border lc rgb PC[%s] lc rgb PC[%s]' "$s" "$r" "$s" "$s"; }
 # In a comparison the series are drawn without titles and the key has one entry per peer (its
-# colour, and point unless WITH is lines) and one per run (its dash and point fill, in grey):
-# twice the peers' entries, each "run: peer", left no room for the plot.
+# colour, and point unless WITH is lines) and one per run (its dash and point fill, in grey; for
+# WITH boxes, a peer's solid colour and a run's fill pattern): twice the peers' entries, each
+# "run: peer", left no room for the plot.
 # ktitle K: the title clause of series K; compare_key WITH PART SIDS...: the key's plot clauses,
 # each after ", " (nothing for one run), for PART peers, runs or both.
 ktitle() { if ((TK_NRUNS > 1)); then printf 'notitle'; else printf 'title %s' "${S_QL[$1]}"; fi; }
@@ -302,12 +303,20 @@ compare_key() {
     for k in "$@"; do
       [[ "$seen" == *" ${S_PEER[$k]} "* ]] && continue
       seen+="${S_PEER[$k]} "; s=${S_SLOT[$k]}
+      if [[ "$with" == boxes ]]; then
+        printf ', NaN with boxes fs solid 1.0 border lc rgb PC[%s] lc rgb PC[%s] title %s' "$s" "$s" "$(gpq "${S_PEER[$k]}")"
+        continue
+      fi
       [[ "$with" == lines ]] || pt=" pt PT[$s] ps PS"
       printf ', NaN with %s lc rgb PC[%s] dt 1%s lw LW title %s' "$with" "$s" "$pt" "$(gpq "${S_PEER[$k]}")"
     done
   fi
   [[ "$part" == peers ]] && return 0
   for ((r = 1; r <= TK_NRUNS; r++)); do
+    if [[ "$with" == boxes ]]; then
+      printf ", NaN with boxes fs pattern s_fill(1,%s) border lc rgb '#444444' lc rgb '#444444' title %s" "$r" "$(gpq "$(tk_label "$r")")"
+      continue
+    fi
     [[ "$with" == lines ]] || pt=" pt ($r % 2 == 0 ? 6 : 7) ps PS"
     printf ", NaN with %s lc rgb '#444444' dt RD[run_i(%s)]%s lw LW title %s" "$with" "$r" "$pt" "$(gpq "$(tk_label "$r")")"
   done
@@ -475,12 +484,7 @@ fig_bars() {
     gp "set xtics ($xt) rotate by $ang right scale 0 font ',$fs' noenhanced"
     if ((TK_NRUNS > 1)); then
       bar_title=0
-      local r
-      cmd="plot"; sep=""
-      for ((r = 1; r <= TK_NRUNS; r++)); do
-        cmd+="$sep NaN with boxes fs pattern s_fill(1,$r) border lc rgb '#444444' lc rgb '#444444' title $(gpq "$(tk_label "$r")")"
-        sep=", "
-      done
+      cmd="plot NaN notitle$(compare_key boxes runs)"; sep=", "
     else
       gp "unset key"
     fi
@@ -497,17 +501,7 @@ fig_bars() {
     if ((TK_NRUNS > 1)); then
       # a key entry per peer (its colour) and per run (its fill pattern), not one per bar
       bar_title=0
-      local r seen=" "
-      cmd="plot"; sep=""
-      for k in $all; do
-        [[ "$seen" == *" ${S_PEER[$k]} "* ]] && continue
-        seen+="${S_PEER[$k]} "
-        cmd+="$sep NaN with boxes fs solid 1.0 border lc rgb PC[${S_SLOT[$k]}] lc rgb PC[${S_SLOT[$k]}] title $(gpq "${S_PEER[$k]}")"
-        sep=", "
-      done
-      for ((r = 1; r <= TK_NRUNS; r++)); do
-        cmd+="$sep NaN with boxes fs pattern s_fill(1,$r) border lc rgb '#444444' lc rgb '#444444' title $(gpq "$(tk_label "$r")")"
-      done
+      cmd="plot NaN notitle$(compare_key boxes all $all)"; sep=", "
     fi
     [[ -n "$TK_FOOT1$TK_FOOT2" ]] && gp "set bmargin 4.2"
   fi
