@@ -21,7 +21,8 @@
  *   the whole flood was unlinked), moves pending nodes into buckets (at most
  *   TRANSFER_LIMIT and about one tick of work a pass, as Netty bounds it,
  *   so a flood of offers cannot starve expiry; unlike Netty, nodes due within a revolution go
- * first, so a flood of far timers cannot hold up a near one either), advances the core to the tick
+ * first, so a flood of far timers cannot hold up a near one either; a pass that stops short expires
+ * no tick a node left behind may belong to), advances the core to the tick
  * of the current time, and publishes the expired nodes to the ready set (under ready_lock), which
  * the executor's workers take from, in chunks of whole ticks of about EXPIRE_CHUNK nodes (see
  * "Catching up"): a chunk is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each sorted while it
@@ -306,6 +307,10 @@ struct tk_queue {
     struct backlog {
         tk_node *head, *tail;
     } backlog[2];
+    /* No backlog node is due before this (INT64_MAX when both are empty): a
+     * lower bound, taken when nodes join, so that no tick one of them belongs
+     * to is expired before it is in its bucket (see tick_main). */
+    int64_t backlog_min_ns;
     tk_node *zombies; /* removed nodes awaiting release, linked through next */
 
     /* Guarded by ready_lock. */
@@ -466,8 +471,11 @@ static size_t grab_pending_locked(struct tk_queue *q) {
      * pushing every node on the front of its class's list leaves the lists
      * oldest first; the first node pushed on a list is its tail. */
     tk_node *head[2] = {NULL, NULL}, *tail[2] = {NULL, NULL};
+    int64_t min_ns = q->backlog_min_ns;
     while (n != NULL) {
         tk_node *next = NEXT(n);
+        if (n->deadline_ns < min_ns)
+            min_ns = n->deadline_ns;
         int far = n->deadline_ns > horizon;
         if (head[far] == NULL)
             tail[far] = n;
@@ -486,6 +494,7 @@ static size_t grab_pending_locked(struct tk_queue *q) {
             b->head = head[i];
         b->tail = tail[i];
     }
+    q->backlog_min_ns = min_ns;
     return k;
 }
 
@@ -526,6 +535,8 @@ static void transfer_locked(struct tk_queue *q, size_t limit, int64_t until_ns) 
             }
         }
     }
+    if (backlog_empty(q))
+        q->backlog_min_ns = INT64_MAX;
     if (moved != 0)
         STAT_ADD(q, st_moved, moved);
     if (cancelled != 0)
@@ -694,6 +705,17 @@ static void *tick_main(void *arg) {
          * each chunk is sorted and linked while it is in cache. */
         int64_t now = tk_clock_now_ns();
         uint64_t k = tk__wheel_core_tick_at(&q->core, now);
+        if (!backlog_empty(q)) {
+            /* The transfer stopped short (its time or node limit): a node
+             * still in the backlog joins its bucket later, so no tick it may
+             * belong to is expired now, or the core would put it in the next
+             * tick, behind nodes with later keys. */
+            uint64_t cur = tk_wheel_core_current_tick(&q->core);
+            uint64_t kb = tk__wheel_core_tick_of(&q->core, q->backlog_min_ns);
+            uint64_t cap = (kb > cur + 1 ? kb : cur + 1) - 1;
+            if (k > cap)
+                k = cap;
+        }
         while (k > tk_wheel_core_current_tick(&q->core)) {
             size_t count = 0;
             bool in_order = false;
@@ -824,6 +846,7 @@ static int wheel_create(const tk_queue_config *cfg, tk_queue_release_fn release,
     if (q == NULL)
         return TK_ENOMEM;
     memset(q, 0, sizeof(*q));
+    q->backlog_min_ns = INT64_MAX;
     tk__wheel_ready_init(&q->ready);
     q->allocator = c.allocator;
     q->spin_ns = c.spin_ns;
@@ -898,6 +921,7 @@ static void wheel_destroy(tk_queue *q) {
         }
         q->backlog[i].head = q->backlog[i].tail = NULL;
     }
+    q->backlog_min_ns = INT64_MAX;
     tk_node *z = q->zombies;
     q->zombies = NULL;
     unlock(&q->core_lock);

@@ -168,6 +168,10 @@ uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns) {
     return div_tick(w, (uint64_t)now_ns - (uint64_t)w->start_ns);
 }
 
+uint64_t tk__wheel_core_tick_of(const tk_wheel_core *w, int64_t deadline_ns) {
+    return raw_expiry(w, deadline_ns);
+}
+
 void tk_wheel_core_add(tk_wheel_core *w, tk_node *n) {
     uint64_t e = raw_expiry(w, n->deadline_ns);
     if (e <= w->current_tick)

@@ -134,6 +134,11 @@ static inline uint64_t tk__wheel_core_expiry(const tk_node *n) {
  * start). */
 uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns);
 
+/* Tick a node due at `deadline_ns` belongs to: the smallest k with t_k >=
+ * deadline_ns (tk_wheel_core_add() puts it in the next tick instead if that
+ * one has expired already). */
+uint64_t tk__wheel_core_tick_of(const tk_wheel_core *w, int64_t deadline_ns);
+
 /* A lower bound of tk_wheel_core_next_expiry_tick(), exact unless a removal
  * took a bucket's earliest node; O(occupied buckets) worst case, O(1) when
  * the first occupied bucket expires on its next visit. False if empty. */

@@ -733,6 +733,62 @@ static void an_in_order_tick_batch_leaves_in_order(void **state) {
     free(t);
 }
 
+/* Nodes the tick thread takes in at the pass that expires their tick, more
+ * than that pass can move into buckets (its transfer stops after about a tick
+ * of work, checking the clock every 1024 nodes), offered in descending key
+ * order so that the ones left in the backlog have the smallest keys. The
+ * pass must not expire their tick before they are in it: they used to join
+ * the next tick and leave after every node with a later key (a conformance
+ * run saw it once, on a CI machine that stalled in the transfer). Here: 10 us
+ * ticks; fewer nodes than FLOOD_OFFERS, one per page and out of the cache by
+ * the deadline, so that moving 1024 of them takes longer than a tick; the
+ * first sets the thread's plan (the tick of `d`) and the others are due
+ * within that tick, after its wake threshold, so they wait for that pass. */
+static void a_backlog_left_by_a_short_pass_keeps_its_tick(void **state) {
+    (void)state;
+    enum { N = 4000, STRIDE = 4096, ROUNDS = 12 };
+    const size_t evict_bytes = (size_t)64 << 20;
+    rel_ctx rel = {0};
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    c.tick_ns = TK_WHEEL_MIN_TICK_NS;
+    tk_queue *q = make_queue(&c, &rel);
+    char *mem = calloc(N, STRIDE);
+    unsigned char *evict = malloc(evict_bytes);
+    assert_non_null(mem);
+    assert_non_null(evict);
+    for (int round = 0; round < ROUNDS; round++) {
+        int64_t d = tk_clock_now_ns() + 100 * MS;
+        for (int i = 0; i < N; i++) {
+            tk_node *n = (tk_node *)(void *)(mem + (size_t)i * STRIDE);
+            memset(n, 0, sizeof(*n));
+            n->deadline_ns = d - i; /* the latest first, one ns apart */
+            n->seq = (uint64_t)i;
+            assert_int_equal(ops->offer(q, n), TK_OK);
+            if (i == 0)
+                sleep_ms(5); /* the thread takes it and plans its sleep */
+        }
+        bool strict = tk_clock_now_ns() < d - 20 * MS;
+        memset(evict, round, evict_bytes); /* the nodes leave the cache */
+        tk_node *prev = NULL;
+        for (int i = 0; i < N; i++) {
+            tk_node *got = NULL;
+            assert_int_equal(ops->poll(q, 5 * TK_NS_PER_S, &got), TK_OK);
+            assert_true(tk_clock_now_ns() >= got->deadline_ns);
+            if (strict && prev != NULL)
+                assert_false(before(got, prev));
+            prev = got;
+        }
+        if (!strict)
+            print_message("      offering overran the deadline: order not checked\n");
+        assert_int_equal(ops->size(q), 0);
+    }
+    ops->destroy(q);
+    assert_int_equal(atomic_load(&rel.total), 0);
+    free(evict);
+    free(mem);
+}
+
 /* ---- the ready set ------------------------------------------------------------------------- */
 
 /* Batches whose keys interleave every earlier batch (a backlog expiring over
@@ -1822,6 +1878,7 @@ int main(void) {
         cmocka_unit_test(destroy_ends_the_tick_threads_spin),
         cmocka_unit_test(an_earlier_offer_ends_the_tick_threads_spin),
         cmocka_unit_test(an_in_order_tick_batch_leaves_in_order),
+        cmocka_unit_test(a_backlog_left_by_a_short_pass_keeps_its_tick),
         cmocka_unit_test(remove_of_ready_node_is_immediate),
         cmocka_unit_test(remove_of_queued_nodes_releases_each_exactly_once),
         cmocka_unit_test(removed_node_is_never_handed_out),
