@@ -1,5 +1,11 @@
 /* timerkit: the hashed wheel engine (blocking adapter over wheel-core).
  *
+ * Files. This one: the queue operations behind tk_engine_wheel() and this
+ * essay. wheel-tick.c: the tick thread and the work of its pass.
+ * wheel-adapter-internal.h: what those two share (the queue struct, the
+ * node state word). wheel-ready.c: the ready set. wheel-core.c: the pure
+ * wheel the tick thread drives.
+ *
  * Structure. Netty's HashedWheelTimer, rebuilt for a delay queue:
  *
  *   user threads --offer--> pending stack --+
@@ -171,179 +177,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/prctl.h>
-#endif
 
 #include "common-internal.h"
 #include "timerkit/queue.h"
+#include "wheel-adapter-internal.h"
 #include "wheel-core.h"
 #include "wheel-internal.h"
 #include "wheel-ready.h"
 
-/* ---- node state word ------------------------------------------------------ */
-
-#define ST_NONE UINT64_C(0)
-#define ST_PENDING UINT64_C(1)
-#define ST_BUCKETED UINT64_C(2)
-#define ST_READY UINT64_C(3)
-#define ST_CANCELLED_PENDING UINT64_C(4)
-#define ST_CANCEL_TAG UINT64_C(7) /* low bits of "removed, on the cancel stack" */
-
-/* rounds of a node the core already expired but a remover had claimed. */
-#define DETACHED INT64_MIN
-
-/* Nodes moved from the pending queue into buckets per tick pass (at most;
- * a pass also stops moving after about one tick of work). */
-#define TRANSFER_LIMIT ((size_t)100000)
-#define TRANSFER_CLOCK_EVERY 1024u
-#define TRANSFER_PREFETCH 16 /* nodes ahead whose bucket is prefetched */
-
-/* Expired nodes the tick thread publishes together when it is behind: it
- * expires whole ticks until it has at least this many, publishes them, and
- * goes on (see the essay, "Catching up"). */
-#define EXPIRE_CHUNK ((size_t)1024)
-
-/* A pass that takes at least FLOOD_POLL_MIN offers off the pending stack
- * starts a flood; every pass that takes any offer during a flood extends it
- * to FLOOD_QUIET_NS after that pass. During a flood the thread sleeps at
- * most FLOOD_POLL_NS: it looks again soon, so the flood's tail (fewer than
- * FLOOD_OFFERS, which would wake it) is in buckets shortly after the flood
- * ends rather than moved at the first expiry; a pause of the producer
- * shorter than FLOOD_QUIET_NS does not end the flood. */
-#define FLOOD_POLL_MIN ((size_t)4096)
-#define FLOOD_POLL_NS (10 * TK_NS_PER_MS)
-#define FLOOD_QUIET_NS (40 * TK_NS_PER_MS)
-
-/* Nodes of an expired batch already in key order linked per hold of
- * ready_lock (publish_ready_locked()): about 30 us of holding it. */
-#define PUBLISH_PIECE ((size_t)1024)
-
-/* Removed nodes the tick thread unlinks before it releases them. */
-#define RELEASE_CHUNK ((size_t)256)
-
-/* Offers that wake a sleeping tick thread whatever their deadlines: a flood
- * of timers far ahead is taken in while it arrives, not all at once at the
- * first expiry, where grabbing and moving a million nodes (tens of ms) would
- * delay the expiry itself. */
-#define FLOOD_OFFERS ((size_t)4096)
-
-/* wake_threshold value while the tick thread is awake (no signal needed). */
-#define AWAKE INT64_MIN
-
-/* Removed nodes are released at the tick thread's next pass, within about
- * this long: a removal wakes the thread only if it planned to sleep longer. */
-#define RECLAIM_NS (10 * TK_NS_PER_MS)
-
-_Static_assert(offsetof(tk_node, tk__priv.raw[3]) == offsetof(tk_node, tk__priv.wheel.state),
-               "the state word overlays wheel.state and wheel.aux");
-_Static_assert(_Alignof(tk_node) >= 8, "cancel links need 3 free low bits");
-
-static inline uint64_t *word_of(tk_node *n) {
-    return &n->tk__priv.raw[3];
-}
-
-static inline uint64_t word_load(const tk_node *n) {
-    return __atomic_load_n(&n->tk__priv.raw[3], __ATOMIC_ACQUIRE);
-}
-
-static inline void word_store(tk_node *n, uint64_t v) {
-    __atomic_store_n(word_of(n), v, __ATOMIC_RELEASE);
-}
-
-static inline bool word_cas(tk_node *n, uint64_t *expected, uint64_t desired) {
-    return __atomic_compare_exchange_n(word_of(n), expected, desired, false, __ATOMIC_ACQ_REL,
-                                       __ATOMIC_ACQUIRE);
-}
-
-static inline bool is_cancel_linked(uint64_t w) {
-    return (w & 7u) == ST_CANCEL_TAG;
-}
-
-#define NEXT(n) ((n)->tk__priv.wheel.next)
-#define PREV(n) ((n)->tk__priv.wheel.prev)
-
-/* ---- the queue ------------------------------------------------------------ */
-
-struct tk_queue {
-    /* Immutable after create(). */
-    const tk_allocator *allocator;
-    tk_queue_release_fn release; /* NULL: remove() works synchronously */
-    void *release_ctx;
-    size_t max_pending; /* 0: unbounded */
-    int64_t tick_ns;
-    int64_t spin_ns; /* the tick thread busy-waits the last spin_ns before a tick */
-    char thread_name[16];
-
-    /* Lock-free hand-off. Any thread pushes; only the core_lock holder
-     * empties them (atomic exchange with NULL). */
-    char pad0[64];
-    _Atomic(tk_node *) pending_top; /* offered nodes, linked through next */
-    char pad1[64];
-    _Atomic(tk_node *) cancel_top; /* removed bucketed nodes, linked via state word */
-    char pad2[64];
-    atomic_size_t size; /* queued nodes: pending + bucketed + ready - removed */
-    atomic_int closed;  /* 0, TK_QUEUE_CLOSE_WHEN_EMPTY or TK_QUEUE_CLOSE_NOW; only grows */
-    char pad3[64];
-    /* Written by the tick thread before it sleeps (the latest deadline that
-     * needs it woken early), CASed to AWAKE by the thread that wakes it. */
-    _Atomic int64_t wake_threshold;
-    /* Written by the tick thread before it sleeps: the size at which an
-     * offer wakes it anyway (FLOOD_OFFERS more than then). */
-    atomic_size_t flood_mark;
-    /* Set by the tick thread when it plans to sleep longer than RECLAIM_NS;
-     * cleared by the thread that wakes it to release removed nodes. */
-    atomic_bool sleep_long;
-    atomic_bool started; /* tick thread created (set under start_lock) */
-    atomic_bool stop;    /* destroy() asks the tick thread to exit */
-    char pad4[64];
-
-    /* Guarded by core_lock (held by the tick thread during a pass, and by
-     * peek/remove_first/drain/remove_if/check and synchronous remove). */
-    pthread_mutex_t core_lock;
-    tk_wheel_core core;
-    /* Pending nodes taken off the stack, oldest first, not yet in buckets:
-     * [0] due within a revolution (moved first), [1] the rest. */
-    struct backlog {
-        tk_node *head, *tail;
-    } backlog[2];
-    /* No backlog node is due before this (INT64_MAX when both are empty): a
-     * lower bound, taken when nodes join, so that no tick one of them belongs
-     * to is expired before it is in its bucket (see tick_main). */
-    int64_t backlog_min_ns;
-    tk_node *zombies; /* removed nodes awaiting release, linked through next */
-
-    /* Guarded by ready_lock. */
-    pthread_mutex_t ready_lock;
-    pthread_cond_t ready_cond; /* takers wait here (CLOCK_MONOTONIC) */
-    size_t ready_waiters;      /* takers inside a wait on ready_cond */
-    tk__wheel_ready ready;     /* expired nodes in sorted runs (wheel-ready.h) */
-
-    /* Guarded by tick_lock: the tick thread's sleep. */
-    pthread_mutex_t tick_lock;
-    pthread_cond_t tick_cond; /* CLOCK_MONOTONIC */
-    bool wake_flag;
-
-    pthread_mutex_t start_lock; /* serialises the lazy start */
-    pthread_t thread;           /* valid once started */
-
-    /* Statistics: relaxed atomics. */
-    _Atomic uint64_t st_wakeups, st_loops, st_expired, st_moved, st_released;
-    _Atomic uint64_t st_cancelled_pending, st_cancelled_bucket, st_removed_ready;
-    _Atomic uint64_t st_ready_runs_max, st_ready_merges; /* written by the tick thread */
-};
-
-#define STAT_ADD(q, field, v) atomic_fetch_add_explicit(&(q)->field, (v), memory_order_relaxed)
-
-static inline void lock(pthread_mutex_t *m) {
-    int rc = pthread_mutex_lock(m);
-    (void)rc;
-}
-
-static inline void unlock(pthread_mutex_t *m) {
-    int rc = pthread_mutex_unlock(m);
-    (void)rc;
-}
+/* ---- waking the tick thread; the size --------------------------------------- */
 
 static void signal_tick(struct tk_queue *q) {
     lock(&q->tick_lock);
@@ -388,434 +230,6 @@ static void size_sub(struct tk_queue *q, size_t k, bool ready_locked) {
         if (!ready_locked)
             unlock(&q->ready_lock);
     }
-}
-
-/* ---- core_lock holder's work ------------------------------------------------ */
-
-static inline void zombie_push_locked(struct tk_queue *q, tk_node *n) {
-    NEXT(n) = q->zombies;
-    q->zombies = n;
-}
-
-/* Next node of a cancel list (linked through the state words). */
-static inline tk_node *cancel_next(const tk_node *n) {
-    return (tk_node *)(uintptr_t)(word_load(n) & ~(uint64_t)7);
-}
-
-/* Hints the cache about a cancelled node's bucket neighbours, which its
- * unlink writes. Needs core_lock. */
-static inline void prefetch_links(const tk_node *n) {
-    if (n->tk__priv.wheel.rounds == DETACHED)
-        return;
-    if (PREV(n) != NULL)
-        __builtin_prefetch(PREV(n), 1);
-    if (NEXT(n) != NULL)
-        __builtin_prefetch(NEXT(n), 1);
-}
-
-/* Unlinks up to `limit` (at most RELEASE_CHUNK) nodes of the cancel list `n`
- * from the core and pushes them on *zombies; returns the rest of the list.
- * With a population far larger than the cache every node and each of its
- * bucket neighbours is a miss: the walk of the list is a chain of dependent
- * misses, so it only collects the nodes, and their neighbours are then
- * fetched all at once (prefetch) before the unlinks. Needs core_lock. */
-static tk_node *unlink_cancels_locked(struct tk_queue *q, tk_node *n, size_t limit,
-                                      tk_node **zombies) {
-    tk_node *batch[RELEASE_CHUNK];
-    if (limit > RELEASE_CHUNK)
-        limit = RELEASE_CHUNK;
-    size_t k = 0;
-    for (; n != NULL && k < limit; k++) {
-        batch[k] = n;
-        n = cancel_next(n);
-    }
-    for (size_t i = 0; i < k; i++)
-        prefetch_links(batch[i]);
-    for (size_t i = 0; i < k; i++) {
-        tk_node *x = batch[i];
-        if (x->tk__priv.wheel.rounds != DETACHED)
-            tk_wheel_core_remove(&q->core, x);
-        NEXT(x) = *zombies;
-        *zombies = x;
-    }
-    if (k != 0)
-        STAT_ADD(q, st_cancelled_bucket, k); /* counted here, off the remove() path */
-    return n;
-}
-
-/* Unlinks every node on the cancel stack from the core; they await release
- * on the zombie list. Needs core_lock. */
-static void process_cancels_locked(struct tk_queue *q) {
-    tk_node *n = atomic_exchange(&q->cancel_top, NULL);
-    while (n != NULL)
-        n = unlink_cancels_locked(q, n, SIZE_MAX, &q->zombies);
-}
-
-static inline bool backlog_empty(const struct tk_queue *q) {
-    return q->backlog[0].head == NULL && q->backlog[1].head == NULL;
-}
-
-/* Appends the whole pending stack, oldest first, to the backlog: nodes due
- * within a revolution to backlog[0], which is moved into buckets first, so a
- * flood of far timers does not hold up a near one. Returns the number of
- * nodes taken. Needs core_lock. */
-static size_t grab_pending_locked(struct tk_queue *q) {
-    tk_node *n = atomic_exchange(&q->pending_top, NULL);
-    if (n == NULL)
-        return 0;
-    size_t k = 0;
-    const tk_wheel_core *w = &q->core;
-    int64_t horizon = tk_wheel_core_tick_time(w, tk_wheel_core_current_tick(w) + 1 +
-                                                     (uint64_t)w->ticks_per_wheel);
-    /* One walk (each node is likely a miss): the stack is newest first, so
-     * pushing every node on the front of its class's list leaves the lists
-     * oldest first; the first node pushed on a list is its tail. */
-    tk_node *head[2] = {NULL, NULL}, *tail[2] = {NULL, NULL};
-    int64_t min_ns = q->backlog_min_ns;
-    while (n != NULL) {
-        tk_node *next = NEXT(n);
-        if (n->deadline_ns < min_ns)
-            min_ns = n->deadline_ns;
-        int far = n->deadline_ns > horizon;
-        if (head[far] == NULL)
-            tail[far] = n;
-        NEXT(n) = head[far];
-        head[far] = n;
-        n = next;
-        k++;
-    }
-    for (int i = 0; i < 2; i++) {
-        if (head[i] == NULL)
-            continue;
-        struct backlog *b = &q->backlog[i];
-        if (b->tail != NULL)
-            NEXT(b->tail) = head[i];
-        else
-            b->head = head[i];
-        b->tail = tail[i];
-    }
-    q->backlog_min_ns = min_ns;
-    return k;
-}
-
-/* Moves up to `limit` backlog nodes into the core, near ones first, and
- * stops early once the clock passes `until_ns` (checked every
- * TRANSFER_CLOCK_EVERY nodes; INT64_MAX: never). Needs core_lock. */
-static void transfer_locked(struct tk_queue *q, size_t limit, int64_t until_ns) {
-    size_t moved = 0, cancelled = 0, done = 0;
-    for (int i = 0; i < 2; i++) {
-        struct backlog *b = &q->backlog[i];
-        /* The bucket a node joins is one more miss (its head node, which the
-         * add relinks): a scout TRANSFER_PREFETCH nodes ahead asks for it
-         * early, so those misses overlap. */
-        tk_node *scout = b->head;
-        for (int j = 0; j < TRANSFER_PREFETCH && scout != NULL; j++)
-            scout = NEXT(scout);
-        while (b->head != NULL && done < limit) {
-            if (++done % TRANSFER_CLOCK_EVERY == 0 && until_ns != INT64_MAX &&
-                tk_clock_now_ns() >= until_ns) {
-                limit = 0;
-                break;
-            }
-            if (scout != NULL) {
-                tk__wheel_core_prefetch_add(&q->core, scout);
-                scout = NEXT(scout);
-            }
-            tk_node *n = b->head;
-            b->head = NEXT(n);
-            if (b->head == NULL)
-                b->tail = NULL;
-            uint64_t w = ST_PENDING;
-            if (word_cas(n, &w, ST_BUCKETED)) {
-                tk_wheel_core_add(&q->core, n);
-                moved++;
-            } else {
-                zombie_push_locked(q, n); /* CANCELLED_PENDING */
-                cancelled++;
-            }
-        }
-    }
-    if (backlog_empty(q))
-        q->backlog_min_ns = INT64_MAX;
-    if (moved != 0)
-        STAT_ADD(q, st_moved, moved);
-    if (cancelled != 0)
-        STAT_ADD(q, st_cancelled_pending, cancelled);
-}
-
-/* Brings the core up to date with every hand-off, unbounded (for the
- * operations that need to see every node). Returns true if nodes now await
- * release. Needs core_lock. */
-static bool flush_all_locked(struct tk_queue *q) {
-    process_cancels_locked(q);
-    grab_pending_locked(q);
-    transfer_locked(q, SIZE_MAX, INT64_MAX);
-    return q->zombies != NULL;
-}
-
-/* Claims an expired node for the ready set (BUCKETED -> READY); a node a
- * remover claimed first is on the cancel stack: it is marked detached and
- * left out. Called by tk__wheel_ready_publish(); needs core_lock and
- * ready_lock (a remover that sees READY then waits for ready_lock, so it
- * finds the node linked). */
-static bool claim_ready(tk_node *n, void *ctx) {
-    (void)ctx;
-    uint64_t w = ST_BUCKETED;
-    if (word_cas(n, &w, ST_READY))
-        return true;
-    n->tk__priv.wheel.rounds = DETACHED;
-    return false;
-}
-
-/* Wakes as many waiting takers as `added` new ready nodes can serve: none
- * if nobody waits, all of them (one broadcast) if there are enough nodes,
- * else one signal per node; the old broadcast woke every waiter even for a
- * single node. Needs ready_lock. */
-static void wake_takers_locked(struct tk_queue *q, size_t added) {
-    size_t waiters = q->ready_waiters;
-    if (waiters == 0 || added == 0)
-        return;
-    if (added >= waiters) {
-        pthread_cond_broadcast(&q->ready_cond);
-    } else {
-        for (size_t i = 0; i < added; i++)
-            pthread_cond_signal(&q->ready_cond);
-    }
-}
-
-/* Bookkeeping after `added` nodes were linked into the ready set: the
- * tick thread's statistics, and the takers to wake. Needs ready_lock. */
-static void published_locked(struct tk_queue *q, size_t added) {
-    if (q->ready.nruns > atomic_load_explicit(&q->st_ready_runs_max, memory_order_relaxed))
-        atomic_store_explicit(&q->st_ready_runs_max, q->ready.nruns, memory_order_relaxed);
-    atomic_store_explicit(&q->st_ready_merges, q->ready.merges, memory_order_relaxed);
-    wake_takers_locked(q, added);
-}
-
-/* Cuts the first `max` (>= 1) nodes off `*list` (non-empty, linked through
- * next) and returns them as a list of their own. Walking them brings their
- * lines into cache before ready_lock is taken to link them. */
-static tk_node *cut_piece(tk_node **list, size_t max) {
-    tk_node *head = *list, *t = head;
-    for (size_t i = 1; i < max && NEXT(t) != NULL; i++)
-        t = NEXT(t);
-    *list = NEXT(t);
-    NEXT(t) = NULL;
-    return head;
-}
-
-/* Publishes an expired batch (linked through next; whole ticks) to the
- * ready set. Returns the number of nodes published. Needs core_lock.
- *
- * A batch already in key order (`in_order`, found by the expiry walk: the
- * usual case, one producer's nodes leaving their bucket in offer order) is
- * linked PUBLISH_PIECE nodes per hold of ready_lock, and takers take the
- * first pieces while later ones are linked: no later piece holds a smaller
- * key, so the order is still exact. A burst of a million timers due in one
- * tick reached its first callback only after all of it was linked (about
- * 40 ms); now after the first piece.
- *
- * Any other batch is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each
- * sorted and linked into the set (as a run of its own unless it continues
- * the previous one) while its nodes are still in cache; pops merge the runs.
- * The first piece (the whole batch, for a batch of up to a piece) is sorted
- * before ready_lock is taken, so takers go on taking earlier nodes
- * meanwhile; the rest is sorted under the lock, piece by piece, and all of
- * the batch is linked under one hold of it, so takers never see part of a
- * batch (a later piece may hold a smaller key).
- *
- * Cutting and sorting outside the lock write only the nodes' next links:
- * the nodes are out of the core and not yet claimed, and removers change
- * only the state word. */
-static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch, bool in_order) {
-    size_t added = 0;
-    if (in_order) {
-        while (batch != NULL) {
-            tk_node *piece = cut_piece(&batch, PUBLISH_PIECE);
-            lock(&q->ready_lock);
-            size_t k = tk__wheel_ready_publish(&q->ready, piece, claim_ready, NULL);
-            published_locked(q, k);
-            unlock(&q->ready_lock);
-            added += k;
-        }
-        return added;
-    }
-    tk__wheel_piece first = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
-    lock(&q->ready_lock);
-    added += tk__wheel_ready_publish(&q->ready, first.head, claim_ready, NULL);
-    while (batch != NULL) {
-        tk__wheel_piece p = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
-        added += tk__wheel_ready_publish(&q->ready, p.head, claim_ready, NULL);
-    }
-    published_locked(q, added);
-    unlock(&q->ready_lock);
-    return added;
-}
-
-/* Runs the release callback on a zombie list. No lock held. */
-static void release_list(struct tk_queue *q, tk_node *n) {
-    uint64_t k = 0;
-    while (n != NULL) {
-        tk_node *next = NEXT(n);
-        word_store(n, ST_NONE);
-        q->release(q->release_ctx, n);
-        n = next;
-        k++;
-    }
-    if (k != 0)
-        STAT_ADD(q, st_released, k);
-}
-
-/* ---- the tick thread -------------------------------------------------------- */
-
-static void *tick_main(void *arg) {
-    struct tk_queue *q = arg;
-    tk__thread_set_name(q->thread_name);
-#if defined(__linux__) && defined(PR_SET_TIMERSLACK)
-    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* 1 us, see DESIGN.md */
-#endif
-    int64_t flood_end = INT64_MIN; /* a flood lasts until then (FLOOD_POLL_NS) */
-    lock(&q->core_lock);
-    while (!atomic_load(&q->stop)) {
-        STAT_ADD(q, st_loops, 1);
-        /* Removed nodes: unlinked and released RELEASE_CHUNK at a time, each
-         * chunk while its nodes are still in cache (core_lock dropped for
-         * the callbacks; the rest of the list is private to this thread and
-         * its nodes stay cancel-linked in their buckets meanwhile). */
-        for (tk_node *c = atomic_exchange(&q->cancel_top, NULL); c != NULL;) {
-            tk_node *z = NULL;
-            c = unlink_cancels_locked(q, c, RELEASE_CHUNK, &z);
-            unlock(&q->core_lock);
-            release_list(q, z); /* user code: no lock held */
-            lock(&q->core_lock);
-        }
-        size_t grabbed = grab_pending_locked(q);
-        if (grabbed != 0) {
-            int64_t t = tk_clock_now_ns();
-            if (grabbed >= FLOOD_POLL_MIN || t < flood_end)
-                flood_end = tk__sat_add(t, FLOOD_QUIET_NS);
-        }
-        /* a pass moves at most TRANSFER_LIMIT nodes and spends at most
-         * about a tick doing so */
-        transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
-
-        /* Expire up to the current tick, publishing every EXPIRE_CHUNK
-         * nodes or so (whole ticks): when the thread is behind, the worker
-         * starts on the earliest ticks while later ones are expired, and
-         * each chunk is sorted and linked while it is in cache. */
-        int64_t now = tk_clock_now_ns();
-        uint64_t k = tk__wheel_core_tick_at(&q->core, now);
-        if (!backlog_empty(q)) {
-            /* The transfer stopped short (its time or node limit): a node
-             * still in the backlog joins its bucket later, so no tick it may
-             * belong to is expired now, or the core would put it in the next
-             * tick, behind nodes with later keys. */
-            uint64_t cur = tk_wheel_core_current_tick(&q->core);
-            uint64_t kb = tk__wheel_core_tick_of(&q->core, q->backlog_min_ns);
-            uint64_t cap = (kb > cur + 1 ? kb : cur + 1) - 1;
-            if (k > cap)
-                k = cap;
-        }
-        while (k > tk_wheel_core_current_tick(&q->core)) {
-            size_t count = 0;
-            bool in_order = false;
-            tk_node *batch =
-                tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count, &in_order);
-            if (batch != NULL)
-                STAT_ADD(q, st_expired, publish_ready_locked(q, batch, in_order));
-        }
-
-        if (q->zombies != NULL) {
-            tk_node *z = q->zombies;
-            q->zombies = NULL;
-            unlock(&q->core_lock);
-            release_list(q, z); /* user code: no lock held */
-            lock(&q->core_lock);
-        }
-
-        /* Plan the sleep: to the next tick that can expire something. */
-        int64_t plan;
-        uint64_t next;
-        int64_t next_tick =
-            tk_wheel_core_tick_time(&q->core, tk_wheel_core_current_tick(&q->core) + 1);
-        if (!backlog_empty(q))
-            plan = next_tick;
-        else if (tk__wheel_core_next_candidate(&q->core, &next))
-            plan = tk_wheel_core_tick_time(&q->core, next);
-        else
-            plan = INT64_MAX;
-        if (now < flood_end && plan > tk__sat_add(now, FLOOD_POLL_NS))
-            plan = tk__sat_add(now, FLOOD_POLL_NS); /* a flood: look again soon */
-        int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
-        if (threshold == AWAKE)
-            threshold = AWAKE + 1;
-        /* Publish, then look (Dekker with offer/remove, all seq_cst): either
-         * a producer sees the plan and wakes us, or we see its node here. */
-        atomic_store_explicit(&q->flood_mark, atomic_load(&q->size) + FLOOD_OFFERS,
-                              memory_order_relaxed);
-        atomic_store(&q->wake_threshold, threshold);
-        atomic_store(&q->sleep_long, plan > tk__sat_add(now, RECLAIM_NS));
-        if (atomic_load(&q->pending_top) != NULL || atomic_load(&q->cancel_top) != NULL ||
-            q->zombies != NULL) {
-            /* Hand-offs arrived during the pass (or other threads left nodes
-             * to release while we ran callbacks): pick them up at the next
-             * tick (soon enough for the lateness bound), not at once, so a
-             * stream of offers or removals is taken in batches instead of
-             * the thread spinning against the producers. */
-            atomic_store(&q->sleep_long, false);
-            if (next_tick < plan)
-                plan = next_tick;
-        }
-        unlock(&q->core_lock);
-
-        /* With spin_ns, sleep until spin_ns before the plan and busy-wait the
-         * rest (see "Spinning"). */
-        int64_t sleep_until = plan == INT64_MAX ? plan : tk__sat_add(plan, -q->spin_ns);
-        bool slept_out = false;
-        lock(&q->tick_lock);
-        while (!q->wake_flag && !atomic_load(&q->stop)) {
-            if (sleep_until == INT64_MAX) {
-                pthread_cond_wait(&q->tick_cond, &q->tick_lock);
-            } else {
-                struct timespec ts = tk__ns_to_timespec(sleep_until);
-                if (pthread_cond_timedwait(&q->tick_cond, &q->tick_lock, &ts) == ETIMEDOUT) {
-                    slept_out = true;
-                    break;
-                }
-            }
-        }
-        if (slept_out && sleep_until != plan) {
-            unlock(&q->tick_lock);
-            /* ends early on stop, or on an offer due before the plan (it
-             * claims wake_threshold, see maybe_wake()) */
-            while (tk_clock_now_ns() < plan &&
-                   !atomic_load_explicit(&q->stop, memory_order_relaxed) &&
-                   atomic_load_explicit(&q->wake_threshold, memory_order_relaxed) != AWAKE)
-                tk__cpu_relax();
-            lock(&q->tick_lock);
-        }
-        q->wake_flag = false;
-        unlock(&q->tick_lock);
-        atomic_store(&q->wake_threshold, AWAKE);
-        atomic_store(&q->sleep_long, false);
-        STAT_ADD(q, st_wakeups, 1);
-        lock(&q->core_lock);
-    }
-    unlock(&q->core_lock);
-    return NULL;
-}
-
-static int start_thread(struct tk_queue *q) {
-    int rc = TK_OK;
-    lock(&q->start_lock);
-    if (!atomic_load(&q->started)) {
-        if (pthread_create(&q->thread, NULL, tick_main, q) != 0)
-            rc = TK_ETHREAD;
-        else
-            atomic_store(&q->started, true);
-    }
-    unlock(&q->start_lock);
-    return rc;
 }
 
 /* ---- operations ----------------------------------------------------------- */
@@ -910,8 +324,8 @@ static void wheel_destroy(tk_queue *q) {
     }
     /* Alone now. Release every removed node; queued ones stay untouched. */
     lock(&q->core_lock);
-    process_cancels_locked(q);
-    grab_pending_locked(q);
+    tk__wheel_process_cancels_locked(q);
+    tk__wheel_grab_pending_locked(q);
     for (int i = 0; i < 2; i++) {
         for (tk_node *n = q->backlog[i].head; n != NULL;) {
             tk_node *next = NEXT(n);
@@ -926,7 +340,7 @@ static void wheel_destroy(tk_queue *q) {
     q->zombies = NULL;
     unlock(&q->core_lock);
     if (z != NULL)
-        release_list(q, z);
+        tk__wheel_release_list(q, z);
 
     pthread_mutex_destroy(&q->start_lock);
     pthread_cond_destroy(&q->tick_cond);
@@ -956,7 +370,7 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
         size = cur + 1;
     }
     if (TK__UNLIKELY(!atomic_load_explicit(&q->started, memory_order_acquire))) {
-        int rc = start_thread(q);
+        int rc = tk__wheel_start_thread(q);
         if (rc != TK_OK) {
             size_sub(q, 1, false);
             return rc;
@@ -1086,8 +500,8 @@ static int remove_sync(struct tk_queue *q, tk_node *n) {
     for (;;) {
         uint64_t w = word_load(n);
         if (w == ST_PENDING && !flushed) {
-            grab_pending_locked(q);
-            transfer_locked(q, SIZE_MAX, INT64_MAX);
+            tk__wheel_grab_pending_locked(q);
+            tk__wheel_transfer_locked(q, SIZE_MAX, INT64_MAX);
             flushed = true;
             continue;
         }
@@ -1157,7 +571,7 @@ static int wheel_remove_first(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
     lock(&q->core_lock);
-    bool zombies = flush_all_locked(q);
+    bool zombies = tk__wheel_flush_all_locked(q);
     lock(&q->ready_lock);
     tk_node *n;
     for (;;) {
@@ -1193,7 +607,7 @@ static int wheel_peek(tk_queue *q, int64_t *deadline_ns, uint64_t *seq) {
     if (q == NULL)
         return TK_EINVAL;
     lock(&q->core_lock);
-    bool zombies = flush_all_locked(q);
+    bool zombies = tk__wheel_flush_all_locked(q);
     lock(&q->ready_lock);
     tk_node *n = first_locked(q);
     if (n != NULL) {
@@ -1243,7 +657,7 @@ static bool claim_if(tk_node *n, void *arg) {
  * linked through next; *count set. */
 static tk_node *extract(struct tk_queue *q, extract_ctx *x, size_t *count) {
     lock(&q->core_lock);
-    bool zombies = flush_all_locked(q);
+    bool zombies = tk__wheel_flush_all_locked(q);
     size_t k = 0;
     tk_node *out = tk__wheel_core_extract_if(&q->core, claim_if, x, &k);
     lock(&q->ready_lock);

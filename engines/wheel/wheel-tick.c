@@ -1,0 +1,525 @@
+/* timerkit: the wheel engine's tick thread and the work of its pass.
+ *
+ * wheel-adapter.c describes the engine as a whole (structure, node states,
+ * ordering and accuracy, idle behaviour, locks); this file holds the tick
+ * thread and what one of its passes does, in this order, with core_lock
+ * held except while release callbacks run:
+ *
+ *   1. cancelled nodes: takes the whole cancel stack and, RELEASE_CHUNK
+ *      nodes at a time, unlinks them from their buckets (their neighbours
+ *      prefetched together) and releases them with core_lock dropped;
+ *   2. pending nodes: takes the whole pending stack into the backlog, nodes
+ *      due within a revolution apart from the rest, and moves backlog nodes
+ *      into buckets, near ones first: at most TRANSFER_LIMIT of them and
+ *      about one tick of work per pass. A pass that takes FLOOD_POLL_MIN
+ *      offers or more starts a flood (see "Idle behaviour" in
+ *      wheel-adapter.c);
+ *   3. expiry: advances the core towards the tick of the current time,
+ *      whole ticks at a time, and publishes each chunk of about EXPIRE_CHUNK
+ *      nodes to the ready set before it expires the next. While the backlog
+ *      is not empty it stops before the tick of the backlog's earliest
+ *      deadline, so that a node the transfer left behind still joins its
+ *      own tick;
+ *   4. releases the zombie list (nodes found cancelled while pending, and
+ *      those that other core_lock holders unlinked) with core_lock dropped;
+ *   5. plans its sleep: to the next tick that can expire something (the
+ *      next tick while a backlog remains or hand-offs arrived during the
+ *      pass, at most FLOOD_POLL_NS ahead during a flood, without limit when
+ *      the wheel is empty); publishes the wake threshold, the flood mark and
+ *      sleep_long for producers and removers, then looks at the stacks once
+ *      more (the Dekker protocol of the essay); and sleeps, busy-waiting the
+ *      last spin_ns when that is set.
+ *
+ * Invariants. A node changes state only by a CAS of its state word
+ * (PENDING -> BUCKETED in the transfer, BUCKETED -> READY when published),
+ * so of a pass and a remover exactly one wins each node; a node the core
+ * expired after a remover had claimed it gets rounds = DETACHED and is not
+ * unlinked twice. backlog_min_ns is a lower bound of the backlog's
+ * deadlines, so no tick a backlog node belongs to is expired before the
+ * node is in its bucket. A chunk holds whole ticks, so the keys of
+ * successive chunks never interleave.
+ *
+ * Complexity per pass: O(cancelled + moved + expired log min(expired,
+ * TK__WHEEL_SORT_PIECE)), the last term O(expired) when a chunk is in key
+ * order already (the usual case).
+ *
+ * Accuracy. A node reaches the ready set only once the clock has passed a
+ * tick instant at or after its deadline: never early. Its lateness is at
+ * most one tick plus this thread's wake-up latency (its timer slack is set
+ * to 1 us), the time of the pass and a worker's wake-up.
+ *
+ * Reference: the worker loop of Netty's HashedWheelTimer
+ * (processCancelledTasks, transferTimeoutsToBuckets, expireTimeouts), which
+ * also bounds the nodes moved per tick; here the transfer is bounded in time
+ * as well, and expiry publishes in chunks. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+#include "common-internal.h"
+#include "timerkit/queue.h"
+#include "wheel-adapter-internal.h"
+#include "wheel-core.h"
+#include "wheel-ready.h"
+
+/* ---- the pass's limits ------------------------------------------------------ */
+
+/* rounds of a node the core already expired but a remover had claimed. */
+#define DETACHED INT64_MIN
+
+/* Nodes moved from the pending queue into buckets per tick pass (at most;
+ * a pass also stops moving after about one tick of work). */
+#define TRANSFER_LIMIT ((size_t)100000)
+#define TRANSFER_CLOCK_EVERY 1024u
+#define TRANSFER_PREFETCH 16 /* nodes ahead whose bucket is prefetched */
+
+/* Expired nodes the tick thread publishes together when it is behind: it
+ * expires whole ticks until it has at least this many, publishes them, and
+ * goes on (see "Catching up" in wheel-adapter.c). */
+#define EXPIRE_CHUNK ((size_t)1024)
+
+/* A pass that takes at least FLOOD_POLL_MIN offers off the pending stack
+ * starts a flood; every pass that takes any offer during a flood extends it
+ * to FLOOD_QUIET_NS after that pass. During a flood the thread sleeps at
+ * most FLOOD_POLL_NS: it looks again soon, so the flood's tail (fewer than
+ * FLOOD_OFFERS, which would wake it) is in buckets shortly after the flood
+ * ends rather than moved at the first expiry; a pause of the producer
+ * shorter than FLOOD_QUIET_NS does not end the flood. */
+#define FLOOD_POLL_MIN ((size_t)4096)
+#define FLOOD_POLL_NS (10 * TK_NS_PER_MS)
+#define FLOOD_QUIET_NS (40 * TK_NS_PER_MS)
+
+/* Nodes of an expired batch already in key order linked per hold of
+ * ready_lock (publish_ready_locked()): about 30 us of holding it. */
+#define PUBLISH_PIECE ((size_t)1024)
+
+/* Removed nodes the tick thread unlinks before it releases them. */
+#define RELEASE_CHUNK ((size_t)256)
+
+/* ---- core_lock holder's work ------------------------------------------------ */
+
+/* Next node of a cancel list (linked through the state words). */
+static inline tk_node *cancel_next(const tk_node *n) {
+    return (tk_node *)(uintptr_t)(word_load(n) & ~(uint64_t)7);
+}
+
+/* Hints the cache about a cancelled node's bucket neighbours, which its
+ * unlink writes. Needs core_lock. */
+static inline void prefetch_links(const tk_node *n) {
+    if (n->tk__priv.wheel.rounds == DETACHED)
+        return;
+    if (PREV(n) != NULL)
+        __builtin_prefetch(PREV(n), 1);
+    if (NEXT(n) != NULL)
+        __builtin_prefetch(NEXT(n), 1);
+}
+
+/* Unlinks up to `limit` (at most RELEASE_CHUNK) nodes of the cancel list `n`
+ * from the core and pushes them on *zombies; returns the rest of the list.
+ * With a population far larger than the cache every node and each of its
+ * bucket neighbours is a miss: the walk of the list is a chain of dependent
+ * misses, so it only collects the nodes, and their neighbours are then
+ * fetched all at once (prefetch) before the unlinks. Needs core_lock. */
+static tk_node *unlink_cancels_locked(struct tk_queue *q, tk_node *n, size_t limit,
+                                      tk_node **zombies) {
+    tk_node *batch[RELEASE_CHUNK];
+    if (limit > RELEASE_CHUNK)
+        limit = RELEASE_CHUNK;
+    size_t k = 0;
+    for (; n != NULL && k < limit; k++) {
+        batch[k] = n;
+        n = cancel_next(n);
+    }
+    for (size_t i = 0; i < k; i++)
+        prefetch_links(batch[i]);
+    for (size_t i = 0; i < k; i++) {
+        tk_node *x = batch[i];
+        if (x->tk__priv.wheel.rounds != DETACHED)
+            tk_wheel_core_remove(&q->core, x);
+        NEXT(x) = *zombies;
+        *zombies = x;
+    }
+    if (k != 0)
+        STAT_ADD(q, st_cancelled_bucket, k); /* counted here, off the remove() path */
+    return n;
+}
+
+/* Unlinks every node on the cancel stack from the core; they await release
+ * on the zombie list. Needs core_lock. */
+void tk__wheel_process_cancels_locked(struct tk_queue *q) {
+    tk_node *n = atomic_exchange(&q->cancel_top, NULL);
+    while (n != NULL)
+        n = unlink_cancels_locked(q, n, SIZE_MAX, &q->zombies);
+}
+
+static inline bool backlog_empty(const struct tk_queue *q) {
+    return q->backlog[0].head == NULL && q->backlog[1].head == NULL;
+}
+
+/* Appends the whole pending stack, oldest first, to the backlog: nodes due
+ * within a revolution to backlog[0], which is moved into buckets first, so a
+ * flood of far timers does not hold up a near one. Returns the number of
+ * nodes taken. Needs core_lock. */
+size_t tk__wheel_grab_pending_locked(struct tk_queue *q) {
+    tk_node *n = atomic_exchange(&q->pending_top, NULL);
+    if (n == NULL)
+        return 0;
+    size_t k = 0;
+    const tk_wheel_core *w = &q->core;
+    int64_t horizon = tk_wheel_core_tick_time(w, tk_wheel_core_current_tick(w) + 1 +
+                                                     (uint64_t)w->ticks_per_wheel);
+    /* One walk (each node is likely a miss): the stack is newest first, so
+     * pushing every node on the front of its class's list leaves the lists
+     * oldest first; the first node pushed on a list is its tail. */
+    tk_node *head[2] = {NULL, NULL}, *tail[2] = {NULL, NULL};
+    int64_t min_ns = q->backlog_min_ns;
+    while (n != NULL) {
+        tk_node *next = NEXT(n);
+        if (n->deadline_ns < min_ns)
+            min_ns = n->deadline_ns;
+        int far = n->deadline_ns > horizon;
+        if (head[far] == NULL)
+            tail[far] = n;
+        NEXT(n) = head[far];
+        head[far] = n;
+        n = next;
+        k++;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (head[i] == NULL)
+            continue;
+        struct backlog *b = &q->backlog[i];
+        if (b->tail != NULL)
+            NEXT(b->tail) = head[i];
+        else
+            b->head = head[i];
+        b->tail = tail[i];
+    }
+    q->backlog_min_ns = min_ns;
+    return k;
+}
+
+/* Moves up to `limit` backlog nodes into the core, near ones first, and
+ * stops early once the clock passes `until_ns` (checked every
+ * TRANSFER_CLOCK_EVERY nodes; INT64_MAX: never). Needs core_lock. */
+void tk__wheel_transfer_locked(struct tk_queue *q, size_t limit, int64_t until_ns) {
+    size_t moved = 0, cancelled = 0, done = 0;
+    for (int i = 0; i < 2; i++) {
+        struct backlog *b = &q->backlog[i];
+        /* The bucket a node joins is one more miss (its head node, which the
+         * add relinks): a scout TRANSFER_PREFETCH nodes ahead asks for it
+         * early, so those misses overlap. */
+        tk_node *scout = b->head;
+        for (int j = 0; j < TRANSFER_PREFETCH && scout != NULL; j++)
+            scout = NEXT(scout);
+        while (b->head != NULL && done < limit) {
+            if (++done % TRANSFER_CLOCK_EVERY == 0 && until_ns != INT64_MAX &&
+                tk_clock_now_ns() >= until_ns) {
+                limit = 0;
+                break;
+            }
+            if (scout != NULL) {
+                tk__wheel_core_prefetch_add(&q->core, scout);
+                scout = NEXT(scout);
+            }
+            tk_node *n = b->head;
+            b->head = NEXT(n);
+            if (b->head == NULL)
+                b->tail = NULL;
+            uint64_t w = ST_PENDING;
+            if (word_cas(n, &w, ST_BUCKETED)) {
+                tk_wheel_core_add(&q->core, n);
+                moved++;
+            } else {
+                zombie_push_locked(q, n); /* CANCELLED_PENDING */
+                cancelled++;
+            }
+        }
+    }
+    if (backlog_empty(q))
+        q->backlog_min_ns = INT64_MAX;
+    if (moved != 0)
+        STAT_ADD(q, st_moved, moved);
+    if (cancelled != 0)
+        STAT_ADD(q, st_cancelled_pending, cancelled);
+}
+
+/* Brings the core up to date with every hand-off, unbounded (for the
+ * operations that need to see every node). Returns true if nodes now await
+ * release. Needs core_lock. */
+bool tk__wheel_flush_all_locked(struct tk_queue *q) {
+    tk__wheel_process_cancels_locked(q);
+    tk__wheel_grab_pending_locked(q);
+    tk__wheel_transfer_locked(q, SIZE_MAX, INT64_MAX);
+    return q->zombies != NULL;
+}
+
+/* Claims an expired node for the ready set (BUCKETED -> READY); a node a
+ * remover claimed first is on the cancel stack: it is marked detached and
+ * left out. Called by tk__wheel_ready_publish(); needs core_lock and
+ * ready_lock (a remover that sees READY then waits for ready_lock, so it
+ * finds the node linked). */
+static bool claim_ready(tk_node *n, void *ctx) {
+    (void)ctx;
+    uint64_t w = ST_BUCKETED;
+    if (word_cas(n, &w, ST_READY))
+        return true;
+    n->tk__priv.wheel.rounds = DETACHED;
+    return false;
+}
+
+/* Wakes as many waiting takers as `added` new ready nodes can serve: none
+ * if nobody waits, all of them (one broadcast) if there are enough nodes,
+ * else one signal per node; the old broadcast woke every waiter even for a
+ * single node. Needs ready_lock. */
+static void wake_takers_locked(struct tk_queue *q, size_t added) {
+    size_t waiters = q->ready_waiters;
+    if (waiters == 0 || added == 0)
+        return;
+    if (added >= waiters) {
+        pthread_cond_broadcast(&q->ready_cond);
+    } else {
+        for (size_t i = 0; i < added; i++)
+            pthread_cond_signal(&q->ready_cond);
+    }
+}
+
+/* Bookkeeping after `added` nodes were linked into the ready set: the
+ * tick thread's statistics, and the takers to wake. Needs ready_lock. */
+static void published_locked(struct tk_queue *q, size_t added) {
+    if (q->ready.nruns > atomic_load_explicit(&q->st_ready_runs_max, memory_order_relaxed))
+        atomic_store_explicit(&q->st_ready_runs_max, q->ready.nruns, memory_order_relaxed);
+    atomic_store_explicit(&q->st_ready_merges, q->ready.merges, memory_order_relaxed);
+    wake_takers_locked(q, added);
+}
+
+/* Cuts the first `max` (>= 1) nodes off `*list` (non-empty, linked through
+ * next) and returns them as a list of their own. Walking them brings their
+ * lines into cache before ready_lock is taken to link them. */
+static tk_node *cut_piece(tk_node **list, size_t max) {
+    tk_node *head = *list, *t = head;
+    for (size_t i = 1; i < max && NEXT(t) != NULL; i++)
+        t = NEXT(t);
+    *list = NEXT(t);
+    NEXT(t) = NULL;
+    return head;
+}
+
+/* Publishes an expired batch (linked through next; whole ticks) to the
+ * ready set. Returns the number of nodes published. Needs core_lock.
+ *
+ * A batch already in key order (`in_order`, found by the expiry walk: the
+ * usual case, one producer's nodes leaving their bucket in offer order) is
+ * linked PUBLISH_PIECE nodes per hold of ready_lock, and takers take the
+ * first pieces while later ones are linked: no later piece holds a smaller
+ * key, so the order is still exact. A burst of a million timers due in one
+ * tick reached its first callback only after all of it was linked (about
+ * 40 ms); now after the first piece.
+ *
+ * Any other batch is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each
+ * sorted and linked into the set (as a run of its own unless it continues
+ * the previous one) while its nodes are still in cache; pops merge the runs.
+ * The first piece (the whole batch, for a batch of up to a piece) is sorted
+ * before ready_lock is taken, so takers go on taking earlier nodes
+ * meanwhile; the rest is sorted under the lock, piece by piece, and all of
+ * the batch is linked under one hold of it, so takers never see part of a
+ * batch (a later piece may hold a smaller key).
+ *
+ * Cutting and sorting outside the lock write only the nodes' next links:
+ * the nodes are out of the core and not yet claimed, and removers change
+ * only the state word. */
+static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch, bool in_order) {
+    size_t added = 0;
+    if (in_order) {
+        while (batch != NULL) {
+            tk_node *piece = cut_piece(&batch, PUBLISH_PIECE);
+            lock(&q->ready_lock);
+            size_t k = tk__wheel_ready_publish(&q->ready, piece, claim_ready, NULL);
+            published_locked(q, k);
+            unlock(&q->ready_lock);
+            added += k;
+        }
+        return added;
+    }
+    tk__wheel_piece first = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
+    lock(&q->ready_lock);
+    added += tk__wheel_ready_publish(&q->ready, first.head, claim_ready, NULL);
+    while (batch != NULL) {
+        tk__wheel_piece p = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
+        added += tk__wheel_ready_publish(&q->ready, p.head, claim_ready, NULL);
+    }
+    published_locked(q, added);
+    unlock(&q->ready_lock);
+    return added;
+}
+
+/* Runs the release callback on a zombie list. No lock held. */
+void tk__wheel_release_list(struct tk_queue *q, tk_node *n) {
+    uint64_t k = 0;
+    while (n != NULL) {
+        tk_node *next = NEXT(n);
+        word_store(n, ST_NONE);
+        q->release(q->release_ctx, n);
+        n = next;
+        k++;
+    }
+    if (k != 0)
+        STAT_ADD(q, st_released, k);
+}
+/* ---- the tick thread -------------------------------------------------------- */
+
+static void *tick_main(void *arg) {
+    struct tk_queue *q = arg;
+    tk__thread_set_name(q->thread_name);
+#if defined(__linux__) && defined(PR_SET_TIMERSLACK)
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* 1 us, see DESIGN.md */
+#endif
+    int64_t flood_end = INT64_MIN; /* a flood lasts until then (FLOOD_POLL_NS) */
+    lock(&q->core_lock);
+    while (!atomic_load(&q->stop)) {
+        STAT_ADD(q, st_loops, 1);
+        /* Removed nodes: unlinked and released RELEASE_CHUNK at a time, each
+         * chunk while its nodes are still in cache (core_lock dropped for
+         * the callbacks; the rest of the list is private to this thread and
+         * its nodes stay cancel-linked in their buckets meanwhile). */
+        for (tk_node *c = atomic_exchange(&q->cancel_top, NULL); c != NULL;) {
+            tk_node *z = NULL;
+            c = unlink_cancels_locked(q, c, RELEASE_CHUNK, &z);
+            unlock(&q->core_lock);
+            tk__wheel_release_list(q, z); /* user code: no lock held */
+            lock(&q->core_lock);
+        }
+        size_t grabbed = tk__wheel_grab_pending_locked(q);
+        if (grabbed != 0) {
+            int64_t t = tk_clock_now_ns();
+            if (grabbed >= FLOOD_POLL_MIN || t < flood_end)
+                flood_end = tk__sat_add(t, FLOOD_QUIET_NS);
+        }
+        /* a pass moves at most TRANSFER_LIMIT nodes and spends at most
+         * about a tick doing so */
+        tk__wheel_transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
+
+        /* Expire up to the current tick, publishing every EXPIRE_CHUNK
+         * nodes or so (whole ticks): when the thread is behind, the worker
+         * starts on the earliest ticks while later ones are expired, and
+         * each chunk is sorted and linked while it is in cache. */
+        int64_t now = tk_clock_now_ns();
+        uint64_t k = tk__wheel_core_tick_at(&q->core, now);
+        if (!backlog_empty(q)) {
+            /* The transfer stopped short (its time or node limit): a node
+             * still in the backlog joins its bucket later, so no tick it may
+             * belong to is expired now, or the core would put it in the next
+             * tick, behind nodes with later keys. */
+            uint64_t cur = tk_wheel_core_current_tick(&q->core);
+            uint64_t kb = tk__wheel_core_tick_of(&q->core, q->backlog_min_ns);
+            uint64_t cap = (kb > cur + 1 ? kb : cur + 1) - 1;
+            if (k > cap)
+                k = cap;
+        }
+        while (k > tk_wheel_core_current_tick(&q->core)) {
+            size_t count = 0;
+            bool in_order = false;
+            tk_node *batch =
+                tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count, &in_order);
+            if (batch != NULL)
+                STAT_ADD(q, st_expired, publish_ready_locked(q, batch, in_order));
+        }
+
+        if (q->zombies != NULL) {
+            tk_node *z = q->zombies;
+            q->zombies = NULL;
+            unlock(&q->core_lock);
+            tk__wheel_release_list(q, z); /* user code: no lock held */
+            lock(&q->core_lock);
+        }
+
+        /* Plan the sleep: to the next tick that can expire something. */
+        int64_t plan;
+        uint64_t next;
+        int64_t next_tick =
+            tk_wheel_core_tick_time(&q->core, tk_wheel_core_current_tick(&q->core) + 1);
+        if (!backlog_empty(q))
+            plan = next_tick;
+        else if (tk__wheel_core_next_candidate(&q->core, &next))
+            plan = tk_wheel_core_tick_time(&q->core, next);
+        else
+            plan = INT64_MAX;
+        if (now < flood_end && plan > tk__sat_add(now, FLOOD_POLL_NS))
+            plan = tk__sat_add(now, FLOOD_POLL_NS); /* a flood: look again soon */
+        int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
+        if (threshold == AWAKE)
+            threshold = AWAKE + 1;
+        /* Publish, then look (Dekker with offer/remove, all seq_cst): either
+         * a producer sees the plan and wakes us, or we see its node here. */
+        atomic_store_explicit(&q->flood_mark, atomic_load(&q->size) + FLOOD_OFFERS,
+                              memory_order_relaxed);
+        atomic_store(&q->wake_threshold, threshold);
+        atomic_store(&q->sleep_long, plan > tk__sat_add(now, RECLAIM_NS));
+        if (atomic_load(&q->pending_top) != NULL || atomic_load(&q->cancel_top) != NULL ||
+            q->zombies != NULL) {
+            /* Hand-offs arrived during the pass (or other threads left nodes
+             * to release while we ran callbacks): pick them up at the next
+             * tick (soon enough for the lateness bound), not at once, so a
+             * stream of offers or removals is taken in batches instead of
+             * the thread spinning against the producers. */
+            atomic_store(&q->sleep_long, false);
+            if (next_tick < plan)
+                plan = next_tick;
+        }
+        unlock(&q->core_lock);
+
+        /* With spin_ns, sleep until spin_ns before the plan and busy-wait the
+         * rest (see "Spinning"). */
+        int64_t sleep_until = plan == INT64_MAX ? plan : tk__sat_add(plan, -q->spin_ns);
+        bool slept_out = false;
+        lock(&q->tick_lock);
+        while (!q->wake_flag && !atomic_load(&q->stop)) {
+            if (sleep_until == INT64_MAX) {
+                pthread_cond_wait(&q->tick_cond, &q->tick_lock);
+            } else {
+                struct timespec ts = tk__ns_to_timespec(sleep_until);
+                if (pthread_cond_timedwait(&q->tick_cond, &q->tick_lock, &ts) == ETIMEDOUT) {
+                    slept_out = true;
+                    break;
+                }
+            }
+        }
+        if (slept_out && sleep_until != plan) {
+            unlock(&q->tick_lock);
+            /* ends early on stop, or on an offer due before the plan (it
+             * claims wake_threshold, see maybe_wake() in wheel-adapter.c) */
+            while (tk_clock_now_ns() < plan &&
+                   !atomic_load_explicit(&q->stop, memory_order_relaxed) &&
+                   atomic_load_explicit(&q->wake_threshold, memory_order_relaxed) != AWAKE)
+                tk__cpu_relax();
+            lock(&q->tick_lock);
+        }
+        q->wake_flag = false;
+        unlock(&q->tick_lock);
+        atomic_store(&q->wake_threshold, AWAKE);
+        atomic_store(&q->sleep_long, false);
+        STAT_ADD(q, st_wakeups, 1);
+        lock(&q->core_lock);
+    }
+    unlock(&q->core_lock);
+    return NULL;
+}
+
+int tk__wheel_start_thread(struct tk_queue *q) {
+    int rc = TK_OK;
+    lock(&q->start_lock);
+    if (!atomic_load(&q->started)) {
+        if (pthread_create(&q->thread, NULL, tick_main, q) != 0)
+            rc = TK_ETHREAD;
+        else
+            atomic_store(&q->started, true);
+    }
+    unlock(&q->start_lock);
+    return rc;
+}
