@@ -108,13 +108,12 @@ typedef enum tk_queue_close_mode {
 #define TK_QUEUE_CAP_TICKED 0x4u     /* expiry granularity is a tick (lateness <= 1 tick + noise) */
 #define TK_QUEUE_CAP_OWN_THREAD 0x8u /* the engine runs a thread of its own */
 #define TK_QUEUE_CAP_BOUNDED 0x10u   /* honours max_pending: offer past it gets TK_EFULL */
-/* take_batch() costs measurably less per node than take() calls, so a
+/* The engine's take_batch() costs less per node than take() calls, so a
  * consumer that can use batches should (the executor's one-thread pool
- * does). The heap says so: one hold of its lock pops many due nodes without a
- * leader hand-off each (1e6 tasks due at once, one worker: 2.1 -> 3.1 M/s).
- * The wheel does not: its take() is already short, and a batch held
- * ready_lock long enough (a cache miss per node) to hold up the tick
- * thread's publishing (same test: 4.7 -> 3.9 M/s). */
+ * does). The heap says so: one hold of its lock pops many due nodes without
+ * a leader hand-off each. The wheel does not: its take() is already short,
+ * and a batch holds ready_lock long enough (a cache miss per node) to hold
+ * up the tick thread's publishing. Measurements: docs/engine-notes.md. */
 #define TK_QUEUE_CAP_BATCH_TAKE 0x20u
 
 typedef struct tk_queue_ops {

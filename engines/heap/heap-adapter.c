@@ -37,9 +37,9 @@
  * Resizing without the lock. The core runs with automatic resizing off, so
  * nothing is allocated, first-touched or freed while the lock is held; the
  * one resize step under it is a memcpy into pages already faulted in. (A
- * first touch costs about 10 us per 4 KiB page on the development VM: moving
- * a 1.5M-slot array into fresh pages under the lock would stall every taker
- * for ~20 ms.) The steps:
+ * first touch of a page is a fault: moving a large array into fresh pages
+ * under the lock would stall every taker for as long as those faults take;
+ * docs/engine-notes.md has figures.) The steps:
  *   1. under the lock, an operation sees tk_heap_core_wanted_capacity()
  *      differ from the capacity and claims the resize (`resizing`: one at a
  *      time, so concurrent producers do not each build a block);
@@ -75,9 +75,9 @@
  * a due node waits for the next free taker, which no queue can help.
  *
  * Spinning (tk_queue_config.spin_ns, default 0: off). A timed sleep wakes
- * after the OS's timer latency: about 60 us at the median and 100 us at the
- * 99th percentile on the development VM even with 1 ns of timer slack, more
- * than a latency-sensitive user can accept. With spin_ns > 0 the leader
+ * after the OS's timer wake-up latency, which remains even with 1 ns of
+ * timer slack and can be more than a latency-sensitive user accepts
+ * (docs/engine-notes.md has figures). With spin_ns > 0 the leader
  * sleeps only until spin_ns before the head's deadline and then busy-waits,
  * with the lock dropped so offers and removals go on, until the deadline, a
  * new head (offer() bumps `head_gen`) or a close (close() bumps it too);

@@ -62,24 +62,11 @@
  * shrinking are amortised O(1) per op; wanted_capacity O(1), or O(log n)
  * when a shrink is due; adopt O(n) (one memcpy).
  *
- * Arity. d = 4 halves the depth and a node's four children share one or two
- * cache lines, so at large N it beats d = 2 on every operation measured;
- * hence the default of 4 (the issue asked for binary; -DTK_HEAP_ARITY=2 still
- * builds it). Measured on the 2-core development VM, W1-style at N = 1e6
- * (deadlines uniform over [10 s, 20 s], 48-byte nodes, -O2 -DNDEBUG), ns per
- * operation, best of a few runs:
- *
- *                          insert  cancel  churn  pop
- *     d = 2, warm array        21     103    220  235
- *     d = 4, warm array        15      84    184  205
- *     d = 2, cold              221    166    256  254
- *     d = 4, cold              207    132    188  214
- *
- * "Warm" reuses an array already faulted in (initial_capacity = N, or a
- * second round in one process); "cold" grows from 64 slots in a fresh
- * process and is dominated by first-touch page faults, which cost about
- * 10 us per 4 KiB page on this VM: 60 ns per 24-byte slot for the final
- * array alone, and growing touches about three times the final array.
+ * Arity. d = 4 halves the depth, and a node's four children (24-byte
+ * entries) share one or two cache lines, so a sift touches fewer lines than
+ * with d = 2 for a few more comparisons per level. 4 is the default;
+ * -DTK_HEAP_ARITY=2 (CMake: -DTIMERKIT_HEAP_ARITY=2) builds the binary heap.
+ * docs/engine-notes.md has the measurements behind the choice.
  *
  * Accuracy is not this file's business: the core has no clock and hands out
  * exactly what it is asked for (pop_due() compares with the `now` it is

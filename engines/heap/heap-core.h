@@ -33,8 +33,8 @@
 #include "timerkit/queue.h"
 
 /* Children per parent: 2 (binary) or 4. A compile-time constant; override
- * with -DTK_HEAP_ARITY=2 (CMake: -DTIMERKIT_HEAP_ARITY=2). The default is the
- * faster of the two as measured at N = 1e6 (see heap-core.c). */
+ * with -DTK_HEAP_ARITY=2 (CMake: -DTIMERKIT_HEAP_ARITY=2). Why the default
+ * is 4: "Arity" in heap-core.c. */
 #ifndef TK_HEAP_ARITY
 #define TK_HEAP_ARITY 4
 #endif
