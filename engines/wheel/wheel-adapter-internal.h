@@ -63,8 +63,8 @@ static inline bool is_cancel_linked(uint64_t w) {
 
 /* Offers that wake a sleeping tick thread whatever their deadlines: a flood
  * of timers far ahead is taken in while it arrives, not all at once at the
- * first expiry, where grabbing and moving a million nodes (tens of ms) would
- * delay the expiry itself. */
+ * first expiry, where grabbing and moving a million nodes would delay the
+ * expiry itself. */
 #define FLOOD_OFFERS ((size_t)4096)
 
 /* wake_threshold value while the tick thread is awake (no signal needed). */

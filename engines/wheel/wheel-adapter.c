@@ -34,9 +34,8 @@
  * "Catching up"): a chunk is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each sorted while it
  * is in cache (the first before ready_lock is taken) and added as a sorted run (or appended to
  * the previous run when it continues it), and a winner tree over the runs' heads hands the
- * smallest out first (wheel-ready.h). Publishing costs O(batch), whatever the number of nodes
- * already ready: one sorted list, into which each batch was merged, cost a walk of the ready nodes
- * per batch, and quadratic time when a backlog expired over many passes.
+ * smallest out first (wheel-ready.h), so publishing costs O(batch), whatever the number of
+ * nodes already ready.
  * - remove() of a pending or bucketed node is an atomic state change (plus,
  *   for a bucketed node, a lock-free push onto the cancel stack) and returns
  *   TK_EINPROGRESS; size() drops at once. The tick thread unlinks it at its
@@ -75,30 +74,27 @@
  * becomes visible to take() only at the next tick, so a ready node with a
  * larger key may leave before it (a reordering within one tick, which
  * DESIGN.md allows when said; so the engine does not claim
- * TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the ready set
- * only once the clock has reached a tick instant t_k >= its deadline: never
- * early. Lateness <= one tick + the tick thread's wake-up latency (timer
- * slack is set to 1 us on that thread) + the time to process the pass + a
- * worker's wake-up: with a 1 ms tick, about 1.1 ms on an idle machine.
+ * TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the ready set only once the
+ * clock has reached a tick instant t_k >= its deadline: never early.
+ * Lateness <= one tick + the tick thread's wake-up latency (timer slack is
+ * set to 1 us on that thread) + the time to process the pass + a worker's
+ * wake-up (docs/engine-notes.md has measured figures).
  *
  * Spinning (tk_queue_config.spin_ns, default 0: off). The tick thread's
- * timed sleep ends 60 us after the tick instant at the median and over
- * 100 us at the 99th percentile on the development VM, even with 1 us of
- * slack, and that adds to the up to one tick a node waits for its tick.
+ * timed sleep ends the OS's timer wake-up latency after the tick instant,
+ * even with 1 us of slack (docs/engine-notes.md has figures), and that adds
+ * to the up to one tick a node waits for its tick.
  * With spin_ns > 0 the thread sleeps until spin_ns before the instant it
  * plans to wake at and busy-waits the rest (ending early on stop, or on an
  * offer that would have woken it, as the heap's leader does). The cost is
  * up to spin_ns of one core per pass; an idle wheel plans no pass.
  *
  * Catching up. When the thread wakes several ticks late (a busy machine, a
- * long pass), it does not expire every due tick and then publish them all:
- * expiring a thousand ticks of a million timers before publishing the first
- * kept the workers idle for the whole pass (tens of ms), evicted the first
- * nodes from the cache before they were sorted, and made the next pass
- * longer still. It expires whole ticks until it has EXPIRE_CHUNK (1024)
- * nodes or more (tk__wheel_core_expire_some), publishes them, and goes on,
- * so the workers start on the earliest ticks at once and each chunk is
- * sorted and linked in cache. The bucket walk itself, a chain of dependent
+ * long pass), it does not expire every due tick before it publishes any.
+ * It expires whole ticks until it has EXPIRE_CHUNK (1024) nodes or more
+ * (tk__wheel_core_expire_some), publishes them, and goes on, so the workers
+ * start on the earliest ticks at once and each chunk is sorted and linked
+ * while it is in cache. The bucket walk itself, a chain of dependent
  * misses when the nodes are spread over memory, runs from both ends of the
  * bucket (wheel-core.c).
  *
@@ -118,19 +114,17 @@
  * (4096) above its value when the thread went to sleep wakes it, whatever
  * its deadline, so that a million timers scheduled ahead are moved into
  * buckets while they arrive, instead of being grabbed and moved all at once
- * at the first expiry, which that work (tens of ms) would make late. And
- * while a flood lasts (a pass took FLOOD_POLL_MIN = 4096 offers or more,
- * until FLOOD_QUIET_NS = 40 ms pass without an offer taken) the thread
- * sleeps at most FLOOD_POLL_NS (10 ms), so the flood's tail, the up to
- * 4095 offers after its last flood wake-up, is in buckets 10 ms after the
- * flood ends rather than moved at the first expiry (it delayed the first
- * ticks of a million timers due 1 s after the scheduling by several ms).
- * Those looks cost a few wake-ups per flood, none when idle. FLOOD_OFFERS
- * was 65536; at 4096, a flood that resumes after a pause longer than
- * FLOOD_QUIET_NS (which ended the looks) wakes the thread again within 4096
- * offers, so at most that many wait for the first expiry (about a
- * millisecond of moving), for one wake-up per 4096 offers to a thread that
- * planned a long sleep.
+ * at the first expiry, which that work would make late. And while a flood
+ * lasts (a pass took FLOOD_POLL_MIN = 4096 offers or more, until
+ * FLOOD_QUIET_NS = 40 ms pass without an offer taken) the thread sleeps at
+ * most FLOOD_POLL_NS (10 ms), so the flood's tail, the up to 4095 offers
+ * after its last flood wake-up, is in buckets 10 ms after the flood ends
+ * rather than moved at the first expiry. Those looks cost a few wake-ups
+ * per flood, none when idle. A flood that resumes after a pause longer than
+ * FLOOD_QUIET_NS (which ended the looks) wakes the thread again within
+ * FLOOD_OFFERS offers, so at most that many wait for the first expiry, for
+ * one wake-up per FLOOD_OFFERS offers to a thread that planned a long sleep
+ * (docs/engine-notes.md: how the flood limits were chosen).
  *
  * Configuration. tick_ns: default 1 ms, floor TK_WHEEL_MIN_TICK_NS (10 us,
  * see wheel-internal.h), below it TK_EINVAL. ticks_per_wheel: default 512,

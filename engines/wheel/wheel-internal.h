@@ -7,10 +7,10 @@
 #include "timerkit/queue.h"
 
 /* Smallest tick the adapter accepts (tk_queue_config.tick_ns): 10 us. Below
- * it a busy wheel would spend its thread on wake-ups alone (a futex wake-up
- * costs a few microseconds here) and the tick would sit inside the
- * scheduler's noise, so the bound "lateness <= 1 tick + noise" would say
- * nothing. The core itself accepts any tick_ns > 0. */
+ * it a busy wheel would spend its thread on wake-ups alone (each one a futex
+ * wake-up) and the tick would sit inside the scheduler's noise, so the
+ * bound "lateness <= 1 tick + noise" would say nothing
+ * (docs/engine-notes.md). The core itself accepts any tick_ns > 0. */
 #define TK_WHEEL_MIN_TICK_NS INT64_C(10000)
 
 /* Counters of one wheel queue, read with relaxed atomics (a snapshot, not a

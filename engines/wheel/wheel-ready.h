@@ -1,12 +1,11 @@
 /* timerkit: the wheel adapter's ready set (pure, single-threaded). Internal.
  *
- * The nodes the tick thread has expired and no taker has taken yet. They
- * were one sorted list, and merging each expired batch into it walked the
- * list: with hundreds of thousands of ready nodes and batches whose keys
- * interleave with them (a backlog expired over several passes), every batch
- * walked the whole list, one cache miss per node. Here they are kept as up
- * to TK_WHEEL_READY_RUNS sorted runs instead, each a doubly linked list, and
- * a winner tree over the runs' heads says which run holds the smallest key:
+ * The nodes the tick thread has expired and no taker has taken yet, kept as
+ * up to TK_WHEEL_READY_RUNS sorted runs, each a doubly linked list, with a
+ * winner tree over the runs' heads that says which run holds the smallest
+ * key. Publishing a batch never walks the nodes already ready, even when its
+ * keys interleave with theirs (a backlog expired over several passes);
+ * docs/engine-notes.md says why the set is not one sorted list:
  *
  *   publish  adds one sorted piece (an expired batch, or one of the pieces
  *            tk__wheel_sort_piece() cuts a large batch into) as a run: it is

@@ -96,7 +96,8 @@
 #define FLOOD_QUIET_NS (40 * TK_NS_PER_MS)
 
 /* Nodes of an expired batch already in key order linked per hold of
- * ready_lock (publish_ready_locked()): about 30 us of holding it. */
+ * ready_lock (publish_ready_locked()), so that takers get the lock between
+ * pieces (docs/engine-notes.md has how long a hold takes). */
 #define PUBLISH_PIECE ((size_t)1024)
 
 /* Removed nodes the tick thread unlinks before it releases them. */
@@ -276,8 +277,8 @@ static bool claim_ready(tk_node *n, void *ctx) {
 
 /* Wakes as many waiting takers as `added` new ready nodes can serve: none
  * if nobody waits, all of them (one broadcast) if there are enough nodes,
- * else one signal per node; the old broadcast woke every waiter even for a
- * single node. Needs ready_lock. */
+ * else one signal per node, so a single node does not wake every waiter.
+ * Needs ready_lock. */
 static void wake_takers_locked(struct tk_queue *q, size_t added) {
     size_t waiters = q->ready_waiters;
     if (waiters == 0 || added == 0)
@@ -318,9 +319,9 @@ static tk_node *cut_piece(tk_node **list, size_t max) {
  * usual case, one producer's nodes leaving their bucket in offer order) is
  * linked PUBLISH_PIECE nodes per hold of ready_lock, and takers take the
  * first pieces while later ones are linked: no later piece holds a smaller
- * key, so the order is still exact. A burst of a million timers due in one
- * tick reached its first callback only after all of it was linked (about
- * 40 ms); now after the first piece.
+ * key, so the order is still exact, and a burst of timers due in one tick
+ * reaches its first callback once the first piece is linked, not after all
+ * of it.
  *
  * Any other batch is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each
  * sorted and linked into the set (as a run of its own unless it continues

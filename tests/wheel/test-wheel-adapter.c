@@ -136,7 +136,7 @@ static void rejects_invalid_configs(void **state) {
     assert_true(ops->caps & TK_QUEUE_CAP_O1_REMOVE);
     assert_true(ops->caps & TK_QUEUE_CAP_TICKED);
     assert_true(ops->caps & TK_QUEUE_CAP_OWN_THREAD);
-    assert_false(ops->caps & TK_QUEUE_CAP_BATCH_TAKE); /* measured slower, see queue.h */
+    assert_false(ops->caps & TK_QUEUE_CAP_BATCH_TAKE); /* see queue.h */
     assert_ptr_equal(tk_engine_wheel(), ops);
 }
 
@@ -737,13 +737,13 @@ static void an_in_order_tick_batch_leaves_in_order(void **state) {
  * than that pass can move into buckets (its transfer stops after about a tick
  * of work, checking the clock every 1024 nodes), offered in descending key
  * order so that the ones left in the backlog have the smallest keys. The
- * pass must not expire their tick before they are in it: they used to join
- * the next tick and leave after every node with a later key (a conformance
- * run saw it once, on a CI machine that stalled in the transfer). Here: 10 us
- * ticks; fewer nodes than FLOOD_OFFERS, one per page and out of the cache by
- * the deadline, so that moving 1024 of them takes longer than a tick; the
- * first sets the thread's plan (the tick of `d`) and the others are due
- * within that tick, after its wake threshold, so they wait for that pass. */
+ * pass must not expire their tick before they are in it, or they would join
+ * the next tick and leave after every node with a later key
+ * (docs/engine-notes.md). Here: 10 us ticks; fewer nodes than FLOOD_OFFERS,
+ * one per page and out of the cache by the deadline, so that moving 1024 of
+ * them takes longer than a tick; the first sets the thread's plan (the tick
+ * of `d`) and the others are due within that tick, after its wake
+ * threshold, so they wait for that pass. */
 static void a_backlog_left_by_a_short_pass_keeps_its_tick(void **state) {
     (void)state;
     enum { N = 4000, STRIDE = 4096, ROUNDS = 12 };
