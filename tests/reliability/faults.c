@@ -916,7 +916,7 @@ static void test_pending_limit(void **state) {
         /* Another far task, so that the filler's one takes the last place.
          * It goes in first: the filler fills at its second run, 2 ms after
          * the first, and a main thread held up that long on a loaded machine
-         * found the engine already full (TSan, with the stress test beside). */
+         * must not find the engine already full (docs/engine-notes.md). */
         assert_int_equal(tk_executor_schedule(ex, t_probe, &far, 3600 * TK_NS_PER_S, NULL), TK_OK);
         assert_int_equal(tk_executor_schedule_spec(ex, &ps, &fp), TK_OK);
         rel_wait_at_least(&fl.runs, 6, 200 * TK_NS_PER_MS);

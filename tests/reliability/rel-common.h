@@ -52,7 +52,7 @@ void rel_options(tk_executor_options *opt, tk_queue_config *cfg, const tk_queue_
 
 /* ---- sizing ------------------------------------------------------------------ */
 
-/* True in an ASan or TSan build (5-15x slower). */
+/* True in an ASan or TSan build (several times slower). */
 bool rel_sanitized(void);
 /* TK_STRESS_SCALE (default 1.0), divided by 8 in sanitizer builds and by 8
  * under valgrind (TK_VALGRIND=1). */
