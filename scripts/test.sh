@@ -9,7 +9,7 @@
 #   valgrind  memcheck over the tests named in VALGRIND_TESTS (default pass binaries)
 #   fuzz      the differential fuzzer for TK_FUZZ_SECONDS (default 60; 0 skips)
 #   bench     the benchmark CLI's smoke suite and the figures it renders (no speed asserted)
-#   format    the tree is formatted as .clang-format says (STYLE.md rule 15)
+#   format    the tree is formatted as .clang-format says
 # TK_TEST_PASSES selects passes (default: all, in that order).
 # Ends with one line "N passed, N failed" summed over every pass.
 set -uo pipefail

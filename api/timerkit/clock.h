@@ -1,7 +1,9 @@
 /* timerkit: the clock every deadline is measured on.
  *
  * All deadlines are absolute CLOCK_MONOTONIC times in nanoseconds; all delays
- * are relative nanoseconds. Never CLOCK_MONOTONIC_COARSE (4 ms resolution). */
+ * are relative nanoseconds. Never CLOCK_MONOTONIC_COARSE: it advances once
+ * per scheduler tick, so deadlines read from it fire early (docs/design.md,
+ * "Platform pitfalls"). */
 #ifndef TIMERKIT_CLOCK_H
 #define TIMERKIT_CLOCK_H
 

@@ -72,10 +72,11 @@
  * in the heap's order even when a taker takes between two chunks. It is not
  * exact across the hand-off: a node offered with a deadline already past
  * becomes visible to take() only at the next tick, so a ready node with a
- * larger key may leave before it (a reordering within one tick, which
- * DESIGN.md allows when said; so the engine does not claim
- * TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the ready set only once the
- * clock has reached a tick instant t_k >= its deadline: never early.
+ * larger key may leave before it (a reordering within one tick, which the
+ * semantics contract allows an engine that says so, docs/design.md; so the
+ * engine does not claim TK_QUEUE_CAP_EXACT_ORDER). A node is moved to the
+ * ready set only once the clock has reached a tick instant t_k >= its
+ * deadline: never early.
  * Lateness <= one tick + the tick thread's wake-up latency (timer slack is
  * set to 1 us on that thread) + the time to process the pass + a worker's
  * wake-up (docs/engine-notes.md has measured figures).

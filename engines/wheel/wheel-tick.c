@@ -379,7 +379,7 @@ static void *tick_main(void *arg) {
     struct tk_queue *q = arg;
     tk__thread_set_name(q->thread_name);
 #if defined(__linux__) && defined(PR_SET_TIMERSLACK)
-    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* 1 us, see DESIGN.md */
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* 1 us: docs/design.md, timer slack */
 #endif
     int64_t flood_end = INT64_MIN; /* a flood lasts until then (FLOOD_POLL_NS) */
     lock(&q->core_lock);
