@@ -46,9 +46,9 @@ typedef struct tk_node {
         struct {
             struct tk_node *next; /* bucket or hand-off queue link */
             struct tk_node *prev; /* bucket link */
-            int64_t rounds;       /* revolutions left before expiry */
-            uint32_t state;       /* engine state, accessed atomically */
-            uint32_t aux;         /* engine use (slot) */
+            int64_t rounds;       /* expiry tick, or a slot in the ready set */
+            uint32_t state;       /* state and aux together: the engine's */
+            uint32_t aux;         /* 64-bit state word, accessed atomically */
         } wheel;
         /* Links of the lists handed back by drain()/remove_if()/take_batch(). */
         struct tk_node *detached_next;
