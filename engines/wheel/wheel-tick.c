@@ -30,20 +30,20 @@
  *      more (the Dekker protocol of the essay); and sleeps, busy-waiting the
  *      last spin_ns when that is set.
  *
- * Invariants. A node changes state only by a CAS of its state word
- * (PENDING -> BUCKETED in the transfer, BUCKETED -> READY when published),
- * so of a pass and a remover exactly one wins each node; a node the core
- * expired after a remover had claimed it gets rounds = DETACHED and is not
- * unlinked twice. backlog_min_ns is a lower bound of the backlog's
- * deadlines, so no tick a backlog node belongs to is expired before the
- * node is in its bucket. A chunk holds whole ticks, so the keys of
- * successive chunks never interleave.
+ * Invariants. The pass moves a node on only by a CAS of its state word
+ * (PENDING -> BUCKETED in the transfer, BUCKETED -> READY when published)
+ * and a remover claims it by a CAS too, so exactly one of them wins each
+ * node; a node the core expired after a remover had claimed it gets
+ * rounds = DETACHED and is not unlinked twice. backlog_min_ns is a lower
+ * bound of the backlog's deadlines, so no tick a backlog node belongs to is
+ * expired before the node is in its bucket. A chunk holds whole ticks, so
+ * the keys of successive chunks never interleave.
  *
  * Complexity per pass: O(cancelled + moved + expired log min(expired,
  * TK__WHEEL_SORT_PIECE)), the last term O(expired) when a chunk is in key
  * order already (the usual case).
  *
- * Accuracy. A node reaches the ready set only once the clock has passed a
+ * Accuracy. A node reaches the ready set only once the clock has reached a
  * tick instant at or after its deadline: never early. Its lateness is at
  * most one tick plus this thread's wake-up latency (its timer slack is set
  * to 1 us), the time of the pass and a worker's wake-up.
