@@ -100,12 +100,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 
 #include "common-internal.h"
 #include "heap-core.h"
+#include "params-internal.h"
 #include "timerkit/queue.h"
 
 /* tk_queue.closed holds HEAP_OPEN or the strongest tk_queue_close_mode
@@ -344,6 +346,20 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
         pthread_cond_signal(&q->available);
     return rc;
 }
+
+/* The heap's parameters (tk_queue_ops.params): the keys of the heap's spec
+ * ("heap:capacity=4096,spin=150us") and the range of each. */
+static const tk_queue_param heap_params[] = {
+    {.key = "capacity",
+     .type = TK_PARAM_COUNT,
+     .flags = 0,
+     .offset = offsetof(tk_queue_config, initial_capacity),
+     .size = sizeof(size_t),
+     .min = 1,
+     .max = (int64_t)TK_HEAP_MAX_CAPACITY,
+     .help = "initial array slots; the array never shrinks below them"},
+    TK__PARAM_SPIN,
+};
 
 /* Builds a heap queue: cfg->allocator, cfg->initial_capacity and
  * cfg->spin_ns are used, other fields ignored. `release` is never called and
@@ -659,6 +675,8 @@ static const tk_queue_ops heap_ops = {
     .close = heap_close,
     .check = heap_check,
     .take_batch = heap_take_batch,
+    .params = heap_params,
+    .param_count = sizeof(heap_params) / sizeof(heap_params[0]),
 };
 
 /* Returns the heap engine's ops table (static, immutable). Never NULL. */

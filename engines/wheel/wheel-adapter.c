@@ -176,6 +176,7 @@
 #endif
 
 #include "common-internal.h"
+#include "params-internal.h"
 #include "timerkit/queue.h"
 #include "wheel-core.h"
 #include "wheel-internal.h"
@@ -1351,6 +1352,8 @@ static const tk_queue_ops wheel_ops = {
     .close = wheel_close,
     .check = wheel_check,
     .take_batch = wheel_take_batch,
+    .params = tk__wheel_params,
+    .param_count = sizeof(tk__wheel_params) / sizeof(tk__wheel_params[0]),
 };
 
 TK_API const tk_queue_ops *tk_engine_wheel(void) {
