@@ -67,8 +67,9 @@ typedef struct tk_queue tk_queue; /* an engine instance; opaque */
 /* Engine parameters. Zero-initialise, then set what you need: every zero
  * field means "the engine's default". Fields an engine does not use are
  * ignored. tk_queue_config_init() sets the defaults explicitly. The fields an
- * engine uses are listed in its parameter table (tk_queue_ops.params).
- * tk_queue_config_parse() fills a config from a string. */
+ * engine uses, and the range it accepts for each, are listed in its
+ * parameter table (tk_queue_ops.params); create() returns TK_EINVAL for a
+ * value outside it. tk_queue_config_parse() fills a config from a string. */
 typedef struct tk_queue_config {
     const tk_allocator *allocator; /* NULL: tk_allocator_default() */
     size_t initial_capacity;       /* heap: initial array slots (default 64) */
@@ -108,10 +109,11 @@ typedef enum tk_queue_close_mode {
  *
  * Each engine describes the tk_queue_config fields it uses in a table of
  * tk_queue_param (tk_queue_ops.params). tk_queue_config_parse() and
- * tk_queue_config_format() read and write a config as a spec string
- * against that table:
+ * tk_queue_config_format() read and write a config as a spec string,
  *
- *     ENGINE[:KEY=VALUE[,KEY=VALUE]...]      "wheel:tick=1ms,slots=1024" */
+ *     ENGINE[:KEY=VALUE[,KEY=VALUE]...]      "wheel:tick=1ms,slots=1024"
+ *
+ * and each engine's create() checks a config against the same table. */
 
 /* How a parameter's value is written. */
 typedef enum tk_param_type {
@@ -129,7 +131,7 @@ typedef enum tk_param_type {
 #define TK_PARAM_ADAPTER 0x2u
 
 /* One parameter of an engine: a tk_queue_config field, its spec key and the
- * range a spec may give it. Tables are static and immutable. A field that
+ * range the engine accepts. Tables are static and immutable. A field that
  * holds 0 means its tk_queue_config_init() default, as everywhere in
  * tk_queue_config; the range applies to the value that results. */
 typedef struct tk_queue_param {
@@ -319,9 +321,9 @@ TK_API int tk_queue_config_parse(const char *spec, const tk_queue_ops **engine,
  * back engine and the same parameter values. 128 bytes hold any spec of the
  * built-in engines.
  * Returns TK_OK; TK_EINVAL if engine, cfg or buf is NULL or a parameter of
- * cfg lies outside its range in the table (buf then holds ""); TK_EFULL if
- * the spec does not fit in len bytes (buf then holds as much of it as fits,
- * NUL-terminated, when len > 0). */
+ * cfg lies outside the engine's range (create() would refuse it; buf then
+ * holds ""); TK_EFULL if the spec does not fit in len bytes (buf then holds
+ * as much of it as fits, NUL-terminated, when len > 0). */
 TK_API int tk_queue_config_format(const tk_queue_ops *engine, const tk_queue_config *cfg, char *buf,
                                   size_t len);
 

@@ -347,8 +347,8 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
     return rc;
 }
 
-/* The heap's parameters (tk_queue_ops.params): the keys of the heap's spec
- * ("heap:capacity=4096,spin=150us") and the range of each. */
+/* The heap's parameters (tk_queue_ops.params): what create() accepts, and
+ * the keys of the heap's spec ("heap:capacity=4096,spin=150us"). */
 static const tk_queue_param heap_params[] = {
     {.key = "capacity",
      .type = TK_PARAM_COUNT,
@@ -363,9 +363,10 @@ static const tk_queue_param heap_params[] = {
 
 /* Builds a heap queue: cfg->allocator, cfg->initial_capacity and
  * cfg->spin_ns are used, other fields ignored. `release` is never called and
- * may be NULL. Returns TK_OK, TK_EINVAL (out NULL, an impossible capacity, or
- * spin_ns outside [0, 1 s]),
- * TK_ENOMEM (memory, or the mutex/condition could not be initialised). */
+ * may be NULL. Returns TK_OK, TK_EINVAL (out NULL, or a field outside its
+ * range in heap_params: capacity above TK_HEAP_MAX_CAPACITY, spin_ns outside
+ * [0, 1 s]), TK_ENOMEM (memory, or the mutex/condition could not be
+ * initialised). */
 static int heap_create(const tk_queue_config *cfg, tk_queue_release_fn release, void *release_ctx,
                        tk_queue **out) {
     TK__UNUSED(release);
@@ -375,10 +376,10 @@ static int heap_create(const tk_queue_config *cfg, tk_queue_release_fn release, 
     *out = NULL;
     const tk_allocator *a =
         cfg != NULL && cfg->allocator != NULL ? cfg->allocator : tk_allocator_default();
+    if (tk__queue_config_check(tk_engine_heap(), cfg, NULL, 0) != TK_OK)
+        return TK_EINVAL;
     size_t cap = cfg != NULL ? cfg->initial_capacity : 0;
     int64_t spin = cfg != NULL ? cfg->spin_ns : 0;
-    if (spin < 0 || spin > TK_NS_PER_S)
-        return TK_EINVAL;
     tk_queue *q = tk__alloc(a, sizeof(*q));
     if (q == NULL)
         return TK_ENOMEM;

@@ -14,13 +14,13 @@
  * nothing. The core itself accepts any tick_ns > 0. */
 #define TK_WHEEL_MIN_TICK_NS INT64_C(10000)
 
-/* Largest tick a wheel spec accepts: one revolution of the largest wheel,
+/* Largest tick the adapter accepts: one revolution of the largest wheel,
  * tick_ns * TK_WHEEL_MAX_TICKS_PER_WHEEL, still fits in int64_t ns (about
  * 550 s). */
 #define TK_WHEEL_MAX_TICK_NS (INT64_MAX / (int64_t)TK_WHEEL_MAX_TICKS_PER_WHEEL)
 
 /* The wheel's parameters (tk_queue_ops.params), defined in wheel-params.c:
- * tick, slots, max_pending, spin. */
+ * tick, slots, max_pending, spin. create() checks a config against them. */
 #define TK__WHEEL_PARAM_COUNT 4
 extern const tk_queue_param tk__wheel_params[TK__WHEEL_PARAM_COUNT];
 

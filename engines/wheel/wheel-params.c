@@ -1,8 +1,8 @@
 /* timerkit: the wheel's parameter table (tk_engine_wheel()->params).
  *
- * One entry per tk_queue_config field the wheel uses: its key in the wheel's
- * spec, "wheel:tick=1ms,slots=1024,max_pending=100000,spin=150us", and the
- * range a spec may give it.
+ * One entry per tk_queue_config field the wheel uses, with the range its
+ * create() accepts (checked through tk__queue_config_check()) and the key of
+ * the wheel's spec, "wheel:tick=1ms,slots=1024,max_pending=100000,spin=150us".
  * tick and slots are always written in the canonical spec: together they say
  * what the wheel is (its granularity and its revolution). */
 #include <stddef.h>
