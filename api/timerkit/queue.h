@@ -66,7 +66,10 @@ typedef struct tk_queue tk_queue; /* an engine instance; opaque */
 
 /* Engine parameters. Zero-initialise, then set what you need: every zero
  * field means "the engine's default". Fields an engine does not use are
- * ignored. tk_queue_config_init() sets the defaults explicitly. */
+ * ignored. tk_queue_config_init() sets the defaults explicitly. The fields an
+ * engine uses, and the range it accepts for each, are listed in its
+ * parameter table (tk_queue_ops.params); create() returns TK_EINVAL for a
+ * value outside it. tk_queue_config_parse() fills a config from a string. */
 typedef struct tk_queue_config {
     const tk_allocator *allocator; /* NULL: tk_allocator_default() */
     size_t initial_capacity;       /* heap: initial array slots (default 64) */
@@ -101,6 +104,45 @@ typedef enum tk_queue_close_mode {
      * offer() returns TK_ECLOSED. Nodes stay queued until drain(). */
     TK_QUEUE_CLOSE_NOW = 2
 } tk_queue_close_mode;
+
+/* ---- engine parameters -----------------------------------------------------
+ *
+ * Each engine describes the tk_queue_config fields it uses in a table of
+ * tk_queue_param (tk_queue_ops.params). tk_queue_config_parse() and
+ * tk_queue_config_format() read and write a config as a spec string,
+ *
+ *     ENGINE[:KEY=VALUE[,KEY=VALUE]...]      "wheel:tick=1ms,slots=1024"
+ *
+ * and each engine's create() checks a config against the same table. */
+
+/* How a parameter's value is written. */
+typedef enum tk_param_type {
+    /* An int64_t field of nanoseconds, written as a decimal number and a unit
+     * (ns, us, ms, s): "150us", "1.5ms", "2s". */
+    TK_PARAM_DURATION = 1,
+    /* An unsigned integer field (any width), written in decimal: "1024". */
+    TK_PARAM_COUNT = 2
+} tk_param_type;
+
+/* tk_queue_param.flags. TK_PARAM_ALWAYS: always written in the canonical
+ * spec, even at its default. TK_PARAM_ADAPTER: configures the blocking
+ * adapter only; the engine's pure core ignores it. */
+#define TK_PARAM_ALWAYS 0x1u
+#define TK_PARAM_ADAPTER 0x2u
+
+/* One parameter of an engine: a tk_queue_config field, its spec key and the
+ * range the engine accepts. Tables are static and immutable. A field that
+ * holds 0 means its tk_queue_config_init() default, as everywhere in
+ * tk_queue_config; the range applies to the value that results. */
+typedef struct tk_queue_param {
+    const char *key;    /* spec key: "tick" */
+    tk_param_type type; /* TK_PARAM_DURATION or TK_PARAM_COUNT */
+    unsigned flags;     /* TK_PARAM_* */
+    size_t offset;      /* offsetof(tk_queue_config, field) */
+    size_t size;        /* sizeof that field */
+    int64_t min, max;   /* accepted range, inclusive (ns for a duration) */
+    const char *help;   /* one line, for listings: "tick duration" */
+} tk_queue_param;
 
 /* Capability flags. */
 #define TK_QUEUE_CAP_EXACT_ORDER 0x1u /* hands nodes out in exact (deadline, seq) order */
@@ -219,6 +261,12 @@ typedef struct tk_queue_ops {
      * nothing is removed and *out, *count (where not NULL) are set to NULL
      * and 0. */
     int (*take_batch)(tk_queue *q, size_t max, tk_node **out, size_t *count);
+
+    /* The engine's parameters, in the order the canonical spec writes them:
+     * param_count entries (params may be NULL when param_count is 0). Static
+     * and immutable. */
+    const tk_queue_param *params;
+    size_t param_count;
 } tk_queue_ops;
 
 /* Sets every field of `cfg` to its default. Returns TK_EINVAL if NULL. */
@@ -238,6 +286,56 @@ TK_API const tk_queue_ops *tk_engine_by_name(const char *name);
  * index 0 .. tk_engine_count()-1; NULL past the end. */
 TK_API size_t tk_engine_count(void);
 TK_API const tk_queue_ops *tk_engine_at(size_t index);
+
+/* Configures an engine from a spec string, "ENGINE[:KEY=VALUE[,KEY=VALUE]...]"
+ * ("heap", "heap:spin=150us", "wheel:tick=1ms,slots=1024"), for example a
+ * line of a config file. ENGINE is looked up with tk_engine_by_name(); each
+ * KEY is a key of that engine's parameter table, given at most once, in any
+ * order. A duration VALUE is a decimal number and a unit, ns, us, ms or s
+ * ("150us", "1.5ms", "2s"), that comes to a whole number of nanoseconds; a
+ * count VALUE is an unsigned decimal integer. The spec holds no whitespace.
+ * On success sets *engine, and *cfg to the tk_queue_config_init() defaults
+ * with the given keys' values (allocator and thread_name stay at their
+ * defaults).
+ * Returns TK_OK; TK_ENOENT if ENGINE is not a registered engine; TK_EINVAL
+ * if spec, engine or cfg is NULL, spec is empty, has whitespace, no engine
+ * name before ':', nothing after ':' or ',', an unknown or repeated key, a
+ * key without '=' or without a value, an empty key, or a value that is
+ * malformed (a sign, no unit on a duration, trailing characters, not a whole
+ * number of ns), overflows, or lies outside the parameter's range.
+ * On failure *engine and *cfg are left unchanged, and if err is not NULL and
+ * err_len > 0, err receives a one-line message naming the engine and the
+ * parameter, with the known engines or keys where that helps ("wheel: tick=5us
+ * is below the minimum 10us"); on success err receives "". err is always
+ * NUL-terminated, the message truncated to fit. Thread-safe. */
+TK_API int tk_queue_config_parse(const char *spec, const tk_queue_ops **engine,
+                                 tk_queue_config *cfg, char *err, size_t err_len);
+
+/* Writes the canonical spec of (engine, cfg) into buf: the engine's name,
+ * then ':' and KEY=VALUE for each parameter of its table, in table order,
+ * joined by ',', each one only if it has TK_PARAM_ALWAYS or differs from its
+ * tk_queue_config_init() default (a zero field counts as its default). Values
+ * are written as tk_queue_param_format() writes them. "heap", "heap:spin=150us",
+ * "wheel:tick=1ms,slots=512". tk_queue_config_parse() of the result gives
+ * back engine and the same parameter values. 128 bytes hold any spec of the
+ * built-in engines.
+ * Returns TK_OK; TK_EINVAL if engine, cfg or buf is NULL or a parameter of
+ * cfg lies outside the engine's range (create() would refuse it; buf then
+ * holds ""); TK_EFULL if the spec does not fit in len bytes (buf then holds
+ * as much of it as fits, NUL-terminated, when len > 0). */
+TK_API int tk_queue_config_format(const tk_queue_ops *engine, const tk_queue_config *cfg, char *buf,
+                                  size_t len);
+
+/* Writes the value of parameter p in cfg as the canonical spec writes it
+ * (no key): a duration in the largest of s, ms, us, ns that divides it
+ * exactly ("1ms", "150us", "1500us", "0ns"; negative values with '-'), a
+ * count in decimal ("1024"). A zero field is written as its
+ * tk_queue_config_init() default. The value is not range-checked.
+ * Returns TK_OK; TK_EINVAL if p, cfg or buf is NULL, or p has an unknown
+ * type or a field size it cannot hold; TK_EFULL if the value does not fit in
+ * len bytes (buf then holds as much as fits, NUL-terminated, when len > 0). */
+TK_API int tk_queue_param_format(const tk_queue_param *p, const tk_queue_config *cfg, char *buf,
+                                 size_t len);
 
 TK_EXTERN_C_END
 

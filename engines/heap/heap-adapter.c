@@ -100,12 +100,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 
 #include "common-internal.h"
 #include "heap-core.h"
+#include "params-internal.h"
 #include "timerkit/queue.h"
 
 /* tk_queue.closed holds HEAP_OPEN or the strongest tk_queue_close_mode
@@ -345,11 +347,26 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
     return rc;
 }
 
+/* The heap's parameters (tk_queue_ops.params): what create() accepts, and
+ * the keys of the heap's spec ("heap:capacity=4096,spin=150us"). */
+static const tk_queue_param heap_params[] = {
+    {.key = "capacity",
+     .type = TK_PARAM_COUNT,
+     .flags = 0,
+     .offset = offsetof(tk_queue_config, initial_capacity),
+     .size = sizeof(size_t),
+     .min = 1,
+     .max = (int64_t)TK_HEAP_MAX_CAPACITY,
+     .help = "initial array slots; the array never shrinks below them"},
+    TK__PARAM_SPIN,
+};
+
 /* Builds a heap queue: cfg->allocator, cfg->initial_capacity and
  * cfg->spin_ns are used, other fields ignored. `release` is never called and
- * may be NULL. Returns TK_OK, TK_EINVAL (out NULL, an impossible capacity, or
- * spin_ns outside [0, 1 s]),
- * TK_ENOMEM (memory, or the mutex/condition could not be initialised). */
+ * may be NULL. Returns TK_OK, TK_EINVAL (out NULL, or a field outside its
+ * range in heap_params: capacity above TK_HEAP_MAX_CAPACITY, spin_ns outside
+ * [0, 1 s]), TK_ENOMEM (memory, or the mutex/condition could not be
+ * initialised). */
 static int heap_create(const tk_queue_config *cfg, tk_queue_release_fn release, void *release_ctx,
                        tk_queue **out) {
     TK__UNUSED(release);
@@ -359,10 +376,10 @@ static int heap_create(const tk_queue_config *cfg, tk_queue_release_fn release, 
     *out = NULL;
     const tk_allocator *a =
         cfg != NULL && cfg->allocator != NULL ? cfg->allocator : tk_allocator_default();
+    if (tk__queue_config_check(tk_engine_heap(), cfg, NULL, 0) != TK_OK)
+        return TK_EINVAL;
     size_t cap = cfg != NULL ? cfg->initial_capacity : 0;
     int64_t spin = cfg != NULL ? cfg->spin_ns : 0;
-    if (spin < 0 || spin > TK_NS_PER_S)
-        return TK_EINVAL;
     tk_queue *q = tk__alloc(a, sizeof(*q));
     if (q == NULL)
         return TK_ENOMEM;
@@ -659,6 +676,8 @@ static const tk_queue_ops heap_ops = {
     .close = heap_close,
     .check = heap_check,
     .take_batch = heap_take_batch,
+    .params = heap_params,
+    .param_count = sizeof(heap_params) / sizeof(heap_params[0]),
 };
 
 /* Returns the heap engine's ops table (static, immutable). Never NULL. */

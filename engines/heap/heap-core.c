@@ -84,7 +84,6 @@
 
 #define HEAP_D ((size_t)TK_HEAP_ARITY)
 #define HEAP_NO_INDEX SIZE_MAX
-#define HEAP_MAX_SLOTS (SIZE_MAX / sizeof(tk_heap_entry))
 
 /* (deadline, seq) order of two entries. */
 static inline bool entry_less(const tk_heap_entry *a, const tk_heap_entry *b) {
@@ -145,13 +144,13 @@ static inline size_t high_water(size_t cap) {
  * `cap` itself when no larger capacity can be represented. */
 static size_t grown_capacity(size_t cap) {
     size_t more = cap / 2 > 0 ? cap / 2 : 1;
-    return cap > HEAP_MAX_SLOTS - more ? HEAP_MAX_SLOTS : cap + more;
+    return cap > TK_HEAP_MAX_CAPACITY - more ? TK_HEAP_MAX_CAPACITY : cap + more;
 }
 
 /* Copies the entries into `block` (`cap` slots, cap >= size) and makes it the
  * array. Indices do not change. Returns the previous array. */
 static tk_heap_entry *heap_move(tk_heap_core *h, tk_heap_entry *block, size_t cap) {
-    assert(cap >= h->size && cap > 0 && cap <= HEAP_MAX_SLOTS);
+    assert(cap >= h->size && cap > 0 && cap <= TK_HEAP_MAX_CAPACITY);
     if (h->size > 0)
         memcpy(block, h->entries, h->size * sizeof(tk_heap_entry));
     tk_heap_entry *old = h->entries;
@@ -215,7 +214,7 @@ int tk_heap_core_init(tk_heap_core *h, const tk_allocator *a, size_t initial_cap
     h->allocator = a != NULL ? a : tk_allocator_default();
     if (initial_capacity == 0)
         initial_capacity = TK_HEAP_DEFAULT_CAPACITY;
-    if (initial_capacity > HEAP_MAX_SLOTS)
+    if (initial_capacity > TK_HEAP_MAX_CAPACITY)
         return TK_EINVAL;
     h->min_capacity = initial_capacity;
     h->auto_resize = true;
@@ -388,7 +387,7 @@ size_t tk_heap_core_wanted_capacity(const tk_heap_core *h) {
 }
 
 tk_heap_entry *tk_heap_core_alloc_block(const tk_heap_core *h, size_t capacity) {
-    if (h == NULL || capacity == 0 || capacity > HEAP_MAX_SLOTS)
+    if (h == NULL || capacity == 0 || capacity > TK_HEAP_MAX_CAPACITY)
         return NULL;
     return tk__alloc(h->allocator, capacity * sizeof(tk_heap_entry));
 }

@@ -50,6 +50,10 @@ typedef struct tk_heap_entry {
     tk_node *node;
 } tk_heap_entry;
 
+/* Largest number of slots an array can have (its size in bytes must fit in
+ * a size_t). */
+#define TK_HEAP_MAX_CAPACITY (SIZE_MAX / sizeof(tk_heap_entry))
+
 /* The heap. Caller-allocated; every field is private to heap-core.c (read
  * them in tests if you must, never write them). */
 typedef struct tk_heap_core {

@@ -174,6 +174,7 @@
 #include <string.h>
 
 #include "common-internal.h"
+#include "params-internal.h"
 #include "timerkit/queue.h"
 #include "wheel-adapter-internal.h"
 #include "wheel-core.h"
@@ -246,10 +247,8 @@ static int wheel_create(const tk_queue_config *cfg, tk_queue_release_fn release,
         c.thread_name = cfg->thread_name != NULL ? cfg->thread_name : c.thread_name;
         c.spin_ns = cfg->spin_ns;
     }
-    if (c.tick_ns < TK_WHEEL_MIN_TICK_NS || c.ticks_per_wheel == 0 ||
-        c.ticks_per_wheel > TK_WHEEL_MAX_TICKS_PER_WHEEL || c.spin_ns < 0 ||
-        c.spin_ns > TK_NS_PER_S)
-        return TK_EINVAL;
+    if (tk__queue_config_check(tk_engine_wheel(), &c, NULL, 0) != TK_OK)
+        return TK_EINVAL; /* a field outside its range in tk__wheel_params */
 
     struct tk_queue *q = tk__alloc(c.allocator, sizeof(*q));
     if (q == NULL)
@@ -760,6 +759,8 @@ static const tk_queue_ops wheel_ops = {
     .close = wheel_close,
     .check = wheel_check,
     .take_batch = wheel_take_batch,
+    .params = tk__wheel_params,
+    .param_count = sizeof(tk__wheel_params) / sizeof(tk__wheel_params[0]),
 };
 
 TK_API const tk_queue_ops *tk_engine_wheel(void) {

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "timerkit/queue.h"
+#include "wheel-core.h"
 
 /* Smallest tick the adapter accepts (tk_queue_config.tick_ns): 10 us. Below
  * it a busy wheel would spend its thread on wake-ups alone (each one a futex
@@ -12,6 +13,16 @@
  * bound "lateness <= 1 tick + noise" would say nothing
  * (docs/engine-notes.md). The core itself accepts any tick_ns > 0. */
 #define TK_WHEEL_MIN_TICK_NS INT64_C(10000)
+
+/* Largest tick the adapter accepts: one revolution of the largest wheel,
+ * tick_ns * TK_WHEEL_MAX_TICKS_PER_WHEEL, still fits in int64_t ns (about
+ * 550 s). */
+#define TK_WHEEL_MAX_TICK_NS (INT64_MAX / (int64_t)TK_WHEEL_MAX_TICKS_PER_WHEEL)
+
+/* The wheel's parameters (tk_queue_ops.params), defined in wheel-params.c:
+ * tick, slots, max_pending, spin. create() checks a config against them. */
+#define TK__WHEEL_PARAM_COUNT 4
+extern const tk_queue_param tk__wheel_params[TK__WHEEL_PARAM_COUNT];
 
 /* Counters of one wheel queue, read with relaxed atomics (a snapshot, not a
  * consistent cut). */

@@ -444,6 +444,19 @@ static int r_create_huge_wheel(fixture *f) {
     return rc;
 }
 
+/* A tick whose revolution (tick x the 512 slots of the fixture) overflows
+ * int64 ns: the wheel refuses it, the heap ignores tick_ns. */
+static int r_create_tick_past_int64_revolution(fixture *f) {
+    tk_executor_options o = f->opt;
+    tk_queue_config c = f->cfg;
+    c.tick_ns = INT64_MAX / 256;
+    o.engine_config = &c;
+    int rc = create_with(f, &o);
+    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
+        return TK_EINVAL;
+    return rc;
+}
+
 static int r_create_pool_zero_still_runs(fixture *f) {
     tk_executor_options o = f->opt;
     o.core_pool_size = 0;
@@ -1203,6 +1216,7 @@ static const row executor_rows[] = {
     ROW(r_create_bad_policy, TK_EINVAL),
     ROW(r_create_negative_tick, TK_EINVAL),
     ROW(r_create_huge_wheel, TK_EINVAL),
+    ROW(r_create_tick_past_int64_revolution, TK_EINVAL),
     ROW(r_create_pool_zero_still_runs, TK_OK),
     ROW2(r_create_huge_timer_slack, TK_OK, TK_EINVAL),
     ROW(r_create_long_thread_prefix, TK_OK),

@@ -114,6 +114,15 @@ static void rejects_invalid_configs(void **state) {
     assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
     c.spin_ns = TK_NS_PER_S + 1;
     assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    /* One revolution, tick_ns times the slots, must fit in int64_t ns for
+     * every slot count the wheel accepts. */
+    tk_queue_config_init(&c);
+    c.tick_ns = TK_WHEEL_MAX_TICK_NS + 1;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    c.tick_ns = INT64_MAX / 256; /* times 512 slots: past INT64_MAX */
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    c.tick_ns = INT64_MAX;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
     assert_int_equal(ops->create(NULL, on_release, NULL, NULL), TK_EINVAL);
     assert_null(q);
 
@@ -129,6 +138,10 @@ static void rejects_invalid_configs(void **state) {
     c.ticks_per_wheel = 3;
     c.thread_name = "a-rather-long-thread-name";
     c.spin_ns = TK_NS_PER_S;
+    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_OK);
+    ops->destroy(q);
+    tk_queue_config_init(&c);
+    c.tick_ns = TK_WHEEL_MAX_TICK_NS;
     assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_OK);
     ops->destroy(q);
 
