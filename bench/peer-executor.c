@@ -29,13 +29,8 @@ int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config 
     tk_executor_options opt;
     tk_executor_options_init(&opt);
     opt.core_pool_size = o->threads ? o->threads : 1;
-    opt.engine = tk_engine_by_name(p->engine);
-    tk_queue_config_init(qc);
-    if (p->tick_ns > 0) {
-        qc->tick_ns = p->tick_ns;
-        qc->ticks_per_wheel = p->ticks;
-    }
-    qc->spin_ns = p->spin_ns;
+    opt.engine = p->engine;
+    *qc = p->qc; /* the spec's parameters (tk_queue_config_parse) */
     opt.engine_config = qc;
     opt.remove_on_cancel = true;
     opt.timer_slack_ns = o->timer_slack_ns;

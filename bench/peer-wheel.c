@@ -1,5 +1,5 @@
-/* tkbench: the wheel engine's pure core as a core-level peer, one instance per
- * configuration (tick, ticks per wheel) named in the peer column. */
+/* tkbench: the wheel engine's pure core as a core-level peer, with the tick
+ * and wheel size of the peer's spec. */
 #include <stdlib.h>
 
 #include "timerkit/status.h"
@@ -14,7 +14,8 @@ typedef struct wheel_peer {
 static int wheel_create(const tkb_peer *p, size_t n_hint, void **out) {
     (void)n_hint;
     wheel_peer *s = calloc(1, sizeof *s);
-    if (s == NULL || tk_wheel_core_init(&s->w, NULL, p->tick_ns, p->ticks, 0) != TK_OK) {
+    if (s == NULL ||
+        tk_wheel_core_init(&s->w, NULL, p->qc.tick_ns, p->qc.ticks_per_wheel, 0) != TK_OK) {
         free(s);
         return -1;
     }

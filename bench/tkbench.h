@@ -1,6 +1,16 @@
 /* tkbench: internal declarations shared by the CLI, the workloads and the peers.
  *
- * Two peer interfaces, one per level (../shared/WORKLOADS.md):
+ * Three things are declared once here and everything else is derived:
+ * - workloads: one const tkb_workload descriptor per workload, each in its own
+ *   file under workloads/, listed once in workloads.h. The CLI, the suites,
+ *   `tkbench list`, the headline table, manifest.json (and from it the report
+ *   and the figures) all read the descriptors;
+ * - peers: an engine of the library or a baseline with its parameters, written
+ *   as a spec string (peers.c);
+ * - suites: which sizes and repetitions (in each descriptor) and which peers
+ *   (suites.c) a named run uses.
+ *
+ * Two peer interfaces, one per level (docs/workloads.md):
  * - tkb_core_ops: a single-threaded data structure driven with virtual time
  *   (no locks, no clock reads inside the loops). Every op takes a whole batch
  *   so the loop over timers is inside the peer file and calls the engine
@@ -14,11 +24,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gbench_shim.h"
 #include "hist.h"
+#include "timerkit.h"
 
 typedef struct tkb_peer tkb_peer;
+typedef struct tkb_workload tkb_workload;
 
 /* ---- core level ---------------------------------------------------------- */
 typedef struct tkb_core_ops {
@@ -100,10 +113,10 @@ typedef struct tkb_svc_ops {
     void (*prepare)(void *self, char *timers, size_t count, size_t stride, bool records);
     /* May the storage of a cancelled timer take a new schedule() at once?
      * NULL: always. A stopped tk_timer that the wheel's tick thread still
-     * holds cannot be started until it lets go (at its next pass: about
-     * 10 ms when it keeps up, 100 ms and more under sustained churn), so the
-     * hold-model loops re-arm a spare timer instead (see spare_churn in
-     * workloads.c). Thread-safe, cheap (one atomic load). */
+     * holds cannot be started until it lets go (at its next pass, later
+     * while it falls behind sustained churn), so the hold-model loops re-arm
+     * a spare timer instead (tkb_spare_churn in harness.h). Thread-safe,
+     * cheap (one atomic load). */
     bool (*reusable)(void *self, void *timer);
     /* Waits until everything submitted so far has been applied (hand-off
      * queues drained). May be NULL. */
@@ -124,25 +137,42 @@ static inline size_t tkb_svc_stride(const tkb_svc_ops *ops, size_t record_size) 
     return tkb_svc_record_offset(ops) + (record_size + a - 1) / a * a;
 }
 
+/* ---- peers (peers.c) ---------------------------------------------------------
+ * A spec names a peer: NAME[:key=value,...][@MODE]. NAME is an engine of the
+ * library (its parameters parsed by tk_queue_config_parse()) or a baseline;
+ * MODE `embedded` drives an engine through the executor's embedded timers. */
+#define TKB_SPEC_MAX 160
+
 struct tkb_peer {
-    const char *name;         /* as in results.csv: "heap", "wheel-1ms-1024", ... */
-    const char *kind;         /* "engine", "baseline", "strawman", "floor" */
-    const char *params;       /* human-readable parameters for the metadata */
-    int64_t tick_ns;          /* wheel peers */
-    uint32_t ticks;           /* wheel peers */
-    const char *engine;       /* timerkit engine name, or NULL */
-    const tkb_core_ops *core; /* NULL: no core level */
-    const tkb_svc_ops *svc;   /* NULL: no executor level */
-    size_t core_max_n;        /* largest population its core runs (0: no limit) */
-    int64_t spin_ns;          /* tk_queue_config.spin_ns (heap and wheel peers) */
-    const char *only;         /* comma-separated workloads it runs in (NULL: all) */
-    const char *missing;      /* why it is not built, or NULL */
+    char id[TKB_SPEC_MAX];      /* its name in results.csv and hist/: the spec (older
+                                   folders: whatever name they used) */
+    char spec[TKB_SPEC_MAX];    /* canonical spec: the peer's name in every result */
+    char label[TKB_SPEC_MAX];   /* short name for figures and tables ("wheel-1ms-1024") */
+    char file[TKB_SPEC_MAX];    /* the label as a file-name part (hist/) */
+    const char *kind;           /* "engine", "baseline", "strawman", "floor" */
+    const char *description;    /* one line */
+    const tk_queue_ops *engine; /* timerkit engine, or NULL */
+    tk_queue_config qc;         /* its parameters (engines) */
+    bool embedded;              /* @embedded: the executor's embedded timers */
+    const tkb_core_ops *core;   /* NULL: no core level */
+    const tkb_svc_ops *svc;     /* NULL: no executor level */
+    size_t core_max_n;          /* largest population its core runs (0: no limit) */
+    const char *missing;        /* why it is not built, or NULL */
+    bool waiting_only;          /* runs only in workloads that measure waiting (suites.c) */
+    int slot;                   /* style slot, 1-16 (plots/style.gp) */
 };
 
-/* Peers (peers.c). */
-extern tkb_peer tkb_peers[];
-extern const size_t tkb_peer_count;
-const tkb_peer *tkb_peer_find(const char *name);
+/* Parses `spec` into *p. Returns 0, or -1 with a message in err that names
+ * what is wrong and lists what is known (the CLI exits with status 2). */
+int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len);
+/* Prints the peers a spec may name, with their parameters, to f. */
+void tkb_peer_list(FILE *f);
+/* Gives each of the `count` peers its style slot and sorts them into display
+ * order (an engine's embedded variant right after it). */
+void tkb_peer_arrange(tkb_peer *peers, size_t count);
+/* One revolution of a ticked engine's wheel (tick x slots); for other peers
+ * 1.024 s. */
+int64_t tkb_peer_span_ns(const tkb_peer *p);
 
 /* Core and service implementations (defined only when built). */
 extern const tkb_core_ops tkb_core_heap, tkb_core_wheel, tkb_core_naive_heap, tkb_core_sorted_list,
@@ -150,44 +180,152 @@ extern const tkb_core_ops tkb_core_heap, tkb_core_wheel, tkb_core_naive_heap, tk
 extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_wheel,
     tkb_svc_libuv, tkb_svc_libevent;
 
-/* ---- run configuration --------------------------------------------------- */
-typedef struct tkb_config {
-    const char *suite; /* smoke, quick, full, custom */
+/* ---- suites (suites.c) ---------------------------------------------------------- */
+typedef enum tkb_suite_id { TKB_SMOKE, TKB_QUICK, TKB_FULL, TKB_NSUITES } tkb_suite_id;
+
+typedef struct tkb_suite_peer {
+    const char *spec;
+    bool waiting_only; /* only in workloads that measure waiting (tkb_workload.waiting) */
+} tkb_suite_peer;
+
+typedef struct tkb_suite {
+    const char *name;
+    const char *summary;
+    size_t strawman_max_n; /* largest population a strawman runs */
+    size_t strawman_pairs; /* a strawman's hold-model pairs */
+    double min_time;       /* Google Benchmark's minimum time of timed loops */
+} tkb_suite;
+
+extern const tkb_suite tkb_suites[TKB_NSUITES];
+/* The peers every suite runs unless --peers names others. */
+extern const tkb_suite_peer tkb_suite_peers[];
+extern const size_t tkb_suite_peer_count;
+/* The suite called `name`, or -1. */
+int tkb_suite_find(const char *name);
+
+/* ---- the run (set by the CLI before any case runs, read-only afterwards) ---- */
+typedef struct tkb_run {
+    const tkb_suite *suite;
     const char *out_dir;
-    int reps;              /* repetitions of the micro benchmarks */
-    int reps_long;         /* repetitions of the long real-time workloads (W2-W5, W7) */
-    int reps_exec;         /* repetitions of W1_exec */
-    size_t strawman_max_n; /* largest population the strawmen run (also bounded by the peer) */
-    int64_t timer_slack_ns;
-    size_t w1_sizes[8]; /* W1 populations */
-    size_t w1_count;
-    size_t churn_pairs; /* W1/W6 churn pairs */
-    size_t strawman_churn_pairs;
-    size_t dist_pairs; /* W6_dist churn pairs (0: as churn_pairs) */
-    size_t w2_n;       /* W2 timers */
-    size_t w3_n;       /* W3 timers */
-    double w3_seconds; /* W3 scheduling window */
-    double w4_seconds; /* W4 idle window */
-    size_t w5_n;
-    size_t w6_n; /* W6 sweep population */
-    size_t w6_dist_sizes[8];
-    size_t w6_dist_count;
-    double w7_seconds;         /* per point */
-    size_t floor_samples;      /* nanosleep/condvar samples */
-    double floor_spin_seconds; /* floor/spin: how long one thread spins on the clock */
-    double min_time;           /* GB min time for timed loops */
-    bool sizes_given;          /* --n was given */
-} tkb_config;
+    int64_t timer_slack_ns; /* < 0: leave alone */
+} tkb_run;
 
-extern tkb_config tkb_cfg;
+/* The one run-wide global of tkbench: written once by cmd_run() (cli.c) or
+ * the W5 child before the first case, then only read. */
+extern tkb_run tkb_the_run;
 
-/* ---- cases: one registered GB benchmark each -------------------------- */
+/* ---- workload descriptors ------------------------------------------------------ */
+typedef enum tkb_level { TKB_LEVEL_MACHINE, TKB_LEVEL_CORE, TKB_LEVEL_EXECUTOR } tkb_level;
+typedef enum tkb_better { TKB_BETTER_NONE, TKB_BETTER_LOWER, TKB_BETTER_HIGHER } tkb_better;
+typedef enum tkb_scale { TKB_SCALE_AUTO, TKB_SCALE_LOG, TKB_SCALE_LIN } tkb_scale;
+typedef enum tkb_fig_kind {
+    TKB_FIG_NONE,     /* in the report's tables only */
+    TKB_FIG_LINES,    /* value against n, a line per peer */
+    TKB_FIG_BARS,     /* a bar per peer at its largest n; one group per metric (or variant) */
+    TKB_FIG_PANELS,   /* several LINES side by side, one key */
+    TKB_FIG_LATENESS, /* from hist/: a percentile plot and a CDF (<name>_percentiles, _cdf) */
+} tkb_fig_kind;
+
+/* The metric's column in the headline table `tkbench run` prints. */
+typedef struct tkb_headline {
+    int block; /* 0: not in the headline; 1, 2: which table (machine level: the floor line) */
+    const char *head;      /* column header ("core.ins") */
+    const char *head_unit; /* second header line ("(M)"), or NULL */
+    double scale;          /* printed value = value / scale (0: 1) */
+    int prec;              /* digits after the point */
+} tkb_headline;
+
+typedef struct tkb_metric {
+    const char *name;    /* results.csv's metric: "schedule_ns" */
+    const char *unit;    /* one of tkb_units (results.c) */
+    tkb_better better;   /* which direction is an improvement */
+    const char *label;   /* short human name: "insert", "p99" */
+    tkb_fig_kind figure; /* LINES or BARS: drawn in a figure of its own, unless a
+                            figure of the workload's `figures` lists it */
+    double pct;          /* a lateness percentile: which (50, 99.9); 0: not one */
+    tkb_headline head;
+} tkb_metric;
+
+/* Another workload's metric drawn as a reference (the floor's). */
+typedef struct tkb_ref {
+    const tkb_workload *workload;
+    const char *metric;
+    const char *label;
+} tkb_ref;
+
+/* A figure of a workload: several metrics in one figure, panels, lateness
+ * from histograms, or a metric's figure with its own texts. */
+typedef struct tkb_figure {
+    const char *name; /* file name (LATENESS: prefix); NULL: derived */
+    tkb_fig_kind kind;
+    const char *metrics; /* comma-separated names of this workload's metrics */
+    const char *title;   /* NULL: derived */
+    const char *caption; /* NULL: the workload's summary */
+    const char *xlabel;  /* NULL: the workload's */
+    const char *ylabel;  /* without the unit; NULL: the metric's label */
+    tkb_scale xscale;    /* AUTO: the workload's */
+    tkb_scale yscale;
+    double ymin_top; /* the y axis reaches at least this far (0: no minimum) */
+    bool wide;       /* double column */
+    tkb_ref refs[2];
+} tkb_figure;
+
+/* Sizes and repetitions of a workload in one suite. */
+typedef struct tkb_plan {
+    size_t sizes[8]; /* n values (populations, timers); 0 ends the list */
+    int reps;        /* repetitions */
+    int reps_long;   /* repetitions of its real-time cases where it has both kinds (0: reps) */
+    size_t count;    /* the workload's own count (hold-model pairs, samples) */
+    double seconds;  /* the workload's own window */
+} tkb_plan;
+
 typedef struct tkb_case tkb_case;
+
+struct tkb_workload {
+    const char *name;  /* "W1_core" */
+    const char *group; /* "W1": `--workloads W1` selects the group */
+    tkb_level level;
+    const char *summary; /* one line */
+    struct {
+        const char *label;     /* what n is: "timers outstanding, N" */
+        const char *shortname; /* in table headers: "N" */
+        tkb_scale scale;
+    } x;
+    const tkb_metric *metrics;
+    size_t nmetrics;
+    const tkb_figure *figures;
+    size_t nfigures;
+    const char *const *variants; /* rows are <name>_<variant> (NULL: rows are <name>) */
+    size_t nvariants;
+    bool hist;         /* writes hist/<row>.<peer>.hgrm */
+    bool waiting;      /* measures how the peer waits (the waiting-only peers run it) */
+    bool sizes_from_n; /* --n sets its sizes */
+    tkb_plan plan[TKB_NSUITES];
+    /* Appends the cases of this workload for `peer` under `plan`; returns how
+     * many (0: the peer does not run it). */
+    size_t (*cases)(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *peer,
+                    tkb_case *out, size_t cap);
+};
+
+#define TKB_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The table of workloads (workloads.c), in run order. */
+extern const tkb_workload *const tkb_workloads[];
+extern const size_t tkb_workload_count;
+const tkb_workload *tkb_workload_find(const char *name);
+const tkb_metric *tkb_metric_find(const tkb_workload *w, const char *name);
+/* The workload whose row (its name, or <name>_<variant>) is `row`; *variant
+ * gets the variant's index (-1: none). NULL if none. */
+const tkb_workload *tkb_workload_of_row(const char *row, int *variant);
+
+/* ---- cases: one registered GB benchmark each ---------------------------- */
 typedef void (*tkb_case_fn)(tk_gb_state *st, tkb_case *c);
 
 struct tkb_case {
-    char name[160];       /* GB benchmark name (unique) */
-    const char *workload; /* results.csv workload */
+    char name[256]; /* GB benchmark name (unique) */
+    const tkb_workload *wl;
+    char row[64];         /* results.csv's workload: wl->name or <name>_<variant> */
+    const tkb_plan *plan; /* the run's plan of wl */
     const tkb_peer *peer;
     double n;    /* results.csv n */
     int64_t arg; /* workload parameter (population, threads, percent...) */
@@ -203,28 +341,30 @@ struct tkb_case {
     tkb_hist *hist; /* lateness accumulated over repetitions (or NULL) */
 };
 
-/* Workloads (workloads.c). */
-typedef struct tkb_workload_info {
-    const char *name;  /* CLI name: W1_core, W1_exec, W2_spread, ... */
-    const char *level; /* core / executor / machine */
-    const char *summary;
-} tkb_workload_info;
-extern const tkb_workload_info tkb_workloads[];
-extern const size_t tkb_workload_count;
+/* Appends a case (cases.c): name <row>/<peer>/<n>, est_seconds = est x reps.
+ * Returns it, or NULL when `cap` is reached. */
+tkb_case *tkb_case_add(tkb_case *cases, size_t cap, size_t *k, const tkb_workload *w,
+                       const tkb_plan *plan, const tkb_peer *p, double n, int64_t arg,
+                       tkb_case_fn fn, int reps, double est);
+/* Gives the case a histogram accumulated over its repetitions (hist/). */
+void tkb_case_attach_hist(tkb_case *c);
+/* Does the core of `p` run a population of n (core level, size caps)? */
+bool tkb_core_fits(const tkb_peer *p, size_t n);
+bool tkb_is_strawman(const tkb_peer *p);
+/* Rough wall-time models for the progress estimate (seconds per repetition). */
+double tkb_est_phases(const tkb_peer *p, double n, double cancel_frac);
+double tkb_est_churn(const tkb_peer *p, double n, double pairs);
+double tkb_peer_factor(const tkb_peer *p);
 
-/* Appends the cases of workload `w` for `peer` to `cases`. Returns how many
- * were added (0: the peer does not run this workload). */
-size_t tkb_workload_cases(const char *w, const tkb_peer *peer, tkb_case *cases, size_t cap);
-
-/* W5 in a fresh process: `tkbench _w5 PEER N SLACK [MODE]` (mode 0: cancellable
- * timers, then cancel all; 1: no handle). Returns the exit status. */
-int tkb_w5_child(const char *peer, size_t n, int64_t slack, int mode);
-
-/* Progress (tkbench.c): announces a case when its body first runs. */
+/* Progress (cli.c): announces a case when its body first runs. */
 void tkb_progress_enter(tkb_case *c);
 
-/* Writes hist/<workload>.<peer>.hgrm in the output folder. */
+/* Writes hist/<row>.<peer file>.hgrm in the output folder. */
 void tkb_write_hgrm(const tkb_case *c, const tkb_hist *h);
+
+/* W5 in a fresh process: `tkbench _w5 SPEC N SLACK MODE` (mode 0: cancellable
+ * timers, then cancel all; 1: no handle). Returns the exit status. */
+int tkb_w5_child(const char *spec, size_t n, int64_t slack, int mode);
 
 /* ---- system probes (sysprobe.c) ----------------------------------------- */
 int64_t tkb_now_ns(void);
@@ -258,5 +398,8 @@ static inline double tkb_rng_unit(tkb_rng *r) { /* [0, 1) */
 
 /* Compiler barrier: keeps a value (or memory) alive without emitting code. */
 #define TKB_ESCAPE(p) __asm__ volatile("" : : "g"(p) : "memory")
+
+#define TKB_NS_PER_S INT64_C(1000000000)
+#define TKB_NS_PER_MS INT64_C(1000000)
 
 #endif

@@ -1,0 +1,713 @@
+/* tkbench: the benchmark CLI.
+ *
+ *   tkbench list
+ *   tkbench run [--suite smoke|quick|full] [--workloads W1_core,W3,...]
+ *               [--peers heap,wheel:tick=1ms,slots=1024,...] [--n 1000,100000]
+ *               [--reps K] [--timer-slack NS] [--out DIR]
+ *   tkbench plot DIR
+ *   tkbench compare [--out OUTDIR] DIR...
+ *   tkbench manifest [--force] DIR
+ *   tkbench --version
+ *
+ * A run registers one Google Benchmark per (workload, peer, parameter),
+ * runs them with --benchmark_out=DIR/raw/gbench.json, then turns that JSON
+ * into DIR/results.csv and writes DIR/manifest.json and the metadata
+ * (docs/results-format.md). Progress goes to stderr, results to files; the
+ * headline tables and the folder path go to stdout at the end. `plot` and
+ * `compare` run the renderer, plots/render.py. Exit status: 0 ok, 1 run
+ * failure, 2 usage error (unknown workload, peer or parameter). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+
+#ifndef TK_SOURCE_DIR
+#define TK_SOURCE_DIR "."
+#endif
+
+tkb_run tkb_the_run;
+
+#define MAX_CASES 4096
+#define MAX_PEERS 64
+
+static void die_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tkbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n(see `tkbench --help`)\n", stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static int mkdir_p(const char *path) {
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static bool is_dir(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Progress state: written only by the main thread, inside case bodies
+ * (Google Benchmark runs every body on the thread that called tk_gb_run()). */
+static struct {
+    tkb_case *cases; /* the run's cases */
+    size_t ncases;
+    int64_t run_start_ns;
+    tkb_case *current;
+    double done_est, done_actual;
+    int64_t case_start_ns;
+} g_progress;
+
+static void fmt_secs(char *buf, size_t len, double s) {
+    if (s < 90)
+        snprintf(buf, len, "%.0fs", s);
+    else
+        snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+}
+
+void tkb_progress_enter(tkb_case *c) {
+    if (c == g_progress.current)
+        return;
+    int64_t now = tkb_now_ns();
+    if (g_progress.current != NULL) {
+        g_progress.current->done = true;
+        if (!g_progress.current->realtime) { /* only compute-bound cases rescale the estimate */
+            g_progress.done_est += g_progress.current->est_seconds;
+            g_progress.done_actual += (double)(now - g_progress.case_start_ns) / 1e9;
+        }
+    }
+    g_progress.current = c;
+    g_progress.case_start_ns = now;
+    c->started = true;
+    size_t idx = (size_t)(c - g_progress.cases);
+    double ratio = g_progress.done_est > 1.0 ? g_progress.done_actual / g_progress.done_est : 1.0;
+    if (ratio < 0.2)
+        ratio = 0.2;
+    if (ratio > 5)
+        ratio = 5;
+    double left = 0; /* real-time workloads (sleeps, fixed windows) take what they take */
+    for (size_t i = idx; i < g_progress.ncases; i++)
+        left += g_progress.cases[i].est_seconds * (g_progress.cases[i].realtime ? 1.0 : ratio);
+    char el[32], lf[32], nbuf[32];
+    fmt_secs(el, sizeof el, (double)(now - g_progress.run_start_ns) / 1e9);
+    fmt_secs(lf, sizeof lf, left);
+    snprintf(nbuf, sizeof nbuf, "%.10g", c->n);
+    fprintf(stderr, "[%zu/%zu] %s %s n=%s%s%s ... elapsed %s, ~%s left\n", idx + 1,
+            g_progress.ncases, c->row, c->peer->label, nbuf, c->time_metric ? " " : "",
+            c->time_metric ? c->time_metric : "", el, lf);
+    fflush(stderr);
+}
+
+static void case_body(tk_gb_state *st, void *ctx) {
+    tkb_case *c = ctx;
+    if (c != g_progress.current) {
+        /* A new case starts from a consolidated heap: after a workload freed a
+         * million small blocks, the next malloc that consolidates them would
+         * stall a timer thread for milliseconds inside a timed window. Repetitions
+         * of one case still reuse warm memory. */
+        malloc_trim(0);
+    }
+    tkb_progress_enter(c);
+    c->fn(st, c);
+}
+
+void tkb_write_hgrm(const tkb_case *c, const tkb_hist *h) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/hist/%s.%s.hgrm", tkb_the_run.out_dir, c->row, c->peer->file);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        fprintf(stderr, "tkbench: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    tkb_hist_write_hgrm(h, f);
+    fclose(f);
+}
+
+/* ---- descriptors ------------------------------------------------------------- */
+/* A descriptor that cannot work is a bug in its file: say what, at start. */
+static bool workloads_valid(void) {
+    bool ok = true;
+    for (size_t i = 0; i < tkb_workload_count; i++) {
+        const tkb_workload *w = tkb_workloads[i];
+        const char *bad = NULL;
+        char what[160] = "";
+        if (w->name == NULL || w->group == NULL || w->summary == NULL || w->cases == NULL ||
+            w->x.label == NULL || w->x.shortname == NULL || w->nmetrics == 0)
+            bad =
+                "needs a name, group, summary, x label and short name, metrics and a case builder";
+        for (size_t j = 0; bad == NULL && j < i; j++)
+            if (strcmp(tkb_workloads[j]->name, w->name) == 0)
+                bad = "has the name of another workload";
+        for (size_t k = 0; bad == NULL && k < w->nmetrics; k++) {
+            const tkb_metric *m = &w->metrics[k];
+            snprintf(what, sizeof what, "%s", m->name ? m->name : "(null)");
+            if (m->name == NULL || m->label == NULL || m->unit == NULL)
+                bad = "metric needs a name, a unit and a label";
+            else if (tkb_unit_find(m->unit) == NULL)
+                bad = "metric has an unknown unit (see tkb_units in results.c)";
+            else if (m->head.block != 0 && m->head.head == NULL)
+                bad = "metric is in the headline without a column header";
+        }
+        for (size_t f = 0; bad == NULL && f < w->nfigures; f++) {
+            const tkb_figure *fig = &w->figures[f];
+            for (const char *s = fig->metrics; bad == NULL && s != NULL && *s;) {
+                size_t l = strcspn(s, ",");
+                snprintf(what, sizeof what, "%.*s", (int)l, s);
+                if (tkb_metric_find(w, what) == NULL)
+                    bad = "figure names a metric the workload does not declare";
+                s += l + (s[l] == ',');
+            }
+            for (size_t r = 0; bad == NULL && r < TKB_COUNT(fig->refs); r++)
+                if (fig->refs[r].workload != NULL &&
+                    tkb_metric_find(fig->refs[r].workload, fig->refs[r].metric) == NULL) {
+                    snprintf(what, sizeof what, "%s", fig->refs[r].metric);
+                    bad = "figure refers to a metric its reference workload does not declare";
+                }
+        }
+        for (int s = 0; bad == NULL && s < TKB_NSUITES; s++)
+            if (w->plan[s].reps < 1)
+                bad = "plan of a suite has no repetitions";
+        if (bad != NULL) {
+            fprintf(stderr, "tkbench: workload descriptor %s%s%s: %s\n",
+                    w->name ? w->name : "(unnamed)", what[0] ? " " : "", what, bad);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+/* ---- list ---------------------------------------------------------------------- */
+static const char *level_name(tkb_level l) {
+    return l == TKB_LEVEL_MACHINE ? "machine" : l == TKB_LEVEL_CORE ? "core" : "executor";
+}
+
+static int cmd_list(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[2], "--names") == 0) { /* one workload name a line */
+        for (size_t i = 0; i < tkb_workload_count; i++)
+            printf("%s\n", tkb_workloads[i]->name);
+        return 0;
+    }
+    if (argc != 2)
+        die_usage("usage: tkbench list [--names]");
+    printf("workloads (--workloads takes names or groups):\n");
+    for (size_t i = 0; i < tkb_workload_count; i++) {
+        const tkb_workload *w = tkb_workloads[i];
+        printf("  %-16s %-6s %-9s %s\n", w->name, w->group, level_name(w->level), w->summary);
+        printf("  %-16s metrics:", "");
+        for (size_t k = 0; k < w->nmetrics; k++)
+            printf("%s %s", k ? "," : "", w->metrics[k].name);
+        printf("\n");
+        for (int su = 0; su < TKB_NSUITES; su++) {
+            const tkb_plan *pl = &w->plan[su];
+            printf("  %-16s %-5s:", "", tkb_suites[su].name);
+            for (size_t k = 0; k < TKB_COUNT(pl->sizes) && pl->sizes[k] != 0; k++)
+                printf("%s%zu", k ? "," : " n ", pl->sizes[k]);
+            printf("%s%d rep%s", pl->sizes[0] != 0 ? "; " : " ", pl->reps,
+                   pl->reps == 1 ? "" : "s");
+            if (pl->reps_long != 0 && pl->reps_long != pl->reps)
+                printf(" (%d of its real-time cases)", pl->reps_long);
+            if (pl->count != 0)
+                printf("; count %zu", pl->count);
+            if (pl->seconds > 0)
+                printf("; %g s", pl->seconds);
+            printf("\n");
+        }
+        if (w->nvariants > 0) {
+            printf("  %-16s variants (rows %s_<variant>):", "", w->name);
+            for (size_t v = 0; v < w->nvariants; v++)
+                printf("%s %s", v ? "," : "", w->variants[v]);
+            printf("\n");
+        }
+    }
+    tkb_peer_list(stdout);
+    printf("suites:\n");
+    for (int s = 0; s < TKB_NSUITES; s++)
+        printf("  %-6s %s\n", tkb_suites[s].name, tkb_suites[s].summary);
+    return 0;
+}
+
+/* ---- run -------------------------------------------------------------------------- */
+/* Calls fn(item, ctx) for each item of a comma-separated list, splitting at
+ * commas that start a new item: a peer spec has commas of its own
+ * (wheel:tick=1ms,slots=1024), so a piece holding '=' but no ':' continues
+ * the spec before it. */
+static void for_each_item(const char *list, bool specs, void (*fn)(const char *, void *),
+                          void *ctx) {
+    char *buf = strdup(list);
+    if (buf == NULL)
+        die_usage("out of memory");
+    char item[TKB_SPEC_MAX * 2] = "";
+    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        bool continues = specs && item[0] != '\0' && strchr(tok, '=') != NULL &&
+                         strchr(tok, ':') == NULL && strchr(item, ':') != NULL;
+        if (continues) {
+            size_t l = strlen(item);
+            snprintf(item + l, sizeof item - l, ",%s", tok);
+            continue;
+        }
+        if (item[0] != '\0')
+            fn(item, ctx);
+        snprintf(item, sizeof item, "%s", tok);
+    }
+    if (item[0] != '\0')
+        fn(item, ctx);
+    free(buf);
+}
+
+typedef struct run_opts {
+    tkb_selected works[64];
+    size_t nworks;
+    bool want[64]; /* workloads asked for, by table index */
+    tkb_peer peers[MAX_PEERS];
+    size_t npeers;
+} run_opts;
+
+static void want_workload(const char *name, void *ctx) {
+    run_opts *o = ctx;
+    bool found = false;
+    for (size_t i = 0; i < tkb_workload_count; i++)
+        if (strcmp(tkb_workloads[i]->name, name) == 0 ||
+            strcmp(tkb_workloads[i]->group, name) == 0) {
+            o->want[i] = true;
+            found = true;
+        }
+    if (found)
+        return;
+    fprintf(stderr, "tkbench: unknown workload '%s'; known:", name);
+    for (size_t i = 0; i < tkb_workload_count; i++)
+        fprintf(stderr, " %s", tkb_workloads[i]->name);
+    fprintf(stderr, "; groups:");
+    for (size_t i = 0; i < tkb_workload_count; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            first &= strcmp(tkb_workloads[j]->group, tkb_workloads[i]->group) != 0;
+        if (first)
+            fprintf(stderr, " %s", tkb_workloads[i]->group);
+    }
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static void add_peer(run_opts *o, const char *spec, bool waiting_only) {
+    tkb_peer p;
+    char err[1024];
+    if (tkb_peer_parse(spec, &p, err, sizeof err) != 0) {
+        fprintf(stderr, "tkbench: %s\n", err);
+        exit(2);
+    }
+    p.waiting_only = waiting_only;
+    for (size_t i = 0; i < o->npeers; i++)
+        if (strcmp(o->peers[i].spec, p.spec) == 0) {
+            fprintf(stderr, "tkbench: note: '%s' is %s again; it runs once\n", spec, p.spec);
+            return;
+        }
+    if (o->npeers == MAX_PEERS)
+        die_usage("--peers: at most %d peers", MAX_PEERS);
+    o->peers[o->npeers++] = p;
+}
+
+static void want_peer(const char *spec, void *ctx) {
+    add_peer(ctx, spec, false);
+}
+
+typedef struct sizes {
+    size_t v[8];
+    size_t n;
+} sizes;
+
+static void want_size(const char *s, void *ctx) {
+    sizes *z = ctx;
+    char *e;
+    double d = strtod(s, &e);
+    if (*e || d < 1 || d > 1e8 || d != floor(d))
+        die_usage("--n: '%s' is not a population in 1..1e8", s);
+    if (z->n == TKB_COUNT(z->v) - 1)
+        die_usage("--n: at most %zu populations", TKB_COUNT(z->v) - 1);
+    z->v[z->n++] = (size_t)d;
+}
+
+/* Run order: the machine first, then the core level, then the executor
+ * level (whose real-time workloads take longest); report order is the table's. */
+static int by_level(const void *a, const void *b) {
+    const tkb_selected *x = a, *y = b;
+    if (x->wl->level != y->wl->level)
+        return (int)x->wl->level - (int)y->wl->level;
+    size_t i = 0, j = 0;
+    while (tkb_workloads[i] != x->wl)
+        i++;
+    while (tkb_workloads[j] != y->wl)
+        j++;
+    return i < j ? -1 : i > j;
+}
+
+static int cmd_run(int argc, char **argv) {
+    const char *suite = "quick", *out = NULL, *wl = NULL, *pl = NULL, *nl = NULL;
+    int reps = 0;
+    long long slack = -2;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(s) (strcmp(a, s) == 0 && (v != NULL || (die_usage("%s needs a value", s), 0)) && ++i)
+        if (OPT("--suite"))
+            suite = v;
+        else if (OPT("--out"))
+            out = v;
+        else if (OPT("--workloads"))
+            wl = v;
+        else if (OPT("--peers"))
+            pl = v;
+        else if (OPT("--n"))
+            nl = v;
+        else if (OPT("--reps")) {
+            char *e;
+            long r = strtol(v, &e, 10);
+            if (*e || r < 1 || r > 1000)
+                die_usage("--reps: expected an integer in 1..1000, got '%s'", v);
+            reps = (int)r;
+        } else if (OPT("--timer-slack")) {
+            char *e;
+            slack = strtoll(v, &e, 10);
+            if (*e || slack < -1)
+                die_usage("--timer-slack: expected nanoseconds >= 0 (or -1: leave alone), got '%s'",
+                          v);
+        } else
+            die_usage("run: unknown argument '%s'", a);
+#undef OPT
+    }
+    int sid = tkb_suite_find(suite);
+    if (sid < 0) {
+        fprintf(stderr, "tkbench: unknown suite '%s'; known:", suite);
+        for (int s = 0; s < TKB_NSUITES; s++)
+            fprintf(stderr, " %s", tkb_suites[s].name);
+        fputc('\n', stderr);
+        return 2;
+    }
+    tkb_the_run.suite = &tkb_suites[sid];
+    tkb_the_run.timer_slack_ns = slack >= -1 ? slack : 1;
+    bool custom = wl || pl || nl || reps || slack >= -1;
+
+    static run_opts o; /* large; one per process */
+    if (wl != NULL)
+        for_each_item(wl, false, want_workload, &o);
+    sizes z = {0};
+    if (nl != NULL) {
+        for_each_item(nl, false, want_size, &z);
+        if (z.n == 0)
+            die_usage("--n: expected a comma-separated list of populations");
+    }
+    for (size_t i = 0; i < tkb_workload_count; i++) {
+        if (wl != NULL && !o.want[i])
+            continue;
+        tkb_selected *s = &o.works[o.nworks++];
+        s->wl = tkb_workloads[i];
+        s->plan = s->wl->plan[sid];
+        if (s->plan.reps_long == 0)
+            s->plan.reps_long = s->plan.reps;
+        if (reps)
+            s->plan.reps = s->plan.reps_long = reps;
+        if (z.n > 0 && s->wl->sizes_from_n)
+            memcpy(s->plan.sizes, z.v, sizeof s->plan.sizes);
+    }
+    qsort(o.works, o.nworks, sizeof o.works[0], by_level);
+
+    if (pl != NULL)
+        for_each_item(pl, true, want_peer, &o);
+    else
+        for (size_t i = 0; i < tkb_suite_peer_count; i++)
+            add_peer(&o, tkb_suite_peers[i].spec, tkb_suite_peers[i].waiting_only);
+    tkb_peer_arrange(o.peers, o.npeers);
+
+    /* cases */
+    static tkb_case cases[MAX_CASES];
+    size_t ncases = 0;
+    for (size_t k = 0; k < o.nworks; k++)
+        for (size_t j = 0; j < o.npeers; j++) {
+            const tkb_peer *p = &o.peers[j];
+            if (p->waiting_only && !o.works[k].wl->waiting)
+                continue;
+            ncases += o.works[k].wl->cases(o.works[k].wl, &o.works[k].plan, p, cases + ncases,
+                                           MAX_CASES - ncases);
+        }
+    for (size_t j = 0; j < o.npeers; j++)
+        if (o.peers[j].missing)
+            fprintf(stderr, "tkbench: note: %s: %s\n", o.peers[j].spec, o.peers[j].missing);
+    if (ncases == 0)
+        die_usage("nothing to run: no selected peer runs the selected workloads");
+    if (ncases == MAX_CASES)
+        die_usage("too many benchmarks (more than %d): select fewer workloads, peers or sizes",
+                  MAX_CASES);
+
+    /* output folder */
+    char outbuf[256];
+    if (out == NULL) {
+        char stamp[64];
+        time_t t = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
+        snprintf(outbuf, sizeof outbuf, "results/%s-%s", stamp, custom ? "custom" : suite);
+        out = outbuf;
+    }
+    if (strlen(out) > PATH_MAX - 64)
+        die_usage("--out: path too long");
+    tkb_the_run.out_dir = out;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/raw", out);
+    if (mkdir_p(path) != 0) {
+        fprintf(stderr, "tkbench: cannot create %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/hist", out);
+    mkdir_p(path);
+    const char *suite_name = custom ? "custom" : suite;
+    json_t *meta =
+        tkb_metadata_build(suite_name, o.works, o.nworks, o.peers, o.npeers, argc, argv, NULL);
+    tkb_metadata_write(out, meta);
+    json_decref(meta);
+
+    /* Keep freed memory in the process (blocks under 32 MB from the heap, no
+     * trimming): a later repetition reuses warm pages, as a long-running
+     * program does, instead of paying first-touch faults inside timed loops. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+
+    /* register and run */
+    double est = 0;
+    for (size_t i = 0; i < ncases; i++) {
+        tkb_case *c = &cases[i];
+        est += c->est_seconds;
+        tk_gb_bench *b = tk_gb_register(c->name, case_body, c);
+        if (b == NULL) {
+            fprintf(stderr, "tkbench: cannot register %s\n", c->name);
+            return 1;
+        }
+        if (c->time_metric) {
+            if (c->iterations > 0)
+                tk_gb_iterations(b, c->iterations);
+            else
+                tk_gb_min_time(b, tkb_the_run.suite->min_time);
+        } else {
+            tk_gb_iterations(b, 1);
+            tk_gb_manual_time(b);
+        }
+        if (c->reps > 1)
+            tk_gb_repetitions(b, c->reps);
+    }
+    char est_s[32];
+    fmt_secs(est_s, sizeof est_s, est);
+    fprintf(stderr,
+            "tkbench: suite %s: %zu benchmarks, %zu workloads x %zu peers, estimated %s; "
+            "writing %s\n",
+            suite_name, ncases, o.nworks, o.npeers, est_s, out);
+    char gbout[PATH_MAX + 32];
+    snprintf(gbout, sizeof gbout, "--benchmark_out=%s/raw/gbench.json", out);
+    char *gargv[] = {argv[0], gbout, "--benchmark_out_format=json", NULL};
+    g_progress.cases = cases;
+    g_progress.ncases = ncases;
+    g_progress.run_start_ns = tkb_now_ns();
+    int ran = tk_gb_run(3, gargv);
+    double wall = (double)(tkb_now_ns() - g_progress.run_start_ns) / 1e9;
+    if (ran < 0) {
+        fprintf(stderr, "tkbench: Google Benchmark rejected its arguments\n");
+        return 1;
+    }
+
+    /* results */
+    int errors = 0;
+    tkb_rows rows = {0};
+    json_t *context = NULL;
+    snprintf(path, sizeof path, "%s/raw/gbench.json", out);
+    if (tkb_results_collect(path, cases, ncases, &rows, &errors, &context) != 0)
+        return 1;
+    snprintf(path, sizeof path, "%s/results.csv", out);
+    if (tkb_results_write_csv(path, &rows) != 0) {
+        fprintf(stderr, "tkbench: cannot write %s\n", path);
+        return 1;
+    }
+    if (tkb_manifest_write_run(out, o.works, o.nworks, o.peers, o.npeers, cases, ncases) != 0)
+        return 1;
+    meta =
+        tkb_metadata_build(suite_name, o.works, o.nworks, o.peers, o.npeers, argc, argv, context);
+    json_object_set_new(meta, "wall_seconds", json_real(round(wall * 10) / 10));
+    json_object_set_new(meta, "failed_benchmarks", json_integer(errors));
+    tkb_metadata_write(out, meta);
+    json_decref(meta);
+    json_decref(context);
+
+    tkb_results_headline(&rows, o.peers, o.npeers);
+    char w[32];
+    fmt_secs(w, sizeof w, wall);
+    printf("\n%zu benchmarks, %zu rows, %d failed, wall %s\nresults: %s\n", ncases, rows.n, errors,
+           w, out);
+    tkb_rows_free(&rows);
+    for (size_t i = 0; i < ncases; i++)
+        if (cases[i].hist != NULL) {
+            tkb_hist_destroy(cases[i].hist);
+            free(cases[i].hist);
+        }
+    return errors ? 1 : 0;
+}
+
+/* ---- plot / compare / manifest ----------------------------------------------------- */
+/* Writes a manifest into a folder an older tkbench wrote without one. */
+static int ensure_manifest(const char *dir) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (access(path, F_OK) == 0)
+        return 0;
+    fprintf(stderr, "tkbench: %s has no manifest.json (an older tkbench wrote it): writing one\n",
+            dir);
+    return tkb_manifest_synthesize(dir, false);
+}
+
+/* Runs plots/render.py of the source tree this tkbench was built from, with
+ * Debian's python3 where it is (/usr/bin/python3), else python3 from PATH. */
+static int run_renderer(char **args) {
+    char script[PATH_MAX];
+    snprintf(script, sizeof script, "%s/plots/render.py", TK_SOURCE_DIR);
+    if (access(script, R_OK) != 0) {
+        fprintf(stderr,
+                "tkbench: %s not found (%s). The renderer lives in plots/ of the source tree "
+                "this tkbench was built from.\n",
+                script, strerror(errno));
+        return 1;
+    }
+    const char *py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    char *argv2[72];
+    int k = 0;
+    argv2[k++] = (char *)py;
+    argv2[k++] = script;
+    for (int i = 0; args[i] && k < 71; i++)
+        argv2[k++] = args[i];
+    argv2[k] = NULL;
+    fflush(NULL);
+    execvp(py, argv2);
+    fprintf(stderr, "tkbench: cannot run %s: %s (Debian: apt-get install python3)\n", py,
+            strerror(errno));
+    return 1;
+}
+
+static int cmd_plot(int argc, char **argv) {
+    if (argc != 3)
+        die_usage("usage: tkbench plot DIR");
+    if (!is_dir(argv[2]))
+        die_usage("plot: '%s' is not a results folder", argv[2]);
+    int rc = ensure_manifest(argv[2]);
+    if (rc != 0)
+        return rc;
+    char *args[] = {"render", argv[2], NULL};
+    return run_renderer(args);
+}
+
+static int cmd_compare(int argc, char **argv) {
+    const char *outdir = NULL;
+    char *args[68];
+    int k = 2;
+    for (int i = 2; i < argc && k < 66; i++) {
+        if (strcmp(argv[i], "--out") == 0) {
+            if (i + 1 >= argc)
+                die_usage("--out needs a value");
+            outdir = argv[++i];
+            continue;
+        }
+        if (!is_dir(argv[i]))
+            die_usage("compare: '%s' is not a results folder", argv[i]);
+        int rc = ensure_manifest(argv[i]);
+        if (rc != 0)
+            return rc;
+        args[k++] = argv[i];
+    }
+    if (k < 4)
+        die_usage("usage: tkbench compare [--out OUTDIR] DIR_A DIR_B [DIR...]");
+    char buf[PATH_MAX];
+    if (outdir == NULL) {
+        char stamp[64];
+        time_t t = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
+        snprintf(buf, sizeof buf, "results/compare-%s", stamp);
+        outdir = buf;
+    }
+    args[0] = "compare";
+    args[1] = (char *)outdir;
+    args[k] = NULL;
+    return run_renderer(args);
+}
+
+static int cmd_manifest(int argc, char **argv) {
+    bool force = argc == 4 && strcmp(argv[2], "--force") == 0;
+    if (argc != 3 + force)
+        die_usage("usage: tkbench manifest [--force] DIR");
+    const char *dir = argv[2 + force];
+    if (!is_dir(dir))
+        die_usage("manifest: '%s' is not a folder", dir);
+    return tkb_manifest_synthesize(dir, force);
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage:\n"
+               "  tkbench list [--names]            workloads, peers and their parameters, suites\n"
+               "  tkbench run [--suite smoke|quick|full] [--workloads NAME|GROUP,...]\n"
+               "              [--peers SPEC,...] [--n 1000,100000] [--reps K]\n"
+               "              [--timer-slack NS] [--out DIR]\n"
+               "  tkbench plot DIR                  figures and report.md (plots/render.py)\n"
+               "  tkbench compare [--out OUT] DIR_A DIR_B...   compare runs, with intervals\n"
+               "  tkbench manifest [--force] DIR    write manifest.json for an older folder\n"
+               "  tkbench --version\n"
+               "A peer SPEC is NAME[:key=value,...][@embedded]: heap, heap:spin=150us,\n"
+               "wheel:tick=1ms,slots=1024, heap@embedded, libuv (`tkbench list` shows all).\n"
+               "Default suite: quick. Default folder: results/<date>-<suite>.\n"
+               "--n sets the populations of the workloads measured at several N; --reps every\n"
+               "repetition count; --timer-slack the slack (ns) of the timer threads (default 1;\n"
+               "-1 leaves it).\n");
+}
+
+int main(int argc, char **argv) {
+    if (!workloads_valid())
+        return 1;
+    if (argc >= 2 && strcmp(argv[1], "_w5") == 0) { /* W5's fresh process */
+        if (argc != 5 && argc != 6)
+            return 2;
+        return tkb_w5_child(argv[2], (size_t)strtoull(argv[3], NULL, 10),
+                            strtoll(argv[4], NULL, 10), argc == 6 ? atoi(argv[5]) : 0);
+    }
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("tkbench %s\n", TKB_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "list") == 0)
+        return cmd_list(argc, argv);
+    if (strcmp(argv[1], "run") == 0)
+        return cmd_run(argc, argv);
+    if (strcmp(argv[1], "plot") == 0)
+        return cmd_plot(argc, argv);
+    if (strcmp(argv[1], "compare") == 0)
+        return cmd_compare(argc, argv);
+    if (strcmp(argv[1], "manifest") == 0)
+        return cmd_manifest(argc, argv);
+    die_usage("unknown command '%s'", argv[1]);
+    return 2;
+}

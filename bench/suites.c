@@ -1,0 +1,54 @@
+/* tkbench: the named suites. What a suite runs of each workload (sizes,
+ * repetitions) is in that workload's descriptor (tkb_workload.plan); this
+ * file holds what is common to a suite: the strawmen's limits, Google
+ * Benchmark's minimum time, and the peers every suite runs by default. */
+#include <string.h>
+
+#include "tkbench.h"
+
+const tkb_suite tkb_suites[TKB_NSUITES] = {
+    [TKB_SMOKE] = {.name = "smoke",
+                   .summary = "tiny sizes, 1 repetition, under 30 s (CI runs it)",
+                   .strawman_max_n = 10000,
+                   .strawman_pairs = 1000,
+                   .min_time = 0.01},
+    [TKB_QUICK] = {.name = "quick",
+                   .summary = "N up to 1e6, 3 repetitions of the micro benchmarks, ~5 min on 2 "
+                              "cores (make bench)",
+                   .strawman_max_n = 10000,
+                   .strawman_pairs = 20000,
+                   .min_time = 0.2},
+    [TKB_FULL] = {.name = "full",
+                  .summary = "N up to 1e7, 5 repetitions (3 of the long real-time workloads)",
+                  .strawman_max_n = 100000,
+                  .strawman_pairs = 50000,
+                  .min_time = 0.5},
+};
+
+/* Every engine with its parameters of interest, through tasks and through
+ * embedded timers, the baselines, the strawmen and the floor. The spinning
+ * variants change only how a thread waits for a deadline, so they run only
+ * in the workloads that measure waiting. */
+const tkb_suite_peer tkb_suite_peers[] = {
+    {"heap", false},
+    {"heap:spin=150us", true},
+    {"wheel:tick=1ms,slots=1024,spin=150us", true},
+    {"wheel:tick=1ms,slots=1024", false},
+    {"wheel:tick=100ms,slots=512", false},
+    {"heap@embedded", false},
+    {"wheel:tick=1ms,slots=1024@embedded", false},
+    {"wheel:tick=100ms,slots=512@embedded", false},
+    {"libuv", false},
+    {"libevent", false},
+    {"naive-heap", false},
+    {"sorted-list", false},
+    {"floor", false},
+};
+const size_t tkb_suite_peer_count = TKB_COUNT(tkb_suite_peers);
+
+int tkb_suite_find(const char *name) {
+    for (int i = 0; i < TKB_NSUITES; i++)
+        if (strcmp(tkb_suites[i].name, name) == 0)
+            return i;
+    return -1;
+}
