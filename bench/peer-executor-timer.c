@@ -17,8 +17,8 @@
  * - stop() always removes the timer from the engine, whatever the
  *   remove-on-cancel policy (on here, as for the task peers, for the
  *   warm-up task only). With the wheel the tick thread still holds a
- *   stopped timer until its next pass (about 10 ms when it keeps up, far
- *   longer under sustained churn): release() notes such timers and sync()
+ *   stopped timer until its next pass (later while it falls behind
+ *   sustained churn): release() notes such timers and sync()
  *   waits until every one is idle, so that the workloads free or re-prepare
  *   only idle storage. The wheel peers' ops add reusable(), which tells the
  *   hold-model loops whether a stopped timer can be started again yet (not
@@ -50,21 +50,27 @@ _Static_assert(offsetof(slot, record) == (sizeof(tk_timer) + _Alignof(max_align_
                                              _Alignof(max_align_t) * _Alignof(max_align_t),
                "the record sits at tkb_svc_record_offset()");
 
-/* A fire-and-forget timer (no storage given): allocated here, freed when it
- * fires (or left to the executor's destroy, which only makes it idle: the
- * warm-ups' timers fire at once, so none is left behind). */
+typedef struct etsvc etsvc;
+
+/* A fire-and-forget timer (no storage given): allocated here, on the
+ * service's list of them until it fires and frees itself; destroy() frees
+ * those that never fired (a warm-up timer on a wheel with a long tick may
+ * still be pending when the workload is done). */
 typedef struct owned {
     tk_timer timer;
     tkb_fire *f;
+    etsvc *svc;
+    struct owned *prev, *next; /* on svc->owned, under svc->mu */
 } owned;
 
-typedef struct etsvc {
+struct etsvc {
     tk_executor *ex;
     tk_queue_config qc;
-    pthread_mutex_t mu; /* guards held, nheld, capheld */
+    pthread_mutex_t mu; /* guards held, nheld, capheld and owned */
     tk_timer **held;    /* released timers that were not idle yet: sync() waits */
     size_t nheld, capheld;
-} etsvc;
+    owned *owned; /* fire-and-forget timers that have not fired */
+};
 
 static void fire_nothing(tk_timer *t) {
     TKB_ESCAPE(t);
@@ -78,6 +84,15 @@ static void slot_fire(tk_timer *t) {
 static void owned_fire(tk_timer *t) {
     owned *o = CONTAINER_OF(t, owned, timer);
     tkb_fire *f = o->f;
+    etsvc *s = o->svc;
+    pthread_mutex_lock(&s->mu);
+    if (o->prev != NULL)
+        o->prev->next = o->next;
+    else
+        s->owned = o->next;
+    if (o->next != NULL)
+        o->next->prev = o->prev;
+    pthread_mutex_unlock(&s->mu);
     free(o); /* the callback owns the (idle) timer */
     f->fn(f);
 }
@@ -100,6 +115,10 @@ static int et_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
 static void et_destroy(void *self) {
     etsvc *s = self;
     tk_executor_destroy(s->ex);
+    for (owned *o = s->owned, *next; o != NULL; o = next) { /* never fired */
+        next = o->next;
+        free(o);
+    }
     pthread_mutex_destroy(&s->mu);
     free(s->held);
     free(s);
@@ -120,7 +139,20 @@ static int et_schedule(void *self, void *timer, tkb_fire *f, int64_t delay_ns) {
             return -1;
         tk_timer_init(&o->timer, owned_fire);
         o->f = f;
+        o->svc = s;
+        o->prev = NULL;
+        pthread_mutex_lock(&s->mu); /* listed before it can fire */
+        o->next = s->owned;
+        if (s->owned != NULL)
+            s->owned->prev = o;
+        s->owned = o;
+        pthread_mutex_unlock(&s->mu);
         if (tk_timer_start(s->ex, &o->timer, delay_ns) != TK_OK) {
+            pthread_mutex_lock(&s->mu);
+            s->owned = o->next;
+            if (o->next != NULL)
+                o->next->prev = NULL;
+            pthread_mutex_unlock(&s->mu);
             free(o);
             return -1;
         }
@@ -163,8 +195,8 @@ static void et_release(void *self, void *timer) {
 }
 
 /* Waits until every released timer is idle. The wheel's tick thread lets go
- * of stopped timers at its next pass (about 10 ms, longer while it unlinks a
- * million of them), many at once, so only the first waits are long. */
+ * of stopped timers at its next pass, many at once, so only the first waits
+ * are long. */
 static void et_sync(void *self) {
     etsvc *s = self;
     pthread_mutex_lock(&s->mu);
