@@ -1,0 +1,21 @@
+# The benchmark CLI's tests, included by bench/CMakeLists.txt when tests are
+# built (label `bench`: scripts/test.sh runs them in its Release pass). They
+# check behaviour and output files; none asserts a speed.
+set(TKB_T ${PROJECT_SOURCE_DIR}/tests/bench)
+set(TKB_W ${CMAKE_CURRENT_BINARY_DIR}/bench-tests)
+
+# tkbench with a workload of the test build only (w9_demo.c, test-workloads.h)
+tkbench_add(tkbench_test ${TKB_T}/w9_demo.c)
+target_include_directories(tkbench_test PRIVATE ${TKB_T})
+target_compile_definitions(tkbench_test PRIVATE TKB_TEST_WORKLOADS="test-workloads.h")
+
+add_test(NAME bench_smoke COMMAND bash ${TKB_T}/check-smoke.sh $<TARGET_FILE:tkbench> ${TKB_W}/smoke)
+add_test(NAME bench_workload_descriptor
+  COMMAND bash ${TKB_T}/check-demo.sh $<TARGET_FILE:tkbench_test> ${TKB_W}/demo)
+add_test(NAME bench_cli_errors COMMAND bash ${TKB_T}/check-cli.sh $<TARGET_FILE:tkbench> ${TKB_W}/cli)
+add_test(NAME bench_old_folder
+  COMMAND bash ${TKB_T}/check-old-folder.sh $<TARGET_FILE:tkbench> ${TKB_T}/old-folder ${TKB_W}/old)
+add_test(NAME bench_names_once
+  COMMAND python3 ${TKB_T}/check_names_once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
+set_tests_properties(bench_smoke bench_workload_descriptor bench_cli_errors bench_old_folder
+  bench_names_once PROPERTIES LABELS bench TIMEOUT 300)
