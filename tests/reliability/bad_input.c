@@ -1206,6 +1206,276 @@ static int r_future_after_destroy(fixture *f) {
     return grc;
 }
 
+/* ---- engine specs: tk_queue_config_parse/format, tk_queue_param_format ---- */
+
+#define SPEC_ENGINE_SENTINEL ((const tk_queue_ops *)(uintptr_t)0x5e17e1)
+
+/* Parses `spec` and checks that a failure leaves *engine and *cfg alone. */
+static int parse_untouched(const char *spec, char *err, size_t err_len) {
+    const tk_queue_ops *engine = SPEC_ENGINE_SENTINEL;
+    tk_queue_config cfg, before;
+    memset(&cfg, 0x5a, sizeof(cfg));
+    before = cfg;
+    int rc = tk_queue_config_parse(spec, &engine, &cfg, err, err_len);
+    if (rc != TK_OK &&
+        (engine != SPEC_ENGINE_SENTINEL || memcmp(&cfg, &before, sizeof(cfg)) != 0)) {
+        side("*engine or *cfg written on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_spec_parse_null_spec(fixture *f) {
+    (void)f;
+    tk_queue_config cfg;
+    const tk_queue_ops *engine = SPEC_ENGINE_SENTINEL;
+    int rc = tk_queue_config_parse(NULL, &engine, &cfg, NULL, 0);
+    if (engine != SPEC_ENGINE_SENTINEL) {
+        side("*engine written on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_spec_parse_null_engine(fixture *f) {
+    tk_queue_config cfg;
+    return tk_queue_config_parse(f->engine->name, NULL, &cfg, NULL, 0);
+}
+
+static int r_spec_parse_null_cfg(fixture *f) {
+    const tk_queue_ops *engine = SPEC_ENGINE_SENTINEL;
+    int rc = tk_queue_config_parse(f->engine->name, &engine, NULL, NULL, 0);
+    if (engine != SPEC_ENGINE_SENTINEL) {
+        side("*engine written on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_spec_parse_all_null(fixture *f) {
+    (void)f;
+    return tk_queue_config_parse(NULL, NULL, NULL, NULL, 0);
+}
+
+static int r_spec_parse_empty(fixture *f) {
+    (void)f;
+    return parse_untouched("", NULL, 0);
+}
+
+static int r_spec_parse_unknown_engine(fixture *f) {
+    char err[128];
+    int rc = parse_untouched("no-such-engine", err, sizeof(err));
+    if (rc == TK_ENOENT && strstr(err, f->engine->name) == NULL) {
+        side("the message does not list '%s': %s", f->engine->name, err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_spec_parse_unknown_key(fixture *f) {
+    char spec[64], err[128];
+    snprintf(spec, sizeof(spec), "%s:no_such_key=1", f->engine->name);
+    int rc = parse_untouched(spec, err, sizeof(err));
+    if (rc == TK_EINVAL && strstr(err, "no_such_key") == NULL) {
+        side("the message does not name the key: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* The engine's first parameter one past its maximum (or below its minimum). */
+static int r_spec_parse_out_of_range(fixture *f) {
+    const tk_queue_param *p = &f->engine->params[0];
+    char spec[96], err[128];
+    if (p->type == TK_PARAM_COUNT)
+        snprintf(spec, sizeof(spec), "%s:%s=99999999999999999999999", f->engine->name, p->key);
+    else
+        snprintf(spec, sizeof(spec), "%s:%s=-1ns", f->engine->name, p->key);
+    int rc = parse_untouched(spec, err, sizeof(err));
+    if (rc == TK_EINVAL && strstr(err, p->key) == NULL) {
+        side("the message does not name '%s': %s", p->key, err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_spec_parse_whitespace(fixture *f) {
+    char spec[64];
+    snprintf(spec, sizeof(spec), " %s", f->engine->name);
+    return parse_untouched(spec, NULL, 0);
+}
+
+static int r_spec_parse_trailing_colon(fixture *f) {
+    char spec[64];
+    snprintf(spec, sizeof(spec), "%s:", f->engine->name);
+    return parse_untouched(spec, NULL, 0);
+}
+
+/* err_len 0: no message, nothing written to err. */
+static int r_spec_parse_err_len_0(fixture *f) {
+    (void)f;
+    char err[4] = "xyz";
+    int rc = parse_untouched("no-such-engine", err, 0);
+    if (strcmp(err, "xyz") != 0) {
+        side("err written with err_len 0");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* A one-byte err gets just the terminator. */
+static int r_spec_parse_err_len_1(fixture *f) {
+    (void)f;
+    char err[4] = "xyz";
+    int rc = parse_untouched("no-such-engine", err, 1);
+    if (err[0] != '\0' || err[1] != 'y') {
+        side("err not cut to its terminator");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_spec_parse_own_name_ok(fixture *f) {
+    const tk_queue_ops *engine = NULL;
+    tk_queue_config cfg;
+    int rc = tk_queue_config_parse(f->engine->name, &engine, &cfg, NULL, 0);
+    if (rc == TK_OK && engine != f->engine) {
+        side("parsed '%s' into another engine", f->engine->name);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_spec_format_null_engine(fixture *f) {
+    char buf[64];
+    return tk_queue_config_format(NULL, &f->cfg, buf, sizeof(buf));
+}
+
+static int r_spec_format_null_cfg(fixture *f) {
+    char buf[64];
+    return tk_queue_config_format(f->engine, NULL, buf, sizeof(buf));
+}
+
+static int r_spec_format_null_buf(fixture *f) {
+    return tk_queue_config_format(f->engine, &f->cfg, NULL, 64);
+}
+
+static int r_spec_format_len_0(fixture *f) {
+    char buf[4] = "xyz";
+    int rc = tk_queue_config_format(f->engine, &f->cfg, buf, 0);
+    if (strcmp(buf, "xyz") != 0) {
+        side("buf written with len 0");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* Room for all but the last byte: the start of the spec, NUL-terminated. */
+static int r_spec_format_short_buf(fixture *f) {
+    char full[128], cut[128];
+    if (tk_queue_config_format(f->engine, &f->cfg, full, sizeof(full)) != TK_OK) {
+        side("the fixture's config does not format");
+        return SIDE_EFFECT;
+    }
+    size_t len = strlen(full); /* one byte short of the terminator */
+    memset(cut, '#', sizeof(cut));
+    int rc = tk_queue_config_format(f->engine, &f->cfg, cut, len);
+    if (cut[len - 1] != '\0' || strncmp(cut, full, len - 1) != 0 || cut[len] != '#') {
+        side("short buffer holds '%.*s'", (int)len, cut);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* A config create() refuses has no canonical spec. */
+static int r_spec_format_out_of_range(fixture *f) {
+    const tk_queue_param *p = &f->engine->params[0];
+    tk_queue_config cfg = f->cfg;
+    if (p->type == TK_PARAM_DURATION) {
+        int64_t v = -1;
+        memcpy((char *)&cfg + p->offset, &v, sizeof(v));
+    } else {
+        memset((char *)&cfg + p->offset, 0xff, p->size); /* the field's largest value */
+    }
+    char buf[64] = "junk";
+    int rc = tk_queue_config_format(f->engine, &cfg, buf, sizeof(buf));
+    if (rc != TK_OK && buf[0] != '\0') {
+        side("buf holds '%s' on failure", buf);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_param_format_null_param(fixture *f) {
+    char buf[32];
+    return tk_queue_param_format(NULL, &f->cfg, buf, sizeof(buf));
+}
+
+static int r_param_format_null_cfg(fixture *f) {
+    char buf[32];
+    return tk_queue_param_format(&f->engine->params[0], NULL, buf, sizeof(buf));
+}
+
+static int r_param_format_null_buf(fixture *f) {
+    return tk_queue_param_format(&f->engine->params[0], &f->cfg, NULL, 32);
+}
+
+static int r_param_format_len_0(fixture *f) {
+    char buf[4] = "xyz";
+    int rc = tk_queue_param_format(&f->engine->params[0], &f->cfg, buf, 0);
+    if (strcmp(buf, "xyz") != 0) {
+        side("buf written with len 0");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_param_format_len_1(fixture *f) {
+    char buf[4] = "xyz";
+    int rc = tk_queue_param_format(&f->engine->params[0], &f->cfg, buf, 1);
+    if (buf[0] != '\0' || buf[1] != 'y') {
+        side("buf not cut to its terminator");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_param_format_bad_type(fixture *f) {
+    tk_queue_param p = f->engine->params[0];
+    p.type = (tk_param_type)0;
+    char buf[32];
+    return tk_queue_param_format(&p, &f->cfg, buf, sizeof(buf));
+}
+
+static int r_param_format_field_past_config(fixture *f) {
+    tk_queue_param p = f->engine->params[0];
+    p.offset = SIZE_MAX - 2;
+    char buf[32];
+    return tk_queue_param_format(&p, &f->cfg, buf, sizeof(buf));
+}
+
+static const row spec_rows[] = {
+    ROW(r_spec_parse_null_spec, TK_EINVAL),     ROW(r_spec_parse_null_engine, TK_EINVAL),
+    ROW(r_spec_parse_null_cfg, TK_EINVAL),      ROW(r_spec_parse_all_null, TK_EINVAL),
+    ROW(r_spec_parse_empty, TK_EINVAL),         ROW(r_spec_parse_unknown_engine, TK_ENOENT),
+    ROW(r_spec_parse_unknown_key, TK_EINVAL),   ROW(r_spec_parse_out_of_range, TK_EINVAL),
+    ROW(r_spec_parse_whitespace, TK_EINVAL),    ROW(r_spec_parse_trailing_colon, TK_EINVAL),
+    ROW(r_spec_parse_err_len_0, TK_ENOENT),     ROW(r_spec_parse_err_len_1, TK_ENOENT),
+    ROW(r_spec_parse_own_name_ok, TK_OK),       ROW(r_spec_format_null_engine, TK_EINVAL),
+    ROW(r_spec_format_null_cfg, TK_EINVAL),     ROW(r_spec_format_null_buf, TK_EINVAL),
+    ROW(r_spec_format_len_0, TK_EFULL),         ROW(r_spec_format_short_buf, TK_EFULL),
+    ROW(r_spec_format_out_of_range, TK_EINVAL), ROW(r_param_format_null_param, TK_EINVAL),
+    ROW(r_param_format_null_cfg, TK_EINVAL),    ROW(r_param_format_null_buf, TK_EINVAL),
+    ROW(r_param_format_len_0, TK_EFULL),        ROW(r_param_format_len_1, TK_EFULL),
+    ROW(r_param_format_bad_type, TK_EINVAL),    ROW(r_param_format_field_past_config, TK_EINVAL),
+};
+
+static void test_spec_bad_input(void **state) {
+    (void)state;
+    int bad = run_table(spec_rows, sizeof(spec_rows) / sizeof(spec_rows[0]), true);
+    assert_int_equal(bad, 0);
+}
+
 static const row executor_rows[] = {
     ROW(r_options_init_null, TK_EINVAL),
     ROW(r_create_null_out, TK_EINVAL),
@@ -1314,6 +1584,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_status_clock_registry),
         cmocka_unit_test(test_queue_ops_bad_input),
         cmocka_unit_test(test_executor_bad_input),
+        cmocka_unit_test(test_spec_bad_input),
     };
     return cmocka_run_group_tests_name("reliability_bad_input", tests, NULL, NULL);
 }
