@@ -250,7 +250,7 @@ class Figures:
         if not counts:
             return ""
         lo, hi = min(counts), max(counts)
-        return f"{lo} reps" if lo == hi else f"{lo}-{hi} reps"
+        return f"{lo} rep{'s' if lo != 1 else ''}" if lo == hi else f"{lo}-{hi} reps"
 
     def rep_counts(self, fig, ri=None):
         wl = fig.workload
@@ -814,8 +814,9 @@ class Figures:
         g(key)
         g(cmd)
         counts = self.rep_counts(fig)
-        reps = f"the {_range_text(counts)} repetitions" if counts else "the repetitions"
-        stmt = f"Curves are the histograms in hist/, the timers of {reps} together: no error bars."
+        reps = "its repetitions" if not counts else "its 1 repetition" if max(counts) == 1 else \
+            f"all {_range_text(counts)} repetitions"
+        stmt = f"Curves are the histograms in hist/, every timer of {reps} together: no error bars."
         if fromcsv:
             stmt += (f" No histogram for {', '.join(fromcsv)}: its percentiles come from results.csv, "
                      + ("medians with error bars of 95 % bootstrap confidence intervals of the median."
