@@ -388,7 +388,7 @@ def read_results(folder, man):
     """{(peer id, row workload, n, metric): Cell} from results.csv, checked against the manifest."""
     path = os.path.join(folder, "results.csv")
     try:
-        f = open(path, encoding="utf-8", newline="")
+        f = open(path, encoding="utf-8-sig", newline="")  # a byte-order mark is not a column
     except OSError as e:
         raise BadInput(f"{path}: cannot read: {e}")
     cells = {}
