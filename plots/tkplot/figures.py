@@ -252,15 +252,11 @@ class Figures:
         lo, hi = min(counts), max(counts)
         return f"{lo} rep{'s' if lo != 1 else ''}" if lo == hi else f"{lo}-{hi} reps"
 
-    def rep_counts(self, fig, ri=None):
-        wl = fig.workload
-        rows = {rw for rw, _ in wl.rows}
-        out = []
-        for i, run in enumerate(self.runs, 1):
-            if ri is not None and i != ri:
-                continue
-            out += [c.count for (pid, rw, n, m), c in run.cells.items() if rw in rows]
-        return out
+    def rep_counts(self, fig):
+        """The repetition counts of every cell of the figure's workload, in every run."""
+        rows = {rw for rw, _ in fig.workload.rows}
+        return [c.count for run in self.runs for (pid, rw, n, m), c in run.cells.items()
+                if rw in rows]
 
     def write_dat(self, name, header, rows):
         with open(os.path.join(self.src, name), "w", encoding="utf-8") as f:

@@ -239,10 +239,10 @@ def render_report(run, figs):
 
 def compare_rows(runs, figs, wl_name):
     """Every (row workload, n, metric, peer) of one workload, in the first run's order of row
-    workloads and metrics, then n, then peer display order: (keys, [cell per run])."""
+    workloads and metrics, then n, then peer display order: (row workload, n, metric, peer,
+    [cell or None per run])."""
     rows = []
     wls = [r.man.workload(wl_name) for r in runs]
-    base = next(w for w in wls if w is not None)
     rws, metrics = [], []
     for w in wls:
         if w is None:
@@ -267,7 +267,7 @@ def compare_rows(runs, figs, wl_name):
                         cells.append(figs.index.get((ri, pid, rw, m.name), {}).get(n))
                     if any(c is not None for c in cells):
                         rows.append((rw, n, m, mp, cells))
-    return base, rows
+    return rows
 
 
 def render_compare(runs, figs, summary):
@@ -294,7 +294,7 @@ def render_compare(runs, figs, summary):
                 seen_wl.add(w.name)
                 wl_order.append(w)
     for wl in wl_order:
-        base, rows = compare_rows(runs, figs, wl.name)
+        rows = compare_rows(runs, figs, wl.name)
         out += [f"## {wl.name}: {wl.summary}" if wl.summary else f"## {wl.name}", ""]
         counts = [c.count for *_, cells in rows for c in cells if c is not None]
         note = few_reps_note(counts)
