@@ -560,6 +560,43 @@ class Render(unittest.TestCase):
         self.assertIn("Points are single measurements (1 repetition): no error bars.", rep)
 
 
+class Drawing(unittest.TestCase):
+    """Exit status 3 without gnuplot, 4 when one figure fails (the others are still drawn)."""
+
+    def fake_bin(self, name, script):
+        d = os.path.join(WORK, name)
+        os.makedirs(d, exist_ok=True)
+        p = os.path.join(d, "gnuplot")
+        write(p, script)
+        os.chmod(p, 0o755)
+        return d
+
+    def test_no_gnuplot(self):
+        d = fresh("no gnuplot")
+        empty = self.fake_bin("empty bin", "")
+        os.remove(os.path.join(empty, "gnuplot"))
+        rc, _, err = run("render", d, env={"PATH": empty})
+        self.assertEqual(rc, 3, err)
+        self.assertIn("gnuplot not found", err)
+
+    @needs_gnuplot
+    def test_a_failing_figure_exits_4_and_is_listed(self):
+        real = shutil.which("gnuplot")
+        fake = self.fake_bin("failing bin", "#!/bin/sh\n"
+                             "case \"$*\" in *w7_contention*) echo 'broken' >&2; exit 1 ;; esac\n"
+                             f"exec '{real}' \"$@\"\n")
+        d = fresh("one fails")
+        rc, _, err = run("render", d, env={"PATH": fake + os.pathsep + os.environ["PATH"],
+                                           "TK_PLOTS_NO_PDFTOCAIRO": "1"})
+        self.assertEqual(rc, 4, err)
+        self.assertIn("drawing w7_contention failed", err)
+        self.assertIn("    broken", err)
+        rep = read(os.path.join(d, "report.md"))
+        self.assertIn("- `w7_contention`: drawing failed", rep)
+        self.assertTrue(os.path.isfile(os.path.join(d, "figures", "w6_cancel_ratio.png")))
+        self.assertFalse(os.path.exists(os.path.join(d, "figures", "w7_contention.pdf")))
+
+
 @needs_gnuplot
 class NewWorkload(unittest.TestCase):
     """A workload the renderer has never heard of is drawn from its manifest entries alone."""
