@@ -343,7 +343,10 @@ class Figures:
             machines = [", ".join(x for x in (r.meta.get("cpu_model", ""), r.meta.get("kernel", ""))
                                   if x) for r in self.runs]
             if len(set(machines)) == 1 and machines[0]:
-                first.append((" | ", f"{machines[0]} (every run)"))
+                m = self.runs[0].meta
+                items = [x for x in (m.get("cpu_model", ""), m.get("kernel", "")) if x]
+                first += [(" | " if i == 0 else ", ", x) for i, x in enumerate(items)]
+                first.append((" ", "(every run)"))
             else:
                 for ri, (r, mach) in enumerate(zip(self.runs, machines), 1):
                     first.append(("; " if ri > 1 else " | ", f"{r.label}: {mach}" if mach else r.label))
