@@ -1,7 +1,7 @@
-# timerkit shared figure style (gnuplot 5.4). Loaded by every figure the scripts in plots/ draw.
+# timerkit shared figure style (gnuplot 5.4). Loaded by every figure plots/render.py draws.
 #
 # Peers are drawn by a fixed "slot", so a peer keeps its colour, dash and point in every figure and
-# every run (plots/lib/common.sh assigns the slots, in this fixed order):
+# every run (each peer's `slot` in the results folder's manifest.json; tkbench assigns them so):
 #   1 heap   2-4 wheel-* (version-sorted)   5 libuv   6 libevent   7 naive-heap   8 sorted-list
 #   9 floor   10-12 any other peer (alphabetical, cycling)
 #   13 heap-embedded   14-16 wheel-*-embedded (the variant of the wheel in slot 2, 3, 4)
@@ -10,7 +10,7 @@
 # Colours: gnuplot's "podo" sequence (Okabe-Ito, colour-blind safe) without its yellow #f0e442,
 # which vanishes on white; then greys. Every slot also has its own dash type, point shape and bar
 # fill pattern, so the figures survive grayscale printing.
-# In comparisons (plots/compare.sh) colour and point shape still name the peer; the run is told
+# In comparisons (render.py compare) colour and point shape still name the peer; the run is told
 # by the dash type (run 1 solid, 2 dashed, 3 dotted, 4 dash-dot), by filled vs open points
 # (odd runs filled, even runs open) and, for bars, by the fill pattern.
 

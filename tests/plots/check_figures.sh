@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CTest driver for plots/: render (or compare) a copy of the fixture and check every output.
+# CTest driver for plots/render.py: render (or compare) a copy of the fixture and check every
+# output file. The statistics, tables, errors and data files are unit-tested in test_render.py.
 # Usage: check_figures.sh render  PLOTS_DIR FIXTURE_DIR WORK_DIR
 #        check_figures.sh compare PLOTS_DIR FIXTURE_DIR WORK_DIR
 # Exit 0 pass, 1 fail, 77 skip (gnuplot not installed).
@@ -53,7 +54,7 @@ check_svg() {
   grep -q '<path\|<polyline\|<line' "$f" || fail "$f draws nothing"
 }
 # Which path drew the SVGs: poppler's pdftocairo from the PDF when it is installed and not
-# switched off, else gnuplot's svg terminal (plots/lib/common.sh, tk_init).
+# switched off, else gnuplot's svg terminal (plots/tkplot/figures.py).
 check_svg_source() { # check_svg_source FIGDIR
   local f=$1/w1_core_schedule.svg want=pdftocairo
   [[ -n "${TK_PLOTS_NO_PDFTOCAIRO:-}" ]] || ! command -v pdftocairo >/dev/null 2>&1 && want=gnuplot
@@ -97,42 +98,45 @@ render)
   run="$work/run with space"
   cp -R -- "$fixture" "$run"
   rm -rf -- "$run/figures" "$run/report.md"
-  rc=0; "$plots/render.sh" "$run" 2>"$work/stderr.txt" || rc=$?
-  ((rc == 0)) || fail "render.sh exited $rc"
+  rc=0; "$plots/render.py" render "$run" 2>"$work/stderr.txt" || rc=$?
+  ((rc == 0)) || fail "render.py render exited $rc"
   cat "$work/stderr.txt"
   check_figs "$run/figures"
   md="$run/report.md"
   [[ -s "$md" ]] || { fail "no report.md"; exit 1; }
   need "$md" "| insert (ns) at N = | 1e3 | 1e4 | 1e5 | 1e6 |" "the W1 insert table"
   need "$md" "| cancel (ns) at N =" "the W1 cancel table"
-  need "$md" "W3 p99 (µs)" "the W2-W5 headline table"
-  need "$md" "W5 bytes per timer" "the W4/W5 table"
-  need "$md" "| M ops/s at threads = |" "the W7 table"
+  need "$md" "| p99 lateness (µs) |" "the W3 table"
+  need "$md" "| bytes per timer (bytes) |" "the W5 table"
+  need "$md" "| throughput (1/s) at threads = |" "the W7 table"
   need "$md" "| commit | 3f9c2ab |" "the metadata table"
   need "$md" "](figures/w1_core_schedule.png)" "the embedded W1 figure"
-  # the value traced in plots/README.md: heap W1_core schedule_ns at N=1e5, mean of 107.9, 105.3, 108.7
-  need "$md" "| heap | 31.3 | 53.4 | 107.3 | 193.8 |" "the heap insert row (mean of the repetitions)"
+  # the value traced in plots/README.md: heap W1_core schedule_ns at N=1e5, rows 107.9, 105.3, 108.7
+  need "$md" "| heap | 31.2 [31.0, 31.8] | 53.1 [52.5, 54.6] | 107.9 [105.3, 108.7] | 194.5 [191.6, 195.2] |" \
+    "the heap insert row (medians with their intervals)"
   check_md_images "$md"
   # a folder with little in it: a figure set with gaps, reported on stderr, exit status 0
   part="$work/partial"
   mkdir -p "$part"
+  cp "$fixture/manifest.json" "$part/"
   head -1 "$fixture/results.csv" >"$part/results.csv"
   grep '^heap,W1_core,' "$fixture/results.csv" >>"$part/results.csv"
-  if "$plots/render.sh" "$part" 2>"$work/partial.stderr"; then
-    grep -q 'skipped w7_contention' "$work/partial.stderr" || fail "render.sh did not say which figure it skipped"
+  if "$plots/render.py" render "$part" 2>"$work/partial.stderr"; then
+    grep -q 'skipped w7_contention' "$work/partial.stderr" || fail "render.py did not say which figure it skipped"
     [[ -s "$part/figures/w1_core_schedule.png" ]] || fail "partial folder: w1_core_schedule.png missing"
     [[ ! -e "$part/figures/w7_contention.png" ]] || fail "partial folder: w7_contention.png drawn from nothing"
     need "$part/report.md" "## Not drawn" "the list of missing figures"
     ok "partial folder: rendered what exists, reported the rest"
   else
-    cat "$work/partial.stderr"; fail "render.sh failed on a partial folder"
+    cat "$work/partial.stderr"; fail "render.py failed on a partial folder"
   fi
   # idempotent: a second render of the same folder gives the same report
   cp "$md" "$work/report.first"
-  "$plots/render.sh" "$run" 2>/dev/null || fail "second render failed"
+  "$plots/render.py" render "$run" 2>/dev/null || fail "second render failed"
   cmp -s "$md" "$work/report.first" || fail "second render changed report.md"
-  # real errors exit non-zero
-  if "$plots/render.sh" "$work/does not exist" 2>/dev/null; then fail "render.sh accepted a missing folder"; fi
+  # bad input exits 2
+  rc=0; "$plots/render.py" render "$work/does not exist" 2>/dev/null || rc=$?
+  ((rc == 2)) || fail "render.py exited $rc on a missing folder, not 2"
   ;;
 compare)
   a="$work/run A"; b="$work/run B"
@@ -140,19 +144,34 @@ compare)
   rm -rf -- "$a/figures" "$a/report.md" "$b/figures" "$b/report.md"
   sed -i 's/^label:.*/label: before/' "$a/metadata.txt"
   sed -i 's/^label:.*/label: after/; s/^commit:.*/commit: 4a0d1e7/' "$b/metadata.txt"
-  # run B: every wheel value 20 % lower
-  awk -F, -v OFS=, 'NR > 1 && $1 ~ /^wheel/ { $5 = $5 * 0.8 } 1' "$fixture/results.csv" >"$b/results.csv"
+  # run B: every wheel value 20 % lower (its peer id, a spec, holds commas: the csv module)
+  python3 -c '
+import csv, sys
+with open(sys.argv[1], newline="") as f:
+    rows = list(csv.reader(f))
+for r in rows[1:]:
+    if r[0].startswith("wheel:"):
+        r[4] = repr(float(r[4]) * 0.8)
+with open(sys.argv[2], "w", newline="") as f:
+    csv.writer(f, lineterminator="\n").writerows(rows)
+' "$fixture/results.csv" "$b/results.csv"
   out="$work/compare out"
-  rc=0; "$plots/compare.sh" "$out" "$a" "$b" 2>"$work/stderr.txt" || rc=$?
-  ((rc == 0)) || fail "compare.sh exited $rc"
-  cat "$work/stderr.txt"
+  rc=0; "$plots/render.py" compare "$out" "$a" "$b" >"$work/stdout.txt" 2>"$work/stderr.txt" || rc=$?
+  ((rc == 0)) || fail "render.py compare exited $rc"
+  cat "$work/stderr.txt" "$work/stdout.txt"
   check_figs "$out/figures"
   md="$out/compare.md"
   [[ -s "$md" ]] || { fail "no compare.md"; exit 1; }
-  need "$md" "| workload | n | metric | peer | before | after | after/before |" "the ratio table header"
-  need "$md" "| W1_core | 1e5 | schedule_ns (ns) | wheel-1ms-1024 | 25.4 | 20.3 | 0.800 better |" "the wheel ratio row"
-  need "$md" "| W1_core | 1e5 | schedule_ns (ns) | heap | 107.3 | 107.3 | 1.000 ≈ |" "the heap ratio row"
+  need "$md" "| workload | n | metric | peer | before | after | after/before | p | change |" "the ratio table header"
+  need "$md" "| W1_core | 1e5 | schedule_ns (ns) | wheel-1ms-1024 | 25.4 [25.1, 25.7] | 20.3 [20.1, 20.6] | 0.800 [0.781, 0.819] | 0.1 | better |" "the wheel ratio row"
+  need "$md" "| W1_core | 1e5 | schedule_ns (ns) | heap | 107.9 [105.3, 108.7] | 107.9 [105.3, 108.7] | 1.000 [0.969, 1.032] | 1 |  |" "the heap ratio row"
   need "$md" "| commit | 3f9c2ab | 4a0d1e7 |" "the metadata side by side"
+  # every wheel row with a ratio is marked significant, no other row is
+  awk -F ' [|] ' '$4 == "wheel-1ms-1024" && $7 != "–" && $9 !~ /^(better|worse|differs) [|]$/ { bad++; print "unmarked: " $0 }
+                  $4 != "wheel-1ms-1024" && $9 ~ /^(better|worse|differs)/ { bad++; print "marked: " $0 }
+                  END { exit bad > 0 }' "$md" || fail "compare.md marks the wrong rows"
+  grep -q "^compare: 209 comparisons with before: 63 significant, 0 not testable" "$work/stdout.txt" ||
+    fail "compare's stdout summary"
   check_md_images "$md"
   # the key names each peer once and each run once (the runs by their labels); this test's
   # SVGs come from gnuplot's svg terminal (ENVIRONMENT in CMakeLists.txt), which keeps text as text
@@ -161,7 +180,8 @@ compare)
     [[ $(grep -c "<text>$t</text>" "$svg") == 1 ]] || fail "w1_core_schedule.svg: the key should name '$t' once"
   done
   ! grep -q 'before: heap' "$svg" || fail "w1_core_schedule.svg names a series 'run: peer' in a comparison"
-  if "$plots/compare.sh" "$out" "$a" 2>/dev/null; then fail "compare.sh accepted a single run"; fi
+  rc=0; "$plots/render.py" compare "$out" "$a" 2>/dev/null || rc=$?
+  ((rc == 2)) || fail "render.py compare exited $rc on a single run, not 2"
   ;;
 *)
   echo "unknown mode $mode"; exit 1 ;;

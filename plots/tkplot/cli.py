@@ -1,0 +1,135 @@
+"""The command line: `render DIR` and `compare OUT DIR_A DIR_B [DIR...]`."""
+
+import argparse
+import os
+import shutil
+import sys
+import time
+
+from . import figures, load, report
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NO_GNUPLOT, EXIT_DRAWING = 0, 2, 3, 4
+
+DESCRIPTION = """\
+Turn timerkit results folders (docs/results-format.md) into figures and a report.
+
+  render DIR                       DIR/figures/*.{pdf,png,svg}, their gnuplot scripts and data in
+                                   DIR/figures/src/, and DIR/report.md (tkbench plot DIR)
+  compare OUT DIR_A DIR_B [DIR...] every run in one set of figures, OUT/figures/*, and
+                                   OUT/compare.md: each run's medians, their ratios to the first
+                                   run with confidence intervals and Mann-Whitney p, and which
+                                   differences are significant (tkbench compare)
+
+Everything about workloads, metrics, units, peers and figures comes from each folder's
+manifest.json. Values are medians of the repetitions with 95 % bootstrap confidence intervals.
+
+environment:
+  TK_PLOTS_BARE=1           no footers (camera-ready figures: the caption goes in the paper)
+  TK_PLOTS_TITLES=1         a title inside each figure
+  TK_PLOTS_NO_PDFTOCAIRO=1  draw PNG and SVG with gnuplot's own terminals, not from the PDF
+
+exit status: 0 done; 2 bad input (usage, not a results folder, malformed or inconsistent
+results.csv or manifest.json); 3 gnuplot missing; 4 drawing some figure failed (the others
+are still drawn)."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"render.py: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def parse(argv):
+    p = Parser(prog="render.py", description=DESCRIPTION,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    r = sub.add_parser("render", help="render one results folder",
+                       description="Render DIR: DIR/figures/ and DIR/report.md.")
+    r.add_argument("dir", metavar="DIR")
+    c = sub.add_parser("compare", help="compare two or more results folders",
+                       description="Compare runs: OUT/figures/ and OUT/compare.md.")
+    c.add_argument("out", metavar="OUT")
+    c.add_argument("dirs", metavar="DIR", nargs="+")
+    a = p.parse_args(argv)
+    if a.command is None:
+        p.error("a command is needed: render DIR, or compare OUT DIR_A DIR_B [DIR...]")
+    if a.command == "compare" and len(a.dirs) < 2:
+        p.error("compare needs two results folders or more: compare OUT DIR_A DIR_B [DIR...]")
+    return a
+
+
+def need_gnuplot():
+    if shutil.which("gnuplot") is None:
+        print("render.py: error: gnuplot not found (Debian: apt-get install gnuplot-nox)",
+              file=sys.stderr)
+        sys.exit(EXIT_NO_GNUPLOT)
+
+
+def writable_dir(path):
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise load.BadInput(f"cannot create {path}: {e}")
+    if not os.access(path, os.W_OK):
+        raise load.BadInput(f"cannot write into {path}")
+
+
+def write_text(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def cmd_render(a):
+    t0 = time.monotonic()
+    run = load.read_run(a.dir)
+    need_gnuplot()
+    figdir = os.path.join(a.dir, "figures")
+    writable_dir(a.dir)
+    writable_dir(figdir)
+    figs = figures.Figures([run], figdir)
+    figs.prepare(run.man.figures)
+    ok = figs.draw()
+    path = os.path.join(a.dir, "report.md")
+    write_text(path, report.render_report(run, figs))
+    n = sum(1 for j in figs.jobs if j.ok)
+    load.warn(f"wrote {n} figures (x3 formats) to {figdir} and {path} in "
+              f"{time.monotonic() - t0:.0f} s")
+    return EXIT_OK if ok else EXIT_DRAWING
+
+
+def cmd_compare(a):
+    t0 = time.monotonic()
+    runs = [load.read_run(d) for d in a.dirs]
+    load.unique_labels(runs)
+    need_gnuplot()
+    figdir = os.path.join(a.out, "figures")
+    writable_dir(a.out)
+    writable_dir(figdir)
+    figs = figures.Figures(runs, figdir)
+    figs.prepare(report.base_figures(runs))
+    ok = figs.draw()
+    summary = []
+    text, (total, sig, untestable) = report.render_compare(runs, figs, summary)
+    path = os.path.join(a.out, "compare.md")
+    write_text(path, text)
+    first = runs[0].label
+    for line in summary:
+        print(line)
+    print(f"compare: {total} comparisons with {first}: {sig} significant, {untestable} not "
+          f"testable (fewer than 3 repetitions in a run); the table is in {path}")
+    n = sum(1 for j in figs.jobs if j.ok)
+    load.warn(f"wrote {n} figures (x3 formats) to {figdir} and {path} in "
+              f"{time.monotonic() - t0:.0f} s")
+    return EXIT_OK if ok else EXIT_DRAWING
+
+
+def main(argv):
+    a = parse(argv)
+    try:
+        return cmd_render(a) if a.command == "render" else cmd_compare(a)
+    except load.BadInput as e:
+        print(f"render.py: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT

@@ -1,0 +1,351 @@
+"""report.md (one run) and compare.md (several runs), from the manifest and the statistics.
+
+Every value is the median of its repetitions with the 95 % bootstrap confidence interval of the
+median in brackets: `107.9 [105.3, 108.7]`; `107.9` for a single repetition; `–` when absent.
+Sections, tables and captions come from manifest.json: a workload's section holds its tables and
+its figures, in the manifest's order.
+"""
+
+import math
+
+from . import stats
+from .figures import fmt_n
+
+DASH = "–"
+SI = "kMGTPE"
+FEW_REPS = 5  # fewer repetitions than this: the report says the intervals are rough
+
+
+def fmt(v):
+    """A value for a table: 4 significant digits or so, whole numbers from 1000."""
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a >= 1000:
+        return "%.0f" % v
+    if a >= 10:
+        return "%.1f" % v
+    if a >= 1:
+        return "%.2f" % v
+    return "%.3g" % v
+
+
+def fmt_value(v, unit):
+    """A value in its unit: SI prefixes from 1e4 for an si unit (21.6M), as its axes have them;
+    whole counts without a point."""
+    if unit.si and abs(v) >= 1e4:
+        e = min(int(math.log10(abs(v)) // 3), len(SI))
+        return fmt(v / 1000 ** e) + SI[e - 1]
+    if unit.name == "count" and v == int(v):
+        return "%d" % v
+    return fmt(v)
+
+
+def cell_text(cell, unit):
+    if cell is None:
+        return DASH
+    med, lo, hi, count = cell.summary()[:4]
+    if count < 2:
+        return fmt_value(med, unit)
+    return f"{fmt_value(med, unit)} [{fmt_value(lo, unit)}, {fmt_value(hi, unit)}]"
+
+
+def md_escape(s):
+    return str(s).replace("|", "\\|")
+
+
+def table(header, rows, align=None):
+    """A Markdown table; align: "l" or "r" per column (default: the first left, the rest right)."""
+    align = align or "l" + "r" * (len(header) - 1)
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "".join(" --- |" if a == "l" else " ---: |" for a in align)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def unit_head(m):
+    return f"{m.label} ({m.unit.text})"
+
+
+def range_text(counts):
+    lo, hi = min(counts), max(counts)
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+
+STATS_NOTE = (
+    "Values are medians of the repetitions with a 95 % confidence interval of the median in "
+    "brackets (percentile bootstrap over the repetitions, 2,000 resamples): `107.9 [105.3, 108.7]`; "
+    "a value measured once has no interval. The figures draw the same: points and bars are "
+    "medians, error bars the 95 % intervals.")
+
+
+class RunView:
+    """One run's cells arranged by workload, for the tables."""
+
+    def __init__(self, run):
+        self.run = run
+        self.by = {}  # (row workload, metric) -> {peer id: {n: cell}}
+        for (pid, rw, n, m), cell in run.cells.items():
+            self.by.setdefault((rw, m), {}).setdefault(pid, {})[n] = cell
+
+    def peers_of(self, rws, metrics):
+        have = set()
+        for rw in rws:
+            for m in metrics:
+                have |= set(self.by.get((rw, m), {}))
+        return [p for p in self.run.man.peers if p.id in have]
+
+    def counts(self, wl):
+        rows = {rw for rw, _ in wl.rows}
+        return [c.count for (pid, rw, n, m), c in self.run.cells.items() if rw in rows]
+
+
+def workload_tables(view, wl):
+    """The Markdown tables of one workload (a list of blocks)."""
+    blocks = []
+    xs = wl.x.get("short") or "n"
+    rws = [rw for rw, _ in wl.rows]
+    metrics = [m for m in wl.metrics if any((rw, m.name) in view.by for rw in rws)]
+    if not metrics:
+        return blocks
+    if len(wl.rows) > 1:
+        # variants: a peer x variant table per metric, at each peer's largest n
+        ns = set()
+        for m in metrics:
+            head = [unit_head(m)] + [md_escape(lab or rw) for rw, lab in wl.rows]
+            rows = []
+            for p in view.peers_of(rws, [m.name]):
+                r = [md_escape(p.label)]
+                for rw, _ in wl.rows:
+                    cs = view.by.get((rw, m.name), {}).get(p.id)
+                    if cs:
+                        ns.add(max(cs))
+                        r.append(cell_text(cs[max(cs)], m.unit))
+                    else:
+                        r.append(DASH)
+                rows.append(r)
+            blocks.append(table(head, rows))
+        where = f"At {xs} = {fmt_n(min(ns))}." if len(ns) == 1 else f"At each peer's largest {xs}."
+        return [where] + blocks
+    rw = rws[0]
+    multi = [m for m in metrics if len({n for cs in view.by[(rw, m.name)].values() for n in cs}) > 1]
+    single = [m for m in metrics if m not in multi]
+    for m in multi:
+        per = view.by[(rw, m.name)]
+        ns = sorted({n for cs in per.values() for n in cs})
+        head = [f"{unit_head(m)} at {xs} ="] + [fmt_n(n) for n in ns]
+        rows = []
+        for p in view.peers_of([rw], [m.name]):
+            cs = per[p.id]
+            rows.append([md_escape(p.label)] + [cell_text(cs.get(n), m.unit) for n in ns])
+        blocks.append(table(head, rows))
+    if single:
+        ns = sorted({n for m in single for cs in view.by[(rw, m.name)].values() for n in cs})
+        peers = view.peers_of([rw], [m.name for m in single])
+
+        def one(p, m):
+            cs = view.by[(rw, m.name)].get(p.id)
+            return cell_text(cs[max(cs)], m.unit) if cs else DASH
+
+        def head_of(m):
+            h = unit_head(m)
+            if len(ns) > 1:
+                n1 = {n for cs in view.by[(rw, m.name)].values() for n in cs}
+                h += f" at {xs} = {fmt_n(min(n1))}"
+            return h
+
+        if len(ns) == 1 and wl.x.get("short"):
+            blocks.append(f"At {xs} = {fmt_n(ns[0])}.")
+        if len(peers) == 1 and not multi:
+            p = peers[0]
+            blocks.append(table(["measure", md_escape(p.label)],
+                                [[md_escape(head_of(m)), one(p, m)] for m in single]))
+        else:
+            blocks.append(table(["peer"] + [md_escape(head_of(m)) for m in single],
+                                [[md_escape(p.label)] + [one(p, m) for m in single] for p in peers]))
+    return blocks
+
+
+def few_reps_note(counts):
+    if not counts or min(counts) >= FEW_REPS:
+        return None
+    few = "fewer than 5" if max(counts) < FEW_REPS else "fewer than 5 in places"
+    rng = range_text(counts)
+    return (f"{rng} repetition{'s' if max(counts) > 1 else ''}: {few}, so these intervals are "
+            f"rough; rerun with `--reps 5` or more for figures that go into a paper.")
+
+
+def figure_md(job):
+    n = job.fig.name
+    return (f"![{job.fig.title}](figures/{n}.png)\n\n*{job.caption}* "
+            f"([PDF](figures/{n}.pdf), [SVG](figures/{n}.svg))")
+
+
+def not_drawn(figs):
+    lines = [f"- `{name}`: {why}" for name, why in figs.skipped]
+    lines += [f"- `{j.fig.name}`: drawing failed (see the renderer's stderr)" for j in figs.jobs
+              if not j.ok]
+    return lines
+
+
+def meta_table(runs, folders=False):
+    keys = []
+    for r in runs:
+        for k in r.meta:
+            if k not in keys:
+                keys.append(k)
+    head = ["key"] + [md_escape(r.label) for r in runs] if len(runs) > 1 else ["key", "value"]
+    rows = []
+    if folders:
+        rows.append(["folder"] + [f"`{r.folder}`" for r in runs])
+    for k in keys:
+        rows.append([md_escape(k)] + [md_escape(r.meta.get(k, "")) for r in runs])
+    return "\n".join(["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+                     + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def render_report(run, figs):
+    """report.md of one run."""
+    man = run.man
+    view = RunView(run)
+    out = [f"# timerkit benchmark report: {run.label}", ""]
+    srcs = "`results.csv`, `manifest.json`" + (", `hist/*.hgrm`" if run.hists else "")
+    out += [f"Rendered by `plots/render.py` from {srcs}. {STATS_NOTE} Every figure is also in "
+            f"`figures/` as PDF and SVG; its gnuplot script and data are in `figures/src/`.", ""]
+    out += ["## Run", ""]
+    out += [meta_table([run]) if run.meta else "No metadata.txt or metadata.json in this folder.", ""]
+    drawn = {j.fig.name: j for j in figs.jobs if j.ok}
+    for wl in man.workloads:
+        out += [f"## {wl.name}: {wl.summary}" if wl.summary else f"## {wl.name}", ""]
+        counts = view.counts(wl)
+        if not counts:
+            out += ["No rows of this workload in results.csv.", ""]
+        note = few_reps_note(counts)
+        if note:
+            out += [note, ""]
+        for b in workload_tables(view, wl):
+            out += [b, ""]
+        for fig in man.figures:
+            if fig.workload is wl and fig.name in drawn:
+                out += [figure_md(drawn[fig.name]), ""]
+    nd = not_drawn(figs)
+    if nd:
+        out += ["## Not drawn", "", "These figures were left out:", ""] + nd + [""]
+    return "\n".join(out)
+
+
+# ---- compare ------------------------------------------------------------------------------------
+
+
+def compare_rows(runs, figs, wl_name):
+    """Every (row workload, n, metric, peer) of one workload, in the first run's order of row
+    workloads and metrics, then n, then peer display order: (row workload, n, metric, peer,
+    [cell or None per run])."""
+    rows = []
+    wls = [r.man.workload(wl_name) for r in runs]
+    rws, metrics = [], []
+    for w in wls:
+        if w is None:
+            continue
+        for rw, _ in w.rows:
+            if rw not in rws:
+                rws.append(rw)
+        for m in w.metrics:
+            if m.name not in [x.name for x in metrics]:
+                metrics.append(m)
+    for rw in rws:
+        for m in metrics:
+            ns = set()
+            for ri, r in enumerate(runs, 1):
+                for mp in figs.peers:
+                    ns |= set(figs.index.get((ri, mp.ids.get(ri), rw, m.name), {}))
+            for n in sorted(ns):
+                for mp in figs.peers:
+                    cells = []
+                    for ri in range(1, len(runs) + 1):
+                        pid = mp.ids.get(ri)
+                        cells.append(figs.index.get((ri, pid, rw, m.name), {}).get(n))
+                    if any(c is not None for c in cells):
+                        rows.append((rw, n, m, mp, cells))
+    return rows
+
+
+def render_compare(runs, figs, summary):
+    """compare.md; appends a line per significant difference to `summary` and returns the
+    counts (comparisons, significant, not testable)."""
+    labels = [r.label for r in runs]
+    first = labels[0]
+    out = [f"# timerkit comparison: {' vs '.join(labels)}", ""]
+    out += [f"Rendered by `plots/render.py compare`. {STATS_NOTE} Each ratio divides a run's "
+            f"median by the first run's ({first}), with a 95 % bootstrap confidence interval "
+            f"(independent resamples of both runs), and p is the two-sided Mann-Whitney U test of "
+            f"their repetitions. A difference is marked (\"better\", \"worse\", or \"differs\" for a "
+            f"metric without a direction) only when both runs have at least "
+            f"{stats.MIN_REPS_TO_TEST} repetitions and the ratio's interval excludes 1 or "
+            f"p < {stats.ALPHA}. In the figures colour and point shape name the peer; dash type, "
+            f"filled or open points and bar patterns name the run.", ""]
+    out += ["## Runs", "", meta_table(runs, folders=True), ""]
+    total = sig = untestable = 0
+    drawn = {j.fig.name: j for j in figs.jobs if j.ok}
+    seen_wl, wl_order = set(), []
+    for r in runs:
+        for w in r.man.workloads:
+            if w.name not in seen_wl:
+                seen_wl.add(w.name)
+                wl_order.append(w)
+    for wl in wl_order:
+        rows = compare_rows(runs, figs, wl.name)
+        out += [f"## {wl.name}: {wl.summary}" if wl.summary else f"## {wl.name}", ""]
+        counts = [c.count for *_, cells in rows for c in cells if c is not None]
+        note = few_reps_note(counts)
+        if note:
+            out += [note, ""]
+        if rows:
+            head = ["workload", "n", "metric", "peer"] + [md_escape(l) for l in labels]
+            for l in labels[1:]:
+                head += [md_escape(f"{l}/{first}"), "p", "change"]
+            body = []
+            for rw, n, m, mp, cells in rows:
+                r = [rw, fmt_n(n), md_escape(f"{m.name} ({m.unit.text})"), md_escape(mp.label)]
+                r += [cell_text(c, m.unit) for c in cells]
+                for ri in range(1, len(runs)):
+                    a, b = cells[0], cells[ri]
+                    if a is None or b is None:
+                        r += [DASH, DASH, ""]
+                        continue
+                    c = stats.compare(a.reps(), b.reps(), m.better)
+                    total += 1
+                    if not c["testable"]:
+                        untestable += 1
+                    if c["significant"]:
+                        sig += 1
+                    ratio = DASH if c["ratio"] is None else (
+                        "%.3f" % c["ratio"] if c["lo"] == c["hi"] else
+                        "%.3f [%.3f, %.3f]" % (c["ratio"], c["lo"], c["hi"]))
+                    mark = c["mark"] if c["testable"] else "not testable"
+                    r += [ratio, "%.3g" % c["p"], mark]
+                    if c["significant"]:
+                        summary.append(f"{c['mark']}: {rw} {fmt_n(n)} {m.name} {mp.label}: "
+                                       f"{labels[ri]}/{first} {ratio}, p = {'%.3g' % c['p']}")
+                body.append(r)
+            out += [table(head, body, "llll" + "r" * len(runs) + "rrl" * (len(runs) - 1)), ""]
+        else:
+            out += ["No rows of this workload in any run.", ""]
+        for fig in base_figures(runs):
+            if fig.workload.name == wl.name and fig.name in drawn:
+                out += [figure_md(drawn[fig.name]), ""]
+    nd = not_drawn(figs)
+    if nd:
+        out += ["## Not drawn", "", "These figures were left out:", ""] + nd + [""]
+    return "\n".join(out), (total, sig, untestable)
+
+
+def base_figures(runs):
+    """The figures of all runs by name, the first run's entry winning."""
+    seen, figs = set(), []
+    for r in runs:
+        for f in r.man.figures:
+            if f.name not in seen:
+                seen.add(f.name)
+                figs.append(f)
+    return figs

@@ -1,0 +1,717 @@
+#!/usr/bin/python3
+"""Unit tests of plots/render.py: statistics, loading and its errors, figures data, reports.
+
+Run by CTest (tests/plots/CMakeLists.txt) as `python3 test_render.py`, or by hand with
+`python3 -m unittest -v test_render` in this folder. Exit status 77 (skipped) only when gnuplot
+is missing and every test that does not draw passed.
+"""
+
+import csv
+import io
+import itertools
+import json
+import math
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLOTS = os.path.normpath(os.path.join(HERE, "..", "..", "plots"))
+RENDER = os.path.join(PLOTS, "render.py")
+FIXTURE = os.path.join(HERE, "fixture")
+NOREP = os.path.join(HERE, "results-norep.csv")
+sys.path.insert(0, PLOTS)
+
+from tkplot import figures, load, stats  # noqa: E402
+
+HAVE_GNUPLOT = shutil.which("gnuplot") is not None
+needs_gnuplot = unittest.skipUnless(HAVE_GNUPLOT, "gnuplot not installed")
+WORK = tempfile.mkdtemp(prefix="tkplot-test.")
+WHEEL = "wheel:tick=1ms,slots=1024"
+
+
+def tearDownModule():
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+def fresh(name, src=FIXTURE):
+    """A copy of the fixture (or of src) in the work folder, under a name with a space."""
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(src, d)
+    for x in ("figures", "report.md"):
+        p = os.path.join(d, x)
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.remove(p)
+    return d
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run([sys.executable, RENDER] + list(args), capture_output=True, text=True,
+                       env=e)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+def csv_rows(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+
+
+# ---- statistics ------------------------------------------------------------------------------
+
+
+class Median(unittest.TestCase):
+    def test_odd_count_is_the_middle_value(self):
+        self.assertEqual(stats.median([107.9, 105.3, 108.7]), 107.9)
+        self.assertEqual(stats.median([5.0]), 5.0)
+
+    def test_even_count_is_the_mean_of_the_two_middle_values(self):
+        self.assertEqual(stats.median([4, 1, 3, 2]), 2.5)
+        self.assertEqual(stats.median([10, 20]), 15)
+
+    def test_quantile_interpolates_between_order_statistics(self):
+        self.assertEqual(stats.quantile([1, 2, 3, 4, 5], 0.5), 3)
+        self.assertAlmostEqual(stats.quantile([0, 10], 0.25), 2.5)
+        self.assertEqual(stats.quantile([0, 10], 1.0), 10)
+
+
+class BootstrapMedian(unittest.TestCase):
+    def test_one_repetition_has_no_interval(self):
+        self.assertEqual(stats.bootstrap_median_ci([42.0]), (42.0, 42.0))
+
+    def test_three_repetitions_span_min_to_max(self):
+        # a resample's median is the smallest value with probability 7/27 > 2.5 %: the 2.5th and
+        # 97.5th percentiles of the medians are the smallest and the largest value
+        self.assertEqual(stats.bootstrap_median_ci([107.9, 105.3, 108.7]), (105.3, 108.7))
+
+    def test_is_reproducible_and_independent_of_order(self):
+        rng = random.Random(1)
+        xs = [rng.gauss(100, 5) for _ in range(15)]
+        a = stats.bootstrap_median_ci(xs)
+        ys = list(xs)
+        rng.shuffle(ys)
+        self.assertEqual(stats.bootstrap_median_ci(ys), a)
+        self.assertEqual(stats.bootstrap_median_ci(xs), a)
+
+    def test_bounds_hold_the_median_inside_the_range(self):
+        rng = random.Random(2)
+        for n in (2, 4, 5, 9, 30):
+            xs = [rng.expovariate(0.1) for _ in range(n)]
+            lo, hi = stats.bootstrap_median_ci(xs)
+            self.assertLessEqual(min(xs), lo)
+            self.assertLessEqual(lo, stats.median(xs))
+            self.assertLessEqual(stats.median(xs), hi)
+            self.assertLessEqual(hi, max(xs))
+        xs = [rng.gauss(50, 1) for _ in range(40)]
+        lo, hi = stats.bootstrap_median_ci(xs)
+        self.assertLess(hi - lo, (max(xs) - min(xs)) / 2)  # narrower than the data for n = 40
+
+
+class MannWhitney(unittest.TestCase):
+    # Exact two-sided p = 2 P(U <= min(U1, U2)) from the table of U for n1 = n2 = 3, 4, 5
+    # (e.g. Siegel & Castellan, Table J): U = 0 has 1 of C(6,3) = 20, 1 of C(8,4) = 70 and 1 of
+    # C(10,5) = 252 orderings; U <= 2 has 4 of 252. scipy.stats.mannwhitneyu gives the same.
+    def test_exact_small_samples_without_ties(self):
+        u, p, method = stats.mann_whitney([1, 2, 3], [4, 5, 6])
+        self.assertEqual((u, method), (0, "exact"))
+        self.assertAlmostEqual(p, 2 / 20)
+        self.assertAlmostEqual(stats.mann_whitney([1, 2, 3, 4], [5, 6, 7, 8])[1], 2 / 70)
+        self.assertAlmostEqual(stats.mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])[1], 2 / 252)
+        u, p, _ = stats.mann_whitney([1, 2, 3, 4, 7], [5, 6, 8, 9, 10])
+        self.assertEqual(u, 2)
+        self.assertAlmostEqual(p, 8 / 252)  # 0.0317: significant at 5 %, the table's critical U = 2
+        self.assertAlmostEqual(stats.mann_whitney([1, 4, 5], [2, 3, 6])[1], 1.0)  # U1 = 4, U2 = 5
+        self.assertAlmostEqual(stats.mann_whitney([3, 1, 2], [3.5, 0.5, 4])[1], 14 / 20)
+
+    def test_exact_distribution_matches_enumeration(self):
+        for n1, n2 in ((3, 4), (2, 5), (4, 4)):
+            counts = [0] * (n1 * n2 + 1)
+            for pos in itertools.combinations(range(n1 + n2), n1):
+                # the first sample takes positions pos in the sorted order: U counts pairs above
+                u = sum(p - i for i, p in enumerate(pos))
+                counts[u] += 1
+            self.assertEqual(stats.u_distribution(n1, n2), counts)
+
+    def test_normal_approximation_with_ties_and_continuity_correction(self):
+        # ranks of 1 2 2 | 2 3 3 3: 1, 3, 3 | 3, 6, 6, 6; U1 = 7 - 6 = 1, U2 = 11, mean 6;
+        # variance 3*4/12 * (8 - ((27-3)+(27-3)) / (7*6)) = 6.857; z = (11 - 6 - 0.5) / 2.6186
+        u, p, method = stats.mann_whitney([1, 2, 2], [2, 3, 3, 3])
+        self.assertEqual((u, method), (1, "normal"))
+        z = 4.5 / math.sqrt(8 - 48 / 42)
+        self.assertAlmostEqual(p, math.erfc(z / math.sqrt(2)))
+        self.assertAlmostEqual(p, 0.0857, places=4)
+
+    def test_identical_samples_give_p_one(self):
+        self.assertEqual(stats.mann_whitney([5, 5, 5], [5, 5, 5])[1], 1.0)
+
+
+class RatioAndCompare(unittest.TestCase):
+    A = [25.1, 25.4, 25.7]
+
+    def test_ratio_interval(self):
+        b = [x * 0.8 for x in self.A]
+        r, lo, hi = stats.ratio_ci(self.A, b)
+        self.assertAlmostEqual(r, 0.8)
+        self.assertLess(hi, 1)
+        self.assertLessEqual(lo, r)
+        self.assertLessEqual(r, hi)
+        # the extreme resamples: 0.8 * 25.1 / 25.7 and 0.8 * 25.7 / 25.1
+        self.assertGreaterEqual(lo, 0.8 * 25.1 / 25.7 - 1e-12)
+        self.assertLessEqual(hi, 0.8 * 25.7 / 25.1 + 1e-12)
+        self.assertEqual(stats.ratio_ci(self.A, b), (r, lo, hi))
+        self.assertIsNone(stats.ratio_ci([0, 0, 0], [1, 2, 3]))
+        self.assertEqual(stats.ratio_ci([2.0], [3.0]), (1.5, 1.5, 1.5))
+
+    def test_marks_follow_the_direction(self):
+        b = [x * 0.8 for x in self.A]
+        c = stats.compare(self.A, b, "lower")
+        self.assertTrue(c["significant"])
+        self.assertEqual(c["mark"], "better")
+        self.assertEqual(stats.compare(self.A, b, "higher")["mark"], "worse")
+        self.assertEqual(stats.compare(self.A, b, "none")["mark"], "differs")
+        same = stats.compare(self.A, list(self.A), "lower")
+        self.assertFalse(same["significant"])
+        self.assertEqual(same["mark"], "")
+
+    def test_fewer_than_three_repetitions_are_not_testable(self):
+        c = stats.compare([10.0, 10.1], [5.0, 5.1], "lower")
+        self.assertFalse(c["testable"])
+        self.assertFalse(c["significant"])
+
+    def test_no_fixed_percentage(self):
+        # 2 % apart but far outside each other's spread: significant; 30 % apart with the
+        # intervals overlapping 1: not
+        tight = stats.compare([100.0, 100.01, 100.02], [98.0, 98.01, 98.02], "lower")
+        self.assertTrue(tight["significant"])
+        loose = stats.compare([50.0, 100.0, 150.0], [70.0, 130.0, 200.0], "lower")
+        self.assertFalse(loose["significant"])
+
+
+# ---- footers and slots -----------------------------------------------------------------------
+
+
+class Footer(unittest.TestCase):
+    def test_never_cuts_a_word(self):
+        first = [("", "W1_core schedule_ns"), (" | ", "AMD EPYC 7763 64-Core Processor"),
+                 (", ", "2 cores"), (", ", "Linux 6.18.44-fc-v782 x86_64"), (" ", "(vm)")]
+        second = [(", ", "3 reps"), (", ", "commit 2850314+dirty"), (", ", "2026-11-24T22:51:55Z"),
+                  (", ", "quick suite"), (", ", "GNU 12.2.0 -std=c11 -O3 -DNDEBUG -Wall -Wextra")]
+        words = set(" ".join(t for _, t in first + second).replace(",", " ").split())
+        for width in (120, 160, 230, 500):
+            l1, l2 = figures.wrap_footer(first, second, width)
+            for line in (l1, l2):
+                self.assertLessEqual(figures.text_pt(line), width)
+                self.assertNotIn("…", line)
+                for w in line.replace(",", " ").replace("|", " ").split():
+                    self.assertIn(w, words, f"'{w}' is not a whole word (width {width})")
+            self.assertTrue(l1.startswith("W1_core schedule_ns"))
+
+    def test_drops_whole_trailing_items(self):
+        first = [("", "W1_core schedule_ns"), (" | ", "CPU")]
+        second = [(", ", "3 reps"), (", ", "commit abc"), (", ", "x" * 200)]
+        l1, l2 = figures.wrap_footer(first, second, 200)
+        self.assertEqual((l1, l2), ("W1_core schedule_ns | CPU", "3 reps, commit abc"))
+
+
+class Slots(unittest.TestCase):
+    def test_a_later_runs_peer_in_a_taken_slot_moves_to_10_12(self):
+        def fake(peers):
+            man = load.Manifest("m", False, {}, [load.Peer(i, s, lab, "engine", slot, lab)
+                                                 for i, s, lab, slot in peers], [], [], [])
+            return load.Run("d", "r", {}, man, {}, {})
+        a = fake([("heap", "heap", "heap", 1), ("w", WHEEL, "wheel-1ms-1024", 2)])
+        b = fake([("heap", "heap", "heap", 1), ("w2", "wheel:tick=100ms,slots=512", "wheel-100ms-512", 2)])
+        merged = figures.merge_peers([a, b])
+        self.assertEqual([(p.label, p.slot) for p in merged],
+                         [("heap", 1), ("wheel-1ms-1024", 2), ("wheel-100ms-512", 10)])
+        self.assertEqual(merged[0].ids, {1: "heap", 2: "heap"})
+
+
+# ---- bad input --------------------------------------------------------------------------------
+
+
+class BadInput(unittest.TestCase):
+    def bad(self, folder, *want):
+        rc, out, err = run("render", folder)
+        self.assertEqual(rc, 2, err)
+        for w in want:
+            self.assertIn(w, err)
+        self.assertFalse(os.path.exists(os.path.join(folder, "report.md")))
+        return err
+
+    def edit_csv(self, name, fn):
+        d = fresh(name)
+        rows = csv_rows(os.path.join(d, "results.csv"))
+        write_csv(os.path.join(d, "results.csv"), fn(rows))
+        return d
+
+    def edit_manifest(self, name, fn):
+        d = fresh(name)
+        p = os.path.join(d, "manifest.json")
+        with open(p, encoding="utf-8") as f:
+            m = json.load(f)
+        fn(m)
+        write(p, json.dumps(m, indent=1))
+        return d
+
+    def test_usage(self):
+        self.assertEqual(run()[0], 2)
+        self.assertEqual(run("render")[0], 2)
+        self.assertEqual(run("draw", FIXTURE)[0], 2)
+        rc, _, err = run("compare", os.path.join(WORK, "out"), FIXTURE)
+        self.assertEqual(rc, 2)
+        self.assertIn("two results folders", err)
+        rc, out, _ = run("--help")
+        self.assertEqual(rc, 0)
+        self.assertIn("compare OUT DIR_A DIR_B", out)
+
+    def test_not_a_results_folder(self):
+        self.bad(os.path.join(WORK, "no such folder"), "does not exist")
+        f = os.path.join(WORK, "a file")
+        write(f, "x")
+        self.bad(f, "is not a folder")
+        e = os.path.join(WORK, "empty folder")
+        os.makedirs(e, exist_ok=True)
+        self.bad(e, "is empty")
+        d = fresh("no csv")
+        os.remove(os.path.join(d, "results.csv"))
+        self.bad(d, "has no results.csv")
+
+    def test_no_manifest(self):
+        d = fresh("no manifest")
+        os.remove(os.path.join(d, "manifest.json"))
+        err = self.bad(d)
+        self.assertIn(f"{d} has no manifest.json (it was written by an older tkbench). Run "
+                      f"`tkbench manifest {d}` to write one from tkbench's workload descriptors, "
+                      f"then render again.", err)
+
+    def test_empty_csv_and_header_only(self):
+        d = fresh("empty csv")
+        write(os.path.join(d, "results.csv"), "")
+        self.bad(d, "results.csv is empty")
+        d = self.edit_csv("header only", lambda rows: rows[:1])
+        self.bad(d, "results.csv has a header line but no rows")
+
+    def test_missing_column(self):
+        d = self.edit_csv("no unit", lambda rows: [r[:5] + r[6:] for r in rows])
+        self.bad(d, "results.csv line 1: missing column unit",
+                 "expected peer,workload,n,metric,value,unit,rep")
+
+    def test_undeclared_metric(self):
+        def f(rows):
+            rows[56][3] = "foo_ns"  # line 57
+            return rows
+        d = self.edit_csv("foo metric", f)
+        self.bad(d, "results.csv line 57: metric 'foo_ns' of workload W1_exec is not in "
+                    "manifest.json; W1_exec declares: schedule_ns, cancel_ns, churn_ns")
+
+    def test_unknown_peer_and_workload(self):
+        def f(rows):
+            rows[5][0] = "wheel-1ms-1024"  # the short name is a label, not an id
+            return rows
+        self.bad(self.edit_csv("bad peer", f), "results.csv line 6: peer 'wheel-1ms-1024' is not "
+                 "in manifest.json; its peers: heap, wheel:tick=1ms,slots=1024, libuv")
+
+        def g(rows):
+            rows[3][1] = "W9_nope"
+            return rows
+        self.bad(self.edit_csv("bad workload", g), "results.csv line 4: workload 'W9_nope' is not "
+                 "in manifest.json")
+
+    def test_non_numeric_fields(self):
+        def v(rows):
+            rows[9][4] = "fast"
+            return rows
+        self.bad(self.edit_csv("bad value", v), "results.csv line 10: value 'fast' is not a number")
+
+        def n(rows):
+            rows[2][2] = "1k"
+            return rows
+        self.bad(self.edit_csv("bad n", n), "results.csv line 3: n '1k' is not a number")
+
+        def r(rows):
+            rows[2][6] = "first"
+            return rows
+        self.bad(self.edit_csv("bad rep", r), "results.csv line 3: rep 'first' is not a repetition")
+
+        def nan(rows):
+            rows[2][4] = "nan"
+            return rows
+        self.bad(self.edit_csv("nan value", nan), "results.csv line 3: value 'nan' is not a number")
+
+    def test_inconsistent_rows(self):
+        def dup(rows):
+            rows[2][6] = "0"
+            return rows
+        self.bad(self.edit_csv("dup rep", dup), "results.csv line 3: rep 0 of heap W1_core n=1000 "
+                 "schedule_ns again (line 2 has it)")
+
+        def unit(rows):
+            rows[2][5] = "us"
+            return rows
+        self.bad(self.edit_csv("bad unit", unit), "results.csv line 3: unit 'us' of "
+                 "W1_core/schedule_ns, but manifest.json declares schedule_ns in 'ns'")
+
+        def short(rows):
+            rows[4] = rows[4][:4]
+            return rows
+        self.bad(self.edit_csv("short row", short), "results.csv line 5: 4 fields, the header has 7")
+
+    def test_malformed_json(self):
+        d = fresh("bad json")
+        p = os.path.join(d, "manifest.json")
+        write(p, read(p).replace('"format": 1,', '"format": 1', 1))
+        self.bad(d, "manifest.json line 3 column 3: malformed JSON: Expecting ',' delimiter")
+
+    def test_manifest_lacks_keys(self):
+        d = self.edit_manifest("no figures", lambda m: m.pop("figures"))
+        self.bad(d, "manifest.json: the top level lacks the key 'figures'")
+        d = self.edit_manifest("no metric unit",
+                               lambda m: m["workloads"][1]["metrics"][0].pop("unit"))
+        self.bad(d, "manifest.json: workload W1_exec, metric schedule_ns, lacks the key 'unit'")
+        d = self.edit_manifest("no peer id", lambda m: m["peers"][2].pop("id"))
+        self.bad(d, "manifest.json: peers[2] lacks the key 'id'")
+
+    def test_manifest_names_unknown_things(self):
+        def metric(m):
+            m["figures"][1]["series"][0]["metric"] = "cancel_us"
+        self.bad(self.edit_manifest("series metric", metric),
+                 "figure w1_core_cancel series 1 names metric 'cancel_us' of W1_core, which "
+                 "W1_core does not declare")
+
+        def unit(m):
+            m["workloads"][0]["metrics"][0]["unit"] = "nsec"
+        self.bad(self.edit_manifest("unknown unit", unit),
+                 "workload W1_core, metric schedule_ns, has unit 'nsec', which is not in units "
+                 "(ns, us, ms, per_s, bytes, count, pct)")
+
+        def kind(m):
+            m["figures"][0]["kind"] = "pie"
+        self.bad(self.edit_manifest("unknown kind", kind), "figure w1_core_schedule has kind "
+                 "'pie'; expected one of lines, panels, bars, percentiles, cdf")
+
+        def slot(m):
+            m["peers"][0]["slot"] = 17
+        self.bad(self.edit_manifest("bad slot", slot), "peers[0] (heap) has slot 17")
+
+
+# ---- rendering the fixture ----------------------------------------------------------------------
+
+
+@needs_gnuplot
+class Render(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = fresh("run one")
+        cls.rc, cls.out, cls.err = run("render", cls.dir)
+        cls.report = read(os.path.join(cls.dir, "report.md"))
+        cls.src = os.path.join(cls.dir, "figures", "src")
+
+    def test_renders_every_figure(self):
+        self.assertEqual(self.rc, 0, self.err)
+        with open(os.path.join(FIXTURE, "manifest.json"), encoding="utf-8") as f:
+            names = [x["name"] for x in json.load(f)["figures"]]
+        for n in names:
+            for ext in ("pdf", "png", "svg"):
+                self.assertTrue(os.path.getsize(os.path.join(self.dir, "figures", f"{n}.{ext}")) > 0)
+            self.assertTrue(os.path.isfile(os.path.join(self.src, f"{n}.gp")))
+        self.assertNotIn("## Not drawn", self.report)
+
+    def test_dat_holds_medians_and_intervals_by_n(self):
+        # heap W1_core schedule_ns: rows 31.2 31.0 31.8 | 52.5 53.1 54.6 | 107.9 105.3 108.7 | ...
+        self.assertEqual(read(os.path.join(self.src, "w1_core_schedule.heap.dat")),
+                         "# w1_core_schedule, heap, W1_core/schedule_ns: n median ci_lo ci_hi reps min max\n"
+                         "1000 31.2 31 31.8 3 31 31.8\n"
+                         "10000 53.1 52.5 54.6 3 52.5 54.6\n"
+                         "100000 107.9 105.3 108.7 3 105.3 108.7\n"
+                         "1000000 194.5 191.6 195.2 3 191.6 195.2\n")
+        self.assertTrue(read(os.path.join(self.src, "w1_core_schedule.wheel-1ms-1024.dat"))
+                        .splitlines()[3].startswith("100000 25.4 "))
+        bars = read(os.path.join(self.src, "w6_dist_churn.heap.dat")).splitlines()
+        self.assertEqual(len(bars), 6)
+        self.assertEqual(bars[1].split()[0], "1")
+        self.assertEqual(bars[5].split()[4], "100000")
+
+    def test_report_tables(self):
+        r = self.report.splitlines()
+        for line in (
+                "| insert (ns) at N = | 1e3 | 1e4 | 1e5 | 1e6 |",
+                "| --- | ---: | ---: | ---: | ---: |",
+                "| heap | 31.2 [31.0, 31.8] | 53.1 [52.5, 54.6] | 107.9 [105.3, 108.7] | 194.5 [191.6, 195.2] |",
+                "| naive-heap | 612.1 [609.1, 621.2] | 5902 [5777, 5974] | 60436 [60342, 62383] | – |",
+                "| peer | wall (ms) | p50 lateness (µs) | p99 lateness (µs) | max lateness (µs) | start offset (ms) |",
+                "| churn (ns) | uniform | exponential | bimodal | constant | monotonic |",
+                "| throughput (1/s) at threads = | 1 | 2 | 4 |",
+                "| measure | floor |",
+                "| array append (ns) | 1.38 [1.35, 1.41] |",
+                "| commit | 3f9c2ab |",
+                "## W1_core: insert / cancel / churn / expire at population N (delays 10-20 s)",
+                "3 repetitions: fewer than 5, so these intervals are rough; rerun with `--reps 5` or "
+                "more for figures that go into a paper."):
+            self.assertIn(line, r)
+        self.assertIn("| heap | 5.26M [5.17M, 5.32M] |", self.report)
+        # sections in manifest order, each figure in its workload's section
+        heads = [x for x in r if x.startswith("## ")]
+        self.assertEqual([h.split(":")[0] for h in heads[1:]],
+                         ["## W1_core", "## W1_exec", "## W2_burst", "## W2_spread", "## W3_latency",
+                          "## W4_idle", "## W5_memory", "## W6_cancel_ratio", "## W6_delay_range",
+                          "## W6_dist", "## W7_contention", "## floor"])
+        w7 = self.report.index("## W7_contention")
+        self.assertLess(w7, self.report.index("(figures/w7_contention.png)"))
+
+    def test_every_caption_says_what_the_bars_are(self):
+        caps = re.findall(r"^\*(.*)\* \(\[PDF\]", self.report, re.M)
+        self.assertEqual(len(caps), 22)
+        for c in caps:
+            self.assertTrue("95 % bootstrap confidence intervals of the median" in c
+                            or "no error bars" in c, c)
+
+    def test_footers_are_whole_words_with_reps_and_commit(self):
+        gp = read(os.path.join(self.src, "w1_core_schedule.gp"))
+        labels = re.findall(r"set label 10[12] '((?:[^']|'')*)'", gp)
+        self.assertEqual(len(labels), 2)
+        text = " ".join(labels)
+        self.assertNotIn("…", text)
+        for want in ("W1_core schedule_ns", "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz", "3 reps",
+                     "commit 3f9c2ab", "2025-03-14T10:21:07Z", "quick suite"):
+            self.assertIn(want, text)
+
+    def test_scripts_redraw_by_hand(self):
+        gp = read(os.path.join(self.src, "w7_contention.gp"))
+        self.assertIn("load STYLE", gp)
+        self.assertIn("set output '../w7_contention.'.FMT", gp)
+        p = subprocess.run(["gnuplot", "-e", "FMT='svg'", "w7_contention.gp"], cwd=self.src,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("<svg", read(os.path.join(self.dir, "figures", "w7_contention.svg")))
+
+    def test_second_render_is_identical(self):
+        d = fresh("run twice")
+        self.assertEqual(run("render", d)[0], 0)
+        first = read(os.path.join(d, "report.md"))
+        dats = {f: read(os.path.join(d, "figures", "src", f))
+                for f in os.listdir(os.path.join(d, "figures", "src"))}
+        self.assertEqual(run("render", d)[0], 0)
+        self.assertEqual(read(os.path.join(d, "report.md")), first)
+        self.assertEqual(first, self.report)
+        for f, text in dats.items():
+            self.assertEqual(read(os.path.join(d, "figures", "src", f)), text, f)
+
+    def test_old_csv_without_rep_gives_the_same_report(self):
+        d = fresh("old csv")
+        shutil.copy(NOREP, os.path.join(d, "results.csv"))
+        rc, _, err = run("render", d)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(read(os.path.join(d, "report.md")), self.report)
+
+    def test_partial_folder(self):
+        d = os.path.join(WORK, "partial")
+        os.makedirs(d, exist_ok=True)
+        shutil.copy(os.path.join(FIXTURE, "manifest.json"), d)
+        rows = csv_rows(os.path.join(FIXTURE, "results.csv"))
+        write_csv(os.path.join(d, "results.csv"),
+                  [rows[0]] + [r for r in rows[1:] if r[0] == "heap" and r[1] == "W1_core"])
+        rc, _, err = run("render", d)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("skipped w7_contention: no W7_contention/ops_per_s rows", err)
+        self.assertIn("no metadata.txt or metadata.json", err)
+        rep = read(os.path.join(d, "report.md"))
+        self.assertIn("## Not drawn", rep)
+        self.assertIn("- `w7_contention`: no W7_contention/ops_per_s rows", rep)
+        self.assertNotIn("- `w1_core_overview`", rep)  # panels of one peer are still drawn
+        self.assertTrue(os.path.isfile(os.path.join(d, "figures", "w1_core_schedule.png")))
+        self.assertFalse(os.path.exists(os.path.join(d, "figures", "w7_contention.png")))
+
+    def test_one_repetition_has_no_interval(self):
+        d = fresh("one rep")
+        rows = csv_rows(os.path.join(d, "results.csv"))
+        write_csv(os.path.join(d, "results.csv"), [rows[0]] + [r for r in rows[1:] if r[6] == "0"])
+        rc, _, err = run("render", d)
+        self.assertEqual(rc, 0, err)
+        rep = read(os.path.join(d, "report.md"))
+        heap = next(x for x in rep.splitlines() if x.startswith("| heap | 31.2 |"))
+        self.assertNotIn("[", heap)
+        self.assertIn("1 repetition: fewer than 5", rep)
+        self.assertIn("Points are single measurements (1 repetition): no error bars.", rep)
+
+
+class Drawing(unittest.TestCase):
+    """Exit status 3 without gnuplot, 4 when one figure fails (the others are still drawn)."""
+
+    def fake_bin(self, name, script):
+        d = os.path.join(WORK, name)
+        os.makedirs(d, exist_ok=True)
+        p = os.path.join(d, "gnuplot")
+        write(p, script)
+        os.chmod(p, 0o755)
+        return d
+
+    def test_no_gnuplot(self):
+        d = fresh("no gnuplot")
+        empty = self.fake_bin("empty bin", "")
+        os.remove(os.path.join(empty, "gnuplot"))
+        rc, _, err = run("render", d, env={"PATH": empty})
+        self.assertEqual(rc, 3, err)
+        self.assertIn("gnuplot not found", err)
+
+    @needs_gnuplot
+    def test_a_failing_figure_exits_4_and_is_listed(self):
+        real = shutil.which("gnuplot")
+        fake = self.fake_bin("failing bin", "#!/bin/sh\n"
+                             "case \"$*\" in *w7_contention*) echo 'broken' >&2; exit 1 ;; esac\n"
+                             f"exec '{real}' \"$@\"\n")
+        d = fresh("one fails")
+        rc, _, err = run("render", d, env={"PATH": fake + os.pathsep + os.environ["PATH"],
+                                           "TK_PLOTS_NO_PDFTOCAIRO": "1"})
+        self.assertEqual(rc, 4, err)
+        self.assertIn("drawing w7_contention failed", err)
+        self.assertIn("    broken", err)
+        rep = read(os.path.join(d, "report.md"))
+        self.assertIn("- `w7_contention`: drawing failed", rep)
+        self.assertTrue(os.path.isfile(os.path.join(d, "figures", "w6_cancel_ratio.png")))
+        self.assertFalse(os.path.exists(os.path.join(d, "figures", "w7_contention.pdf")))
+
+
+@needs_gnuplot
+class NewWorkload(unittest.TestCase):
+    """A workload the renderer has never heard of is drawn from its manifest entries alone."""
+
+    def test_w9_demo(self):
+        d = os.path.join(WORK, "w9 demo")
+        os.makedirs(d, exist_ok=True)
+        man = {
+            "format": 1, "generator": "test", "synthesized": False,
+            "units": [{"name": "ns", "text": "ns", "si": False, "si_suffix": ""}],
+            "peers": [{"id": "heap", "spec": "heap", "label": "heap", "kind": "engine",
+                       "slot": 1, "file": "heap"},
+                      {"id": WHEEL, "spec": WHEEL, "label": "wheel-1ms-1024", "kind": "engine",
+                       "slot": 2, "file": "wheel-1ms-1024"}],
+            "workloads": [{"name": "W9_demo", "group": "W9", "level": "core",
+                           "summary": "a demonstration", "reps": 3,
+                           "x": {"label": "widgets, W", "short": "W", "scale": "lin"},
+                           "rows": [{"workload": "W9_demo", "label": ""}], "hist": False,
+                           "metrics": [{"name": "frob_ns", "unit": "ns", "better": "lower",
+                                        "label": "frobnicate", "pct": None, "headline": None}]}],
+            "figures": [{"name": "w9_demo_frob", "kind": "lines", "workload": "W9_demo",
+                         "size": "single", "title": "W9: frobnication", "caption": "Frobnication cost.",
+                         "x": {"label": "widgets, W", "scale": "lin", "min_top": None},
+                         "y": {"label": "time per frob", "scale": "lin", "min_top": None},
+                         "series": [{"workload": "W9_demo", "metric": "frob_ns", "label": "frob"}],
+                         "refs": []}],
+            "hist": [], "some_future_key": {"ignored": True},
+        }
+        write(os.path.join(d, "manifest.json"), json.dumps(man))
+        rows = [list(load.COLUMNS)]
+        for peer, base in (("heap", 10.0), (WHEEL, 5.0)):
+            for w in (1, 2, 4):
+                for rep in range(3):
+                    rows.append([peer, "W9_demo", str(w), "frob_ns", str(base * w + rep), "ns", str(rep)])
+        write_csv(os.path.join(d, "results.csv"), rows)
+        rc, _, err = run("render", d)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(os.path.getsize(os.path.join(d, "figures", "w9_demo_frob.png")) > 5000)
+        rep = read(os.path.join(d, "report.md"))
+        self.assertIn("## W9_demo: a demonstration", rep)
+        self.assertIn("| frobnicate (ns) at W = | 1 | 2 | 4 |", rep)
+        self.assertIn("| wheel-1ms-1024 | 6.00 [5.00, 7.00] | 11.0 [10.0, 12.0] | 21.0 [20.0, 22.0] |", rep)
+        self.assertIn("![W9: frobnication](figures/w9_demo_frob.png)", rep)
+        self.assertIn("set xtics (1,2,4)", read(os.path.join(d, "figures", "src", "w9_demo_frob.gp")))
+
+
+@needs_gnuplot
+class Compare(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.a, cls.b = fresh("run A"), fresh("run B")
+        for d, lab in ((cls.a, "before"), (cls.b, "after")):
+            p = os.path.join(d, "metadata.txt")
+            write(p, re.sub(r"^label:.*$", f"label: {lab}", read(p), flags=re.M))
+        rows = csv_rows(os.path.join(cls.b, "results.csv"))
+        for r in rows[1:]:
+            if r[0] == WHEEL:
+                r[4] = repr(float(r[4]) * 0.8)
+        write_csv(os.path.join(cls.b, "results.csv"), rows)
+        cls.out = os.path.join(WORK, "compare out")
+        cls.rc, cls.stdout, cls.err = run("compare", cls.out, cls.a, cls.b)
+        cls.md = read(os.path.join(cls.out, "compare.md"))
+
+    def rows(self):
+        out = []
+        for line in self.md.splitlines():
+            f = [x.strip() for x in line.strip("|").split("|")]
+            if len(f) == 9 and f[0] != "workload" and not f[0].startswith("-"):
+                out.append(dict(zip(("wl", "n", "metric", "peer", "a", "b", "ratio", "p", "mark"), f)))
+        return out
+
+    def test_wheel_rows_significant_heap_rows_not(self):
+        self.assertEqual(self.rc, 0, self.err)
+        rows = self.rows()
+        self.assertEqual(len(rows), 209)
+        wheel = [r for r in rows if r["peer"] == "wheel-1ms-1024"]
+        for r in wheel:
+            if r["ratio"] == "–":  # early_count: 0 in both runs
+                self.assertEqual(r["mark"], "")
+                continue
+            self.assertTrue(r["ratio"].startswith("0.800 ["), r)
+            # 20 % lower: better for costs, worse for rates, a change of direction-less offsets
+            want = "differs" if "offset_ms" in r["metric"] else \
+                "worse" if "per_s" in r["metric"] else "better"
+            self.assertEqual(r["mark"], want, r)
+        for r in rows:
+            if r["peer"] != "wheel-1ms-1024":
+                self.assertEqual(r["mark"], "", r)
+        self.assertIn("| W1_core | 1e5 | schedule_ns (ns) | heap | 107.9 [105.3, 108.7] | "
+                      "107.9 [105.3, 108.7] | 1.000 [0.969, 1.032] | 1 |  |", self.md)
+
+    def test_summary_on_stdout(self):
+        self.assertIn("better: W1_core 1e5 schedule_ns wheel-1ms-1024: after/before 0.800", self.stdout)
+        self.assertIn("compare: 209 comparisons with before: 63 significant, 0 not testable", self.stdout)
+        self.assertNotIn(": heap:", self.stdout)
+
+    def test_runs_side_by_side(self):
+        self.assertIn("| label | before | after |", self.md)
+        self.assertIn("| workload | n | metric | peer | before | after | after/before | p | change |",
+                      self.md)
+
+    def test_same_labels_are_made_unique(self):
+        out = os.path.join(WORK, "compare same")
+        rc, stdout, err = run("compare", out, self.a, self.a)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("| key | before | before#2 |", read(os.path.join(out, "compare.md")))
+        self.assertIn("0 significant", stdout)
+
+
+if __name__ == "__main__":
+    prog = unittest.main(exit=False, verbosity=2)
+    r = prog.result
+    if not r.wasSuccessful():
+        sys.exit(1)
+    if not HAVE_GNUPLOT:
+        print("SKIP: gnuplot not installed (apt-get install gnuplot-nox): the drawing tests did not run")
+        sys.exit(77)
+    sys.exit(0)
