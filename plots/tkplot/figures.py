@@ -434,7 +434,7 @@ class Figures:
             g(f"set xrange [{num(x)}-1:{num(x)}+1]")
 
     def data_text(self, fig, pairs):
-        """The footer's data item: each workload's metrics, "W1_core schedule_ns cancel_ns"."""
+        """The footer's data item: each workload's metrics, "<workload> <metric> <metric>"."""
         groups = {}
         for rw, metric in pairs:
             owner = self.runs[0].man.owner.get(rw)
