@@ -283,7 +283,10 @@ typedef struct head_col {
 
 #define HEAD_W 9
 
-static void print_block(const tkb_rows *rows, const tkb_peer *peers, size_t npeers, int block) {
+/* Prints headline table `block`, under the title if *titled is still false;
+ * prints nothing when no metric of the block has rows. */
+static void print_block(const tkb_rows *rows, const tkb_peer *peers, size_t npeers, int block,
+                        bool *titled) {
     head_col cols[32];
     size_t ncols = 0;
     for (size_t w = 0; w < tkb_workload_count; w++) {
@@ -306,6 +309,10 @@ static void print_block(const tkb_rows *rows, const tkb_peer *peers, size_t npee
     }
     if (ncols == 0)
         return;
+    if (!*titled)
+        printf("\nHeadline: medians over repetitions, at each peer's largest n "
+               "(* = a smaller n than other peers')");
+    *titled = true;
     int pw = 16;
     for (size_t p = 0; p < npeers; p++)
         if ((int)strlen(peers[p].label) > pw)
@@ -384,9 +391,8 @@ static void print_machine(const tkb_rows *rows, const tkb_peer *peers, size_t np
 }
 
 void tkb_results_headline(const tkb_rows *rows, const tkb_peer *peers, size_t npeers) {
-    printf("\nHeadline: medians over repetitions, at each peer's largest n "
-           "(* = a smaller n than other peers')");
+    bool titled = false;
     for (int block = 1; block <= 2; block++)
-        print_block(rows, peers, npeers, block);
+        print_block(rows, peers, npeers, block, &titled);
     print_machine(rows, peers, npeers);
 }
