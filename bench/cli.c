@@ -407,7 +407,9 @@ static int cmd_run(int argc, char **argv) {
     tkb_the_run.timer_slack_ns = slack >= -1 ? slack : 1;
     bool custom = wl || pl || nl || reps || slack >= -1;
 
-    static run_opts o; /* large; one per process */
+    /* The run's selection and its cases: too large for the stack, and there is
+     * one run per process (main() calls cmd_run() once), so they live here. */
+    static run_opts o;
     if (wl != NULL)
         for_each_item(wl, false, want_workload, &o);
     sizes z = {0};
@@ -438,7 +440,7 @@ static int cmd_run(int argc, char **argv) {
             add_peer(&o, tkb_suite_peers[i].spec, tkb_suite_peers[i].waiting_only);
     tkb_peer_arrange(o.peers, o.npeers);
 
-    /* cases */
+    /* cases (static: see run_opts above) */
     static tkb_case cases[MAX_CASES];
     size_t ncases = 0;
     for (size_t k = 0; k < o.nworks; k++)

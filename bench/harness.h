@@ -70,7 +70,8 @@ size_t tkb_churn_pairs(const tkb_plan *plan, const tkb_peer *p);
 /* ---- executor level (harness-svc.c) ---------------------------------------------- */
 /* Creates p's service with `threads` pool threads and the run's timer slack. */
 int tkb_svc_open(const tkb_peer *p, unsigned threads, void **self);
-/* The shared record of timers that call nothing worth measuring. */
+/* The shared record of timers that call nothing worth measuring (never
+ * written: not const only because schedule() takes a tkb_fire *). */
 extern tkb_fire tkb_noop;
 /* Lets a service's own threads finish the asynchronous part of the previous
  * phase: 20 ms + 200 ns per timer. */
