@@ -6,7 +6,7 @@ import shutil
 import sys
 import time
 
-from . import figures, load, report
+from . import figures, load, report, stats
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_NO_GNUPLOT, EXIT_DRAWING = 0, 2, 3, 4
 
@@ -118,8 +118,9 @@ def cmd_compare(a):
     first = runs[0].label
     for line in summary:
         print(line)
-    print(f"compare: {total} comparisons with {first}: {sig} significant, {untestable} not "
-          f"testable (fewer than 3 repetitions in a run); the table is in {path}")
+    print(f"compare: {total} comparisons with {first}: {sig} significant, {untestable} with too "
+          f"few repetitions for a 5 % test (rerun with --reps {stats.CI_MIN_REPS}); the table is "
+          f"in {path}")
     n = sum(1 for j in figs.jobs if j.ok)
     load.warn(f"wrote {n} figures (x3 formats) to {figdir} and {path} in "
               f"{time.monotonic() - t0:.0f} s")

@@ -272,7 +272,7 @@ def compare_rows(runs, figs, wl_name):
 
 def render_compare(runs, figs, summary):
     """compare.md; appends a line per significant difference to `summary` and returns the
-    counts (comparisons, significant, not testable)."""
+    counts (comparisons, significant, too few repetitions to test)."""
     labels = [r.label for r in runs]
     first = labels[0]
     out = [f"# timerkit comparison: {' vs '.join(labels)}", ""]
@@ -280,9 +280,14 @@ def render_compare(runs, figs, summary):
             f"median by the first run's ({first}), with a 95 % bootstrap confidence interval "
             f"(independent resamples of both runs), and p is the two-sided Mann-Whitney U test of "
             f"their repetitions. A difference is marked (\"better\", \"worse\", or \"differs\" for a "
-            f"metric without a direction) only when both runs have at least "
-            f"{stats.MIN_REPS_TO_TEST} repetitions and the ratio's interval excludes 1 or "
-            f"p < {stats.ALPHA}. In the figures colour and point shape name the peer; dash type, "
+            f"metric without a direction) only when p < {stats.ALPHA}, or when both runs have at "
+            f"least {stats.CI_MIN_REPS} repetitions and the ratio's interval excludes 1 (with fewer, "
+            f"a bootstrap interval is too narrow to decide); \"too few repetitions\" means that no "
+            f"5 % test is possible with so few (3 against 3: the smallest p is 0.1): rerun both "
+            f"with `--reps {stats.CI_MIN_REPS}` or more. A significant difference is one larger "
+            f"than the spread within each run: two runs of the same code on one machine may still "
+            f"differ (its state, the memory layout), so compare runs made in the same conditions. "
+            f"In the figures colour and point shape name the peer; dash type, "
             f"filled or open points and bar patterns name the run.", ""]
     out += ["## Runs", "", meta_table(runs, folders=True), ""]
     total = sig = untestable = 0
@@ -322,7 +327,7 @@ def render_compare(runs, figs, summary):
                     ratio = DASH if c["ratio"] is None else (
                         "%.3f" % c["ratio"] if c["lo"] == c["hi"] else
                         "%.3f [%.3f, %.3f]" % (c["ratio"], c["lo"], c["hi"]))
-                    mark = c["mark"] if c["testable"] else "not testable"
+                    mark = c["mark"] if c["testable"] else "too few repetitions"
                     r += [ratio, "%.3g" % c["p"], mark]
                     if c["significant"]:
                         summary.append(f"{c['mark']}: {rw} {fmt_n(n)} {m.name} {mp.label}: "

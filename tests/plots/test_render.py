@@ -82,6 +82,21 @@ def write_csv(path, rows):
         csv.writer(f, lineterminator="\n").writerows(rows)
 
 
+def five_reps(path):
+    """Gives every measurement of a results.csv (3 repetitions in the fixture) repetitions 3 and
+    4, 0.2 % above its repetition 0 and 0.2 % below its repetition 1: runs that `compare` can
+    test with its interval (5 repetitions a run)."""
+    rows = csv_rows(path)
+    extra = []
+    for r in rows[1:]:
+        if r[6] in ("0", "1"):
+            e = list(r)
+            e[4] = repr(float(r[4]) * (1.002 if r[6] == "0" else 0.998))
+            e[6] = "3" if r[6] == "0" else "4"
+            extra.append(e)
+    write_csv(path, rows + extra)
+
+
 # ---- statistics ------------------------------------------------------------------------------
 
 
@@ -187,29 +202,57 @@ class RatioAndCompare(unittest.TestCase):
         self.assertIsNone(stats.ratio_ci([0, 0, 0], [1, 2, 3]))
         self.assertEqual(stats.ratio_ci([2.0], [3.0]), (1.5, 1.5, 1.5))
 
+    A5 = [25.1, 25.3, 25.4, 25.5, 25.7]
+
     def test_marks_follow_the_direction(self):
-        b = [x * 0.8 for x in self.A]
-        c = stats.compare(self.A, b, "lower")
+        b = [x * 0.8 for x in self.A5]
+        c = stats.compare(self.A5, b, "lower")
         self.assertTrue(c["significant"])
         self.assertEqual(c["mark"], "better")
-        self.assertEqual(stats.compare(self.A, b, "higher")["mark"], "worse")
-        self.assertEqual(stats.compare(self.A, b, "none")["mark"], "differs")
-        same = stats.compare(self.A, list(self.A), "lower")
+        self.assertEqual(stats.compare(self.A5, b, "higher")["mark"], "worse")
+        self.assertEqual(stats.compare(self.A5, b, "none")["mark"], "differs")
+        same = stats.compare(self.A5, list(self.A5), "lower")
         self.assertFalse(same["significant"])
         self.assertEqual(same["mark"], "")
 
-    def test_fewer_than_three_repetitions_are_not_testable(self):
-        c = stats.compare([10.0, 10.1], [5.0, 5.1], "lower")
-        self.assertFalse(c["testable"])
-        self.assertFalse(c["significant"])
+    def test_too_few_repetitions_for_a_5_percent_test(self):
+        # 2 or 3 repetitions a run: even complete separation gives p >= 0.1, and the bootstrap
+        # interval (which would exclude 1 here) is too narrow to decide below 5 repetitions
+        for a, b in (([10.0, 10.1], [5.0, 5.1]), ([10.0, 10.1, 10.2], [5.0, 5.1, 5.2])):
+            c = stats.compare(a, b, "lower")
+            self.assertLess(c["hi"], 1)
+            self.assertFalse(c["testable"])
+            self.assertFalse(c["significant"])
+            self.assertEqual(c["mark"], "")
+        self.assertAlmostEqual(stats.min_p(3, 3), 0.1)
+        self.assertAlmostEqual(stats.min_p(4, 4), 2 / 70)
+        # 4 against 4, completely separated: the exact test decides (p = 2/70 = 0.029)
+        c = stats.compare([10.0, 10.1, 10.2, 10.3], [5.0, 5.1, 5.2, 5.3], "lower")
+        self.assertTrue(c["testable"])
+        self.assertAlmostEqual(c["p"], 2 / 70)
+        self.assertTrue(c["significant"])
 
     def test_no_fixed_percentage(self):
         # 2 % apart but far outside each other's spread: significant; 30 % apart with the
         # intervals overlapping 1: not
-        tight = stats.compare([100.0, 100.01, 100.02], [98.0, 98.01, 98.02], "lower")
+        tight = stats.compare([100.0, 100.01, 100.02, 100.03, 100.04],
+                              [98.0, 98.01, 98.02, 98.03, 98.04], "lower")
         self.assertTrue(tight["significant"])
-        loose = stats.compare([50.0, 100.0, 150.0], [70.0, 130.0, 200.0], "lower")
+        loose = stats.compare([50.0, 100.0, 150.0, 90.0, 120.0],
+                              [70.0, 130.0, 200.0, 60.0, 110.0], "lower")
         self.assertFalse(loose["significant"])
+
+    def test_false_positive_rate_of_identical_runs(self):
+        # runs of the same noise: the rule marks about 5 % of comparisons, not the 11 % a
+        # bootstrap interval of 3 repetitions would
+        rng = random.Random(7)
+        for n, most in ((3, 0), (5, 0.08)):
+            hits = 0
+            for _ in range(300):
+                a = [rng.lognormvariate(0, 0.1) for _ in range(n)]
+                b = [rng.lognormvariate(0, 0.1) for _ in range(n)]
+                hits += stats.compare(a, b, "lower")["significant"]
+            self.assertLessEqual(hits / 300, most, n)
 
 
 # ---- footers and slots -----------------------------------------------------------------------
@@ -651,6 +694,7 @@ class Compare(unittest.TestCase):
         for d, lab in ((cls.a, "before"), (cls.b, "after")):
             p = os.path.join(d, "metadata.txt")
             write(p, re.sub(r"^label:.*$", f"label: {lab}", read(p), flags=re.M))
+            five_reps(os.path.join(d, "results.csv"))
         rows = csv_rows(os.path.join(cls.b, "results.csv"))
         for r in rows[1:]:
             if r[0] == WHEEL:
@@ -685,18 +729,38 @@ class Compare(unittest.TestCase):
         for r in rows:
             if r["peer"] != "wheel-1ms-1024":
                 self.assertEqual(r["mark"], "", r)
-        self.assertIn("| W1_core | 1e5 | schedule_ns (ns) | heap | 107.9 [105.3, 108.7] | "
-                      "107.9 [105.3, 108.7] | 1.000 [0.969, 1.032] | 1 |  |", self.md)
+        self.assertIn("| W1_core | 1e5 | schedule_ns (ns) | heap | 107.9 [105.1, 108.7] | "
+                      "107.9 [105.1, 108.7] | 1.000 [0.972, 1.029] | 1 |  |", self.md)
 
     def test_summary_on_stdout(self):
         self.assertIn("better: W1_core 1e5 schedule_ns wheel-1ms-1024: after/before 0.800", self.stdout)
-        self.assertIn("compare: 209 comparisons with before: 63 significant, 0 not testable", self.stdout)
+        self.assertIn("compare: 209 comparisons with before: 63 significant, 0 with too few "
+                      "repetitions for a 5 % test", self.stdout)
         self.assertNotIn(": heap:", self.stdout)
 
     def test_runs_side_by_side(self):
         self.assertIn("| label | before | after |", self.md)
         self.assertIn("| workload | n | metric | peer | before | after | after/before | p | change |",
                       self.md)
+
+    def test_three_repetitions_decide_nothing(self):
+        # the fixture as it is: 3 repetitions a run, where no 5 % test is possible; the wheel
+        # rows, 20 % apart, are shown with their ratio but not marked
+        a, b = fresh("three A"), fresh("three B")
+        rows = csv_rows(os.path.join(b, "results.csv"))
+        for r in rows[1:]:
+            if r[0] == WHEEL:
+                r[4] = repr(float(r[4]) * 0.8)
+        write_csv(os.path.join(b, "results.csv"), rows)
+        out = os.path.join(WORK, "compare three")
+        rc, stdout, err = run("compare", out, a, b)
+        self.assertEqual(rc, 0, err)
+        md = read(os.path.join(out, "compare.md"))
+        self.assertIn("| W1_core | 1e5 | schedule_ns (ns) | wheel-1ms-1024 | 25.4 [25.1, 25.7] | "
+                      "20.3 [20.1, 20.6] | 0.800 [0.781, 0.819] | 0.1 | too few repetitions |", md)
+        self.assertIn("compare: 209 comparisons with fixture: 0 significant, 209 with too few "
+                      "repetitions for a 5 % test", stdout)
+        self.assertNotIn("better:", stdout)
 
     def test_same_labels_are_made_unique(self):
         out = os.path.join(WORK, "compare same")
