@@ -326,7 +326,7 @@ const tkb_workload tkb_wl_floor = {
     .plan =
         {
             [TKB_SMOKE] = {.reps = 1, .reps_long = 1, .count = 100, .seconds = 0.05},
-            [TKB_QUICK] = {.reps = 3, .reps_long = 1, .count = 1000, .seconds = 1},
+            [TKB_QUICK] = {.reps = 5, .reps_long = 1, .count = 1000, .seconds = 1},
             [TKB_FULL] = {.reps = 5, .reps_long = 3, .count = 5000, .seconds = 2},
         },
     .cases = floor_builder,

@@ -145,7 +145,7 @@ const tkb_workload tkb_wl_w1_core = {
     .plan =
         {
             [TKB_SMOKE] = {.sizes = {TKB_W1_SIZES_SMOKE}, .reps = 1, .count = 10000},
-            [TKB_QUICK] = {.sizes = {TKB_W1_SIZES_QUICK}, .reps = 3, .count = 1000000},
+            [TKB_QUICK] = {.sizes = {TKB_W1_SIZES_QUICK}, .reps = 5, .count = 1000000},
             [TKB_FULL] = {.sizes = {TKB_W1_SIZES_FULL}, .reps = 5, .count = 1000000},
         },
     .cases = w1_core_cases,

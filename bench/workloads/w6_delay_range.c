@@ -83,7 +83,7 @@ const tkb_workload tkb_wl_w6_delay_range = {
     .plan =
         {
             [TKB_SMOKE] = {.reps = 1, .count = 2000},
-            [TKB_QUICK] = {.reps = 3, .count = 100000},
+            [TKB_QUICK] = {.reps = 5, .count = 100000},
             [TKB_FULL] = {.reps = 5, .count = 1000000},
         },
     .cases = w6_delay_range_cases,

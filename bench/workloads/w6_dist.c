@@ -108,7 +108,7 @@ const tkb_workload tkb_wl_w6_dist = {
     .plan =
         {
             [TKB_SMOKE] = {.sizes = {1000}, .reps = 1, .count = 10000},
-            [TKB_QUICK] = {.sizes = {100000}, .reps = 3, .count = 200000},
+            [TKB_QUICK] = {.sizes = {100000}, .reps = 5, .count = 200000},
             [TKB_FULL] = {.sizes = {1000, 100000, 1000000}, .reps = 5, .count = 1000000},
         },
     .cases = w6_dist_cases,
