@@ -118,9 +118,9 @@ def cmd_compare(a):
     first = runs[0].label
     for line in summary:
         print(line)
+    hint = f" (rerun with --reps {stats.CI_MIN_REPS})" if untestable else ""
     print(f"compare: {total} comparisons with {first}: {sig} significant, {untestable} with too "
-          f"few repetitions for a 5 % test (rerun with --reps {stats.CI_MIN_REPS}); the table is "
-          f"in {path}")
+          f"few repetitions for a 5 % test{hint}; the table is in {path}")
     n = sum(1 for j in figs.jobs if j.ok)
     load.warn(f"wrote {n} figures (x3 formats) to {figdir} and {path} in "
               f"{time.monotonic() - t0:.0f} s")

@@ -72,6 +72,7 @@ class Workload:
     metrics: list  # [Metric], declaration order
     reps: int = None
     hist: bool = False
+    level: str = ""  # "machine": it measures the machine itself (compare checks it first)
 
     def metric(self, name):
         for m in self.metrics:
@@ -252,7 +253,8 @@ def read_manifest(folder):
         if not rows:
             rows = [(name, "")]
         wl = Workload(name, j.get("summary", str, ""), x, rows, metrics,
-                      j.get("reps", int, None), bool(j.get("hist", bool, False)))
+                      j.get("reps", int, None), bool(j.get("hist", bool, False)),
+                      j.get("level", str, ""))
         for rw, _ in rows:
             if rw in owner:
                 j._fail(f"has rows of workload '{rw}', which {owner[rw].name} has too")

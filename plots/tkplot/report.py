@@ -290,6 +290,8 @@ def render_compare(runs, figs, summary):
             f"In the figures colour and point shape name the peer; dash type, "
             f"filled or open points and bar patterns name the run.", ""]
     out += ["## Runs", "", meta_table(runs, folders=True), ""]
+    runs_at = len(out)
+    machine_sig, machine_seen = [], False
     total = sig = untestable = 0
     drawn = {j.fig.name: j for j in figs.jobs if j.ok}
     seen_wl, wl_order = set(), []
@@ -329,6 +331,10 @@ def render_compare(runs, figs, summary):
                         "%.3f [%.3f, %.3f]" % (c["ratio"], c["lo"], c["hi"]))
                     mark = c["mark"] if c["testable"] else "too few repetitions"
                     r += [ratio, "%.3g" % c["p"], mark]
+                    if wl.level == "machine":
+                        machine_seen = True
+                        if c["significant"]:
+                            machine_sig.append(f"{m.name} {ratio.split(' ')[0]}x")
                     if c["significant"]:
                         summary.append(f"{c['mark']}: {rw} {fmt_n(n)} {m.name} {mp.label}: "
                                        f"{labels[ri]}/{first} {ratio}, p = {'%.3g' % c['p']}")
@@ -342,7 +348,28 @@ def render_compare(runs, figs, summary):
     nd = not_drawn(figs)
     if nd:
         out += ["## Not drawn", "", "These figures were left out:", ""] + nd + [""]
+    machine = machine_note(runs, machine_sig, machine_seen)
+    if machine:
+        out[runs_at:runs_at] = ["**The machine.** " + machine, ""]
+        summary.append("note: " + machine)
     return "\n".join(out), (total, sig, untestable)
+
+
+def machine_note(runs, differences, seen):
+    """What compare says of the machine-level workloads (the floor: the machine measuring
+    itself), or "": their significant differences mean the machine was not in the same state, so
+    the peers' differences may be the machine's; without them in every run nobody can tell."""
+    machine = [w.name for w in runs[0].man.workloads if w.level == "machine"]
+    if differences:
+        return (f"The machine itself measured differently in these runs ({', '.join(differences)}): "
+                f"it was not in the same state, so differences of the peers may be the machine's "
+                f"rather than the code's. Compare runs made back to back on a quiet machine, or "
+                f"put the configurations to compare side by side as peers of one run.")
+    if not seen:
+        names = ", ".join(machine) or "no machine-level workload"
+        return (f"Not every run measured the machine ({names}): compare cannot tell a change of "
+                f"the machine from a change of the code.")
+    return ""
 
 
 def base_figures(runs):

@@ -762,6 +762,33 @@ class Compare(unittest.TestCase):
                       "repetitions for a 5 % test", stdout)
         self.assertNotIn("better:", stdout)
 
+    def test_the_machine_is_checked_first(self):
+        # the fixture's two runs have the same floor: no note on the machine
+        self.assertNotIn("The machine", self.md)
+        # a run whose floor measured 30 % faster: the machine was not in the same state
+        a, b = fresh("machine A"), fresh("machine B")
+        for d, floor in ((a, 1.0), (b, 0.7)):
+            p = os.path.join(d, "results.csv")
+            five_reps(p)
+            rows = csv_rows(p)
+            for r in rows[1:]:
+                if r[1] == "floor" and r[3] == "clock_ns":
+                    r[4] = repr(float(r[4]) * floor)
+            write_csv(p, rows)
+        out = os.path.join(WORK, "compare machine")
+        rc, stdout, err = run("compare", out, a, b)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("note: The machine itself measured differently in these runs "
+                      "(clock_ns 0.700x)", stdout)
+        self.assertIn("**The machine.** The machine itself measured differently",
+                      read(os.path.join(out, "compare.md")))
+        # a run without the floor: compare says it cannot tell
+        rows = csv_rows(os.path.join(b, "results.csv"))
+        write_csv(os.path.join(b, "results.csv"), [r for r in rows if r[1] != "floor"])
+        rc, stdout, err = run("compare", out, a, b)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("note: Not every run measured the machine (floor)", stdout)
+
     def test_same_labels_are_made_unique(self):
         out = os.path.join(WORK, "compare same")
         rc, stdout, err = run("compare", out, self.a, self.a)
