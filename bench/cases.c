@@ -48,6 +48,21 @@ void tkb_case_attach_hist(tkb_case *c) {
     }
 }
 
+size_t tkb_case_add_realtime(tkb_case *cases, size_t cap, const tkb_workload *w,
+                             const tkb_plan *plan, const tkb_peer *p, double n, int64_t arg,
+                             tkb_case_fn fn, double est) {
+    size_t k = 0;
+    if (p->svc == NULL)
+        return 0;
+    tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, n, arg, fn, plan->reps, est);
+    if (c == NULL)
+        return 0;
+    c->realtime = true;
+    if (w->hist)
+        tkb_case_attach_hist(c);
+    return k;
+}
+
 /* The wall-time model (seconds per repetition) is rough on purpose: the ETA
  * rescales itself with the ratio of actual to estimated time as the run goes.
  * tkb_peer_factor() is how much slower than the heap a peer's core runs. */

@@ -348,6 +348,13 @@ tkb_case *tkb_case_add(tkb_case *cases, size_t cap, size_t *k, const tkb_workloa
                        tkb_case_fn fn, int reps, double est);
 /* Gives the case a histogram accumulated over its repetitions (hist/). */
 void tkb_case_attach_hist(tkb_case *c);
+/* The one case of an executor-level workload whose wall time it fixes itself
+ * (sleeps, windows, timers firing): `fn` at x value n and argument arg, with a
+ * histogram if the workload writes them. Returns the number of cases added
+ * (0: p has no executor level, or cap is reached). */
+size_t tkb_case_add_realtime(tkb_case *cases, size_t cap, const tkb_workload *w,
+                             const tkb_plan *plan, const tkb_peer *p, double n, int64_t arg,
+                             tkb_case_fn fn, double est);
 /* Does the core of `p` run a population of n (core level, size caps)? */
 bool tkb_core_fits(const tkb_peer *p, size_t n);
 bool tkb_is_strawman(const tkb_peer *p);

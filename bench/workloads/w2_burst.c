@@ -88,14 +88,9 @@ static void w2_burst(tk_gb_state *st, tkb_case *c) {
 
 static size_t w2_burst_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
                              tkb_case *cases, size_t cap) {
-    size_t k = 0, n = plan->sizes[0];
-    if (p->svc == NULL)
-        return 0;
-    tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, (double)n, (int64_t)n, w2_burst,
-                               plan->reps, 0.8 + (double)tkb_w2_offset_ns(n) / 1e9);
-    if (c != NULL)
-        c->realtime = true;
-    return k;
+    size_t n = plan->sizes[0];
+    return tkb_case_add_realtime(cases, cap, w, plan, p, (double)n, (int64_t)n, w2_burst,
+                                 0.8 + (double)tkb_w2_offset_ns(n) / 1e9);
 }
 
 static const tkb_metric w2_burst_metrics[] = {

@@ -72,15 +72,9 @@ static void w2_spread(tk_gb_state *st, tkb_case *c) {
 
 static size_t w2_spread_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
                               tkb_case *cases, size_t cap) {
-    size_t k = 0, n = plan->sizes[0];
-    if (p->svc == NULL)
-        return 0;
-    tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, (double)n, (int64_t)n, w2_spread,
-                               plan->reps, 1.5 + (double)tkb_w2_offset_ns(n) / 1e9);
-    if (c != NULL)
-        c->realtime = true;
-    tkb_case_attach_hist(c);
-    return k;
+    size_t n = plan->sizes[0];
+    return tkb_case_add_realtime(cases, cap, w, plan, p, (double)n, (int64_t)n, w2_spread,
+                                 1.5 + (double)tkb_w2_offset_ns(n) / 1e9);
 }
 
 static const tkb_metric w2_spread_metrics[] = {

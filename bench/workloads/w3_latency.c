@@ -71,15 +71,9 @@ static void w3_latency(tk_gb_state *st, tkb_case *c) {
 
 static size_t w3_latency_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
                                tkb_case *cases, size_t cap) {
-    size_t k = 0, n = plan->sizes[0];
-    if (p->svc == NULL)
-        return 0;
-    tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, (double)n, (int64_t)n, w3_latency,
-                               plan->reps, plan->seconds + 0.2);
-    if (c != NULL)
-        c->realtime = true;
-    tkb_case_attach_hist(c);
-    return k;
+    size_t n = plan->sizes[0];
+    return tkb_case_add_realtime(cases, cap, w, plan, p, (double)n, (int64_t)n, w3_latency,
+                                 plan->seconds + 0.2);
 }
 
 static const tkb_metric w3_latency_metrics[] = {

@@ -54,14 +54,8 @@ static void w4_idle(tk_gb_state *st, tkb_case *c) {
 
 static size_t w4_idle_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
                             tkb_case *cases, size_t cap) {
-    size_t k = 0;
-    if (p->svc == NULL)
-        return 0;
-    tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, plan->seconds, 0, w4_idle, plan->reps,
-                               plan->seconds + 0.3);
-    if (c != NULL)
-        c->realtime = true;
-    return k;
+    return tkb_case_add_realtime(cases, cap, w, plan, p, plan->seconds, 0, w4_idle,
+                                 plan->seconds + 0.3);
 }
 
 static const tkb_metric w4_idle_metrics[] = {

@@ -166,14 +166,9 @@ int tkb_w5_child(const char *spec, size_t n, int64_t slack, int mode) {
 
 static size_t w5_memory_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
                               tkb_case *cases, size_t cap) {
-    size_t k = 0, n = plan->sizes[0];
-    if (p->svc == NULL)
-        return 0;
-    tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, (double)n, (int64_t)n, w5_memory,
-                               plan->reps, 0.6 + (double)n * 4e-6);
-    if (c != NULL)
-        c->realtime = true;
-    return k;
+    size_t n = plan->sizes[0];
+    return tkb_case_add_realtime(cases, cap, w, plan, p, (double)n, (int64_t)n, w5_memory,
+                                 0.6 + (double)n * 4e-6);
 }
 
 static const tkb_metric w5_memory_metrics[] = {

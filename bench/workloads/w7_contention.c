@@ -123,15 +123,9 @@ static void w7_contention(tk_gb_state *st, tkb_case *c) {
 static size_t w7_contention_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
                                   tkb_case *cases, size_t cap) {
     size_t k = 0;
-    if (p->svc == NULL)
-        return 0;
-    for (size_t i = 0; i < TKB_COUNT(plan->sizes) && plan->sizes[i] != 0; i++) {
-        size_t th = plan->sizes[i];
-        tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, (double)th, (int64_t)th,
-                                   w7_contention, plan->reps, plan->seconds + 0.1);
-        if (c != NULL)
-            c->realtime = true;
-    }
+    for (size_t i = 0; i < TKB_COUNT(plan->sizes) && plan->sizes[i] != 0; i++)
+        k += tkb_case_add_realtime(cases + k, cap - k, w, plan, p, (double)plan->sizes[i],
+                                   (int64_t)plan->sizes[i], w7_contention, plan->seconds + 0.1);
     return k;
 }
 
