@@ -34,6 +34,17 @@
 /* The floor: other workloads' figures draw its values as references. */
 extern const tkb_workload tkb_wl_floor;
 
+/* The lateness figures of a workload with histograms (percentiles and CDF),
+ * with the floor's clock_nanosleep lateness as reference points: no timer
+ * thread wakes closer to its deadline than that. */
+#define TKB_LATENESS_FIGURE                                                                        \
+    {                                                                                              \
+        NULL, TKB_FIG_LATENESS, NULL, .refs = {                                                    \
+            {&tkb_wl_floor, "nanosleep_late_p50_us", "clock_nanosleep"},                           \
+            {&tkb_wl_floor, "nanosleep_late_p99_us", "clock_nanosleep"}                            \
+        }                                                                                          \
+    }
+
 /* ---- inputs (harness-core.c) --------------------------------------------------- */
 /* malloc() with every page touched (zeroed): no first touch in a timed loop. */
 void *tkb_xmalloc_touched(size_t bytes);

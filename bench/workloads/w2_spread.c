@@ -96,9 +96,7 @@ static const tkb_figure w2_spread_figures[] = {
      "W2 spread: lateness",
      "W2 spread: deadlines uniform over 1 s, pre-scheduled; lateness percentiles per peer", NULL,
      "lateness", .yscale = TKB_SCALE_AUTO},
-    {NULL, TKB_FIG_LATENESS, NULL,
-     .refs = {{&tkb_wl_floor, "nanosleep_late_p50_us", "clock_nanosleep"},
-              {&tkb_wl_floor, "nanosleep_late_p99_us", "clock_nanosleep"}}},
+    TKB_LATENESS_FIGURE,
 };
 
 const tkb_workload tkb_wl_w2_spread = {

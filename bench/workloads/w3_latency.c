@@ -108,9 +108,7 @@ static const tkb_metric w3_latency_metrics[] = {
 };
 
 static const tkb_figure w3_latency_figures[] = {
-    {NULL, TKB_FIG_LATENESS, NULL,
-     .refs = {{&tkb_wl_floor, "nanosleep_late_p50_us", "clock_nanosleep"},
-              {&tkb_wl_floor, "nanosleep_late_p99_us", "clock_nanosleep"}}},
+    TKB_LATENESS_FIGURE,
 };
 
 const tkb_workload tkb_wl_w3_latency = {
