@@ -663,10 +663,10 @@ class Figures:
                 g("set bmargin 4.2")
         if ys == "log":
             g("set logscale y 10; set format y LOGFMT")
+            # bars start at the bottom of a log axis: the axis starts at a power of ten at least
+            # half a decade under the smallest bar, so that no bar is a sliver (10.1 above 10)
             lo, _ = self.range_of(allrows)
-            e = math.floor(math.log10(lo)) if lo > 0 else 0
-            if 10 ** e > lo:
-                e -= 1
+            e = math.floor(math.log10(lo) - 0.5) if lo > 0 else 0
             g(f"set yrange [{num(10.0 ** e)}:*]")
         else:
             g(f"set yrange [0:{self.top(fig, allrows)}]")

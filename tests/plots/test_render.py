@@ -485,6 +485,20 @@ class Render(unittest.TestCase):
             self.assertTrue(os.path.isfile(os.path.join(self.src, f"{n}.gp")))
         self.assertNotIn("## Not drawn", self.report)
 
+    def test_log_bars_start_half_a_decade_under_the_smallest(self):
+        # a bar of 10.1 on an axis from 10 would be a sliver: the axis starts at 1
+        d = fresh("sliver")
+        rows = csv_rows(os.path.join(d, "results.csv"))
+        for r in rows[1:]:
+            if r[1] == "W2_spread" and r[3] == "late_p50_us" and r[0] == WHEEL:
+                r[4] = "10.111"
+        write_csv(os.path.join(d, "results.csv"), rows)
+        rc, _, err = run("render", d)
+        self.assertEqual(rc, 0, err)
+        gp = read(os.path.join(d, "figures", "src", "w2_spread_lateness.gp"))
+        self.assertIn("set logscale y 10", gp)
+        self.assertIn("set yrange [1:*]", gp)
+
     def test_dat_holds_medians_and_intervals_by_n(self):
         # heap W1_core schedule_ns: rows 31.2 31.0 31.8 | 52.5 53.1 54.6 | 107.9 105.3 108.7 | ...
         self.assertEqual(read(os.path.join(self.src, "w1_core_schedule.heap.dat")),
