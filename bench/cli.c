@@ -132,7 +132,9 @@ static void case_body(tk_gb_state *st, void *ctx) {
     c->fn(st, c);
 }
 
-void tkb_write_hgrm(const tkb_case *c, const tkb_hist *h) {
+/* Writes hist/<row>.<peer file>.hgrm from the histogram a case accumulated
+ * over its repetitions. */
+static void write_hgrm(const tkb_case *c, const tkb_hist *h) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/hist/%s.%s.hgrm", tkb_the_run.out_dir, c->row, c->peer->file);
     FILE *f = fopen(path, "w");
@@ -532,6 +534,9 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "tkbench: Google Benchmark rejected its arguments\n");
         return 1;
     }
+    for (size_t i = 0; i < ncases; i++)
+        if (cases[i].hist != NULL && cases[i].started)
+            write_hgrm(&cases[i], cases[i].hist);
 
     /* results */
     int errors = 0;

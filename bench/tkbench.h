@@ -346,7 +346,8 @@ struct tkb_case {
 tkb_case *tkb_case_add(tkb_case *cases, size_t cap, size_t *k, const tkb_workload *w,
                        const tkb_plan *plan, const tkb_peer *p, double n, int64_t arg,
                        tkb_case_fn fn, int reps, double est);
-/* Gives the case a histogram accumulated over its repetitions (hist/). */
+/* Gives the case a histogram its body merges each repetition's lateness into;
+ * the run writes it to hist/ when every case has run. */
 void tkb_case_attach_hist(tkb_case *c);
 /* The one case of an executor-level workload whose wall time it fixes itself
  * (sleeps, windows, timers firing): `fn` at x value n and argument arg, with a
@@ -365,9 +366,6 @@ double tkb_peer_factor(const tkb_peer *p);
 
 /* Progress (cli.c): announces a case when its body first runs. */
 void tkb_progress_enter(tkb_case *c);
-
-/* Writes hist/<row>.<peer file>.hgrm in the output folder. */
-void tkb_write_hgrm(const tkb_case *c, const tkb_hist *h);
 
 /* W5 in a fresh process: `tkbench _w5 SPEC N SLACK MODE` (mode 0: cancellable
  * timers, then cancel all; 1: no handle). Returns the exit status. */

@@ -63,8 +63,6 @@ static void w2_spread(tk_gb_state *st, tkb_case *c) {
         if (c->hist)
             tkb_hist_merge(c->hist, &h);
     }
-    if (c->hist)
-        tkb_write_hgrm(c, c->hist);
     tkb_hist_destroy(&h);
     free(u);
     free(fs.mem);

@@ -62,8 +62,6 @@ static void w3_latency(tk_gb_state *st, tkb_case *c) {
         if (c->hist)
             tkb_hist_merge(c->hist, &h);
     }
-    if (c->hist)
-        tkb_write_hgrm(c, c->hist);
     tkb_hist_destroy(&h);
     free(delay);
     free(fs.mem);
