@@ -14,8 +14,10 @@ typedef struct wheel_peer {
 static int wheel_create(const tkb_peer *p, size_t n_hint, void **out) {
     (void)n_hint;
     wheel_peer *s = calloc(1, sizeof *s);
-    if (s == NULL ||
-        tk_wheel_core_init(&s->w, NULL, p->qc.tick_ns, p->qc.ticks_per_wheel, 0) != TK_OK) {
+    int64_t tick = 0, slots = 0;
+    if (s == NULL || tk_queue_config_get_value(&p->qc, "tick", &tick) != TK_OK ||
+        tk_queue_config_get_value(&p->qc, "slots", &slots) != TK_OK ||
+        tk_wheel_core_init(&s->w, NULL, tick, (uint32_t)slots, 0) != TK_OK) {
         free(s);
         return -1;
     }

@@ -285,12 +285,15 @@ void tkb_peer_list(FILE *f) {
 }
 
 int64_t tkb_peer_span_ns(const tkb_peer *p) {
-    if (p->engine == NULL || (p->engine->caps & TK_QUEUE_CAP_TICKED) == 0)
+    int64_t tick = 0, slots = 0;
+    if (p->engine == NULL || (p->engine->caps & TK_QUEUE_CAP_TICKED) == 0 ||
+        tk_queue_config_get_value(&p->qc, "tick", &tick) != TK_OK ||
+        tk_queue_config_get_value(&p->qc, "slots", &slots) != TK_OK)
         return TKB_NS_PER_MS * 1024;
-    int64_t slots = 1;
-    while (slots < (int64_t)p->qc.ticks_per_wheel)
-        slots <<= 1; /* the wheel rounds its size up to a power of two */
-    return p->qc.tick_ns * slots;
+    int64_t pow2 = 1;
+    while (pow2 < slots)
+        pow2 <<= 1; /* the wheel rounds its size up to a power of two */
+    return tick * pow2;
 }
 
 /* ---- style slots and display order ------------------------------------------ */

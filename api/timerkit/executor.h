@@ -160,11 +160,11 @@ typedef struct tk_executor_hooks {
 } tk_executor_hooks;
 
 typedef struct tk_executor_options {
-    unsigned core_pool_size;              /* threads; 0 is allowed (one thread is still
-                                             started when work arrives, as in Java);
-                                             at most TK_EXECUTOR_MAX_THREADS */
-    const tk_queue_ops *engine;           /* NULL: tk_engine_default() */
-    const tk_queue_config *engine_config; /* NULL: engine defaults */
+    unsigned core_pool_size;    /* threads; 0 is allowed (one thread is still
+                                   started when work arrives, as in Java);
+                                   at most TK_EXECUTOR_MAX_THREADS */
+    const tk_queue_ops *engine; /* NULL: engine_config's engine, else tk_engine_default() */
+    const tk_queue_config *engine_config; /* NULL: engine defaults; copied by create */
     const char *thread_name_prefix;       /* NULL: "tk-pool" */
     tk_thread_factory_fn thread_factory;  /* NULL: pthread_create */
     void *thread_factory_ctx;

@@ -22,7 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "node-sort.h"
 #include "timerkit/alloc.h"
+#include "timerkit/engine.h"
 #include "timerkit/queue.h"
 
 /* Largest ticks_per_wheel accepted (after rounding up to a power of two). */
@@ -109,7 +111,7 @@ int tk_wheel_core_check(const tk_wheel_core *w);
 /* As tk_wheel_core_advance_to(), but the expired nodes are left unsorted:
  * each tick's nodes in the order they were added, ticks in order (nodes of
  * successive ticks never interleave, so sorting the list, or merging the
- * pieces tk__wheel_sort_piece() cuts it into, gives advance_to()'s order).
+ * pieces tk__node_sort_piece() cuts it into, gives advance_to()'s order).
  * Saves the sort for a caller that merges pieces itself. */
 tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count);
 
@@ -163,41 +165,5 @@ tk_node *tk__wheel_core_extract_if(tk_wheel_core *w, bool (*pred)(tk_node *n, vo
 /* Calls fn(n, ctx) on every node; stops and returns false when fn does. */
 bool tk__wheel_core_foreach(const tk_wheel_core *w, bool (*fn)(const tk_node *n, void *ctx),
                             void *ctx);
-
-/* Sorts a detached list by (deadline, seq), stable; O(n) if already in order
- * (natural merge sort), else O(n log n): pieces of TK__WHEEL_SORT_PIECE
- * consecutive nodes are sorted by pairwise merges and then merged together
- * in one pass (see wheel-core.c). Returns the new head; *tail (if not NULL)
- * receives the last node. */
-tk_node *tk__wheel_sort(tk_node *list, tk_node **tail);
-
-/* Nodes sorted together by pairwise merges, and most pieces merged in one
- * pass (indices must fit uint16_t). */
-#define TK__WHEEL_SORT_PIECE ((size_t)4096)
-#define TK__WHEEL_SORT_MAX_WAYS ((size_t)256)
-
-/* tk__wheel_sort() with its piece size (>= 1) and ways (2 ..
- * TK__WHEEL_SORT_MAX_WAYS) chosen, so that tests reach every path with
- * small lists. */
-tk_node *tk__wheel_sort_pieces(tk_node *list, tk_node **tail, size_t piece, size_t ways);
-
-/* A sorted piece of a detached list: head .. tail, linked through
- * tk_node_next_detached(), the tail's link NULL. */
-typedef struct tk__wheel_piece {
-    tk_node *head, *tail;
-} tk__wheel_piece;
-
-/* The first phase of tk__wheel_sort(), for a caller that merges the pieces
- * itself: sorts the first `max` (>= 1) nodes of the non-empty list *list
- * (stable), returns them as a piece and advances *list past them. Call it
- * with max = TK__WHEEL_SORT_PIECE until the list is empty; merging the
- * pieces, earlier ones first on equal keys, gives tk__wheel_sort()'s order.
- * O(max) if those nodes are in order, else O(max log max). */
-tk__wheel_piece tk__wheel_sort_piece(tk_node **list, size_t max);
-
-/* (deadline, seq) comparison: true if a goes strictly before b. */
-static inline bool tk__wheel_before(const tk_node *a, const tk_node *b) {
-    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
-}
 
 #endif

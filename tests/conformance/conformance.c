@@ -23,15 +23,14 @@ const char *conf_default_engine_name(void) {
 /* ---- fixtures ------------------------------------------------------------------ */
 
 /* The only engine-specific knowledge in the suite.
- * - Config: a 1 ms tick. Engines that are not ticked ignore the field
- *   ("Fields an engine does not use are ignored"), so one config serves all.
+ * - Config: the engine's own defaults (tk_queue_config_init_for()), as a
+ *   user who names only the engine gets them.
  * - uses_tick: from the TK_QUEUE_CAP_TICKED capability.
  * - pending_limit: from the TK_QUEUE_CAP_BOUNDED capability (max_pending). */
 static void fixture_for(const tk_queue_ops *ops, conf_engine *e) {
     memset(e, 0, sizeof(*e));
     e->ops = ops;
-    tk_queue_config_init(&e->config);
-    e->config.tick_ns = TK_NS_PER_MS;
+    tk_queue_config_init_for(&e->config, ops);
     e->uses_tick = (ops->caps & TK_QUEUE_CAP_TICKED) != 0;
     e->pending_limit = (ops->caps & TK_QUEUE_CAP_BOUNDED) != 0;
 }

@@ -42,7 +42,7 @@ static void sleep_ms(int ms) {
 
 static tk_queue *make_queue(void) {
     tk_queue *q = NULL;
-    assert_int_equal(ops->create(NULL, NULL, NULL, &q), TK_OK);
+    assert_int_equal(ops->create(ops, NULL, NULL, NULL, &q), TK_OK);
     assert_non_null(q);
     return q;
 }
@@ -91,7 +91,8 @@ static void ops_table_is_named_heap_has_exact_order_and_every_op(void **state) {
     (void)state;
     assert_non_null(ops);
     assert_string_equal(ops->name, "heap");
-    assert_int_equal(ops->caps, TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_BATCH_TAKE);
+    assert_int_equal(ops->caps,
+                     TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_BATCH_TAKE | TK_QUEUE_CAP_BOUNDED);
     assert_non_null(ops->create);
     assert_non_null(ops->destroy);
     assert_non_null(ops->offer);
@@ -134,7 +135,7 @@ static void count_free_fn(void *ctx, void *ptr, size_t size) {
 static void create_uses_the_configured_allocator_and_reports_enomem(void **state) {
     (void)state;
     tk_queue *q = NULL;
-    assert_int_equal(ops->create(NULL, NULL, NULL, NULL), TK_EINVAL);
+    assert_int_equal(ops->create(ops, NULL, NULL, NULL, NULL), TK_EINVAL);
 
     for (long fail_after = 0; fail_after < 2; fail_after++) {
         count_alloc c = {.fail_after = fail_after};
@@ -142,15 +143,18 @@ static void create_uses_the_configured_allocator_and_reports_enomem(void **state
         tk_queue_config cfg;
         assert_int_equal(tk_queue_config_init(&cfg), TK_OK);
         cfg.allocator = &a;
-        assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_ENOMEM);
+        assert_int_equal(ops->create(ops, &cfg, NULL, NULL, &q), TK_ENOMEM);
         assert_null(q);
         assert_int_equal(c.live_bytes, 0);
     }
 
     count_alloc c = {.fail_after = -1};
     tk_allocator a = {count_alloc_fn, count_free_fn, &c};
-    tk_queue_config cfg = {.allocator = &a, .initial_capacity = 1000};
-    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_OK);
+    tk_queue_config cfg;
+    assert_int_equal(tk_queue_config_init_for(&cfg, ops), TK_OK);
+    cfg.allocator = &a;
+    assert_int_equal(tk_queue_config_set_value(&cfg, "capacity", 1000), TK_OK);
+    assert_int_equal(ops->create(ops, &cfg, NULL, NULL, &q), TK_OK);
     assert_true(c.live_bytes >= 1000 * 2 * sizeof(int64_t));
     assert_int_equal(ops->check(q), TK_OK);
     ops->destroy(q);
@@ -281,7 +285,7 @@ static tk_queue *make_spinning_queue(int64_t spin_ns) {
     assert_int_equal(tk_queue_config_init(&cfg), TK_OK);
     cfg.spin_ns = spin_ns;
     tk_queue *q = NULL;
-    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_OK);
+    assert_int_equal(ops->create(ops, &cfg, NULL, NULL, &q), TK_OK);
     return q;
 }
 
@@ -292,13 +296,13 @@ static void spin_ns_outside_zero_to_one_second_is_einval(void **state) {
     assert_int_equal(cfg.spin_ns, 0);
     tk_queue *q = NULL;
     cfg.spin_ns = -1;
-    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_EINVAL);
+    assert_int_equal(ops->create(ops, &cfg, NULL, NULL, &q), TK_EINVAL);
     assert_null(q);
     cfg.spin_ns = TK_NS_PER_S + 1;
-    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_EINVAL);
+    assert_int_equal(ops->create(ops, &cfg, NULL, NULL, &q), TK_EINVAL);
     assert_null(q);
     cfg.spin_ns = TK_NS_PER_S;
-    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_OK);
+    assert_int_equal(ops->create(ops, &cfg, NULL, NULL, &q), TK_OK);
     ops->destroy(q);
 }
 
@@ -1446,11 +1450,13 @@ static void probe_alloc_finish(probe_alloc *p) {
 
 static tk_queue *make_queue_with(const tk_allocator *a, size_t initial_capacity) {
     tk_queue_config cfg;
-    assert_int_equal(tk_queue_config_init(&cfg), TK_OK);
+    assert_int_equal(tk_queue_config_init_for(&cfg, ops), TK_OK);
     cfg.allocator = a;
-    cfg.initial_capacity = initial_capacity;
+    if (initial_capacity != 0) /* 0: the default */
+        assert_int_equal(tk_queue_config_set_value(&cfg, "capacity", (int64_t)initial_capacity),
+                         TK_OK);
     tk_queue *q = NULL;
-    assert_int_equal(ops->create(&cfg, NULL, NULL, &q), TK_OK);
+    assert_int_equal(ops->create(ops, &cfg, NULL, NULL, &q), TK_OK);
     return q;
 }
 

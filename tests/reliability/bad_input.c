@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "param-store.h"
 #include "rel-common.h"
 
 /* Returned by a row whose call gave the right status but broke a side
@@ -232,51 +233,46 @@ static void test_queue_ops_bad_input(void **state) {
     } while (0)
     for (size_t e = 0; e < tk_engine_count(); e++) {
         const tk_queue_ops *ops = tk_engine_at(e);
-        bool wheel = (ops->caps & TK_QUEUE_CAP_TICKED) != 0;
+        bool bounded = (ops->caps & TK_QUEUE_CAP_BOUNDED) != 0;
         tk_queue_config cfg;
         tk_queue *q = NULL;
         assert_non_null(ops->name);
         assert_non_null(ops->create);
-        QCHECK(ops->create(NULL, on_release, NULL, NULL), TK_EINVAL);
+        QCHECK(ops->create(ops, NULL, on_release, NULL, NULL), TK_EINVAL);
+        QCHECK(tk_queue_create(ops, NULL, on_release, NULL, NULL), TK_EINVAL);
+        QCHECK(tk_queue_create(NULL, NULL, on_release, NULL, &q), TK_EINVAL);
 
-        /* Invalid wheel parameters: the wheel rejects them, the heap ignores them. */
-        tk_queue_config_init(&cfg);
-        cfg.tick_ns = -1;
-        int rc = ops->create(&cfg, on_release, NULL, &q);
-        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
-        if (rc == TK_OK)
-            ops->destroy(q);
-        tk_queue_config_init(&cfg);
-        cfg.tick_ns = INT64_MIN;
-        rc = ops->create(&cfg, on_release, NULL, &q);
-        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
-        if (rc == TK_OK)
-            ops->destroy(q);
-        tk_queue_config_init(&cfg);
-        cfg.ticks_per_wheel = UINT32_MAX; /* rounds up past 2^31 */
-        rc = ops->create(&cfg, on_release, NULL, &q);
-        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
-        if (rc == TK_OK)
-            ops->destroy(q);
-        tk_queue_config_init(&cfg);
-        cfg.ticks_per_wheel = (UINT32_C(1) << 24) + 1; /* past the wheel's largest size */
-        rc = ops->create(&cfg, on_release, NULL, &q);
-        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
-        if (rc == TK_OK)
-            ops->destroy(q);
-        tk_queue_config_init(&cfg);
-        cfg.initial_capacity = SIZE_MAX; /* heap: too large to represent */
-        rc = ops->create(&cfg, on_release, NULL, &q);
-        if (wheel)
-            QCHECK(rc, TK_OK);
-        else if (rc != TK_EINVAL && rc != TK_ENOMEM)
+        /* Every parameter of the engine's table outside its range, straight
+         * in the config: create() refuses each. A config of another engine
+         * too. */
+        for (size_t i = 0; i < ops->param_count; i++) {
+            uint64_t badv[3];
+            int nbad = tkt_param_bad_values(&ops->params[i], badv);
+            for (int k = 0; k < nbad; k++) {
+                tk_queue_config_init_for(&cfg, ops);
+                tkt_param_store(&cfg, &ops->params[i], badv[k]);
+                int rc = tk_queue_create(ops, &cfg, on_release, NULL, &q);
+                if (rc != TK_EINVAL)
+                    print_error("  [%s] %s=%llu\n", ops->name, ops->params[i].key,
+                                (unsigned long long)badv[k]);
+                QCHECK(rc, TK_EINVAL);
+                if (rc == TK_OK)
+                    ops->destroy(q);
+            }
+        }
+        for (size_t o = 0; o < tk_engine_count(); o++) {
+            if (tk_engine_at(o) == ops)
+                continue;
+            tk_queue_config_init_for(&cfg, tk_engine_at(o));
+            int rc = tk_queue_create(ops, &cfg, on_release, NULL, &q);
             QCHECK(rc, TK_EINVAL);
-        if (rc == TK_OK)
-            ops->destroy(q);
+            if (rc == TK_OK)
+                ops->destroy(q);
+        }
 
         /* A live queue with hostile nodes. NULL config means defaults. */
         atomic_store(&released, 0);
-        QCHECK(ops->create(NULL, on_release, NULL, &q), TK_OK);
+        QCHECK(tk_queue_create(ops, NULL, on_release, NULL, &q), TK_OK);
         if (q == NULL)
             continue;
         tk_node never, far, past, a, b;
@@ -304,7 +300,7 @@ static void test_queue_ops_bad_input(void **state) {
         QCHECK(ops->peek(q, &dl, &seq), TK_OK);
         assert_int_equal(dl, INT64_MAX);
         QCHECK(ops->check(q), TK_OK);
-        rc = ops->remove(q, &far);
+        int rc = ops->remove(q, &far);
         if (rc != TK_EINPROGRESS)
             QCHECK(rc, TK_OK);
         QCHECK(ops->remove(q, &far), TK_ENOENT);
@@ -347,20 +343,20 @@ static void test_queue_ops_bad_input(void **state) {
                         atomic_load(&released));
         }
 
-        /* Wheel pending limit: the second offer is refused, the caller keeps it. */
-        tk_queue_config_init(&cfg);
+        /* A pending limit: the second offer is refused, the caller keeps it. */
+        tk_queue_config_init_for(&cfg, ops);
         cfg.max_pending = 1;
-        QCHECK(ops->create(&cfg, on_release, NULL, &q), TK_OK);
+        QCHECK(tk_queue_create(ops, &cfg, on_release, NULL, &q), TK_OK);
         a.deadline_ns = b.deadline_ns = INT64_MAX;
         a.seq = 5;
         b.seq = 6;
         QCHECK(ops->offer(q, &a), TK_OK);
-        QCHECK(ops->offer(q, &b), wheel ? TK_EFULL : TK_OK);
+        QCHECK(ops->offer(q, &b), bounded ? TK_EFULL : TK_OK);
         list = ops->drain(q);
         size_t n = 0;
         for (; list != NULL; list = tk_node_next_detached(list))
             n++;
-        assert_int_equal(n, wheel ? 1 : 2);
+        assert_int_equal(n, bounded ? 1 : 2);
         ops->destroy(q);
     }
 #undef QCHECK
@@ -421,40 +417,48 @@ static int r_create_bad_policy(fixture *f) {
     return create_with(f, &o);
 }
 
-static int r_create_negative_tick(fixture *f) {
-    tk_executor_options o = f->opt;
-    tk_queue_config c = f->cfg;
-    c.tick_ns = -TK_NS_PER_MS;
-    o.engine_config = &c;
-    int rc = create_with(f, &o);
-    /* Only the wheel uses tick_ns; other engines ignore it. */
-    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
-        return TK_EINVAL;
-    return rc;
+/* Creates an executor with each value of each parameter of the engine's
+ * table that lies outside the parameter's range, written straight into the
+ * config. Returns TK_EINVAL if every one is refused, else the first other
+ * status (side effect: names the parameter). */
+static int r_create_param_out_of_range(fixture *f) {
+    const tk_queue_ops *ops = f->engine;
+    int tried = 0;
+    for (size_t i = 0; i < ops->param_count; i++) {
+        uint64_t badv[3];
+        int nbad = tkt_param_bad_values(&ops->params[i], badv);
+        for (int k = 0; k < nbad; k++) {
+            tk_executor_options o = f->opt;
+            tk_queue_config c = f->cfg;
+            tkt_param_store(&c, &ops->params[i], badv[k]);
+            o.engine_config = &c;
+            int rc = create_with(f, &o);
+            tried++;
+            if (rc != TK_EINVAL) {
+                side("%s=%llu: %s", ops->params[i].key, (unsigned long long)badv[k],
+                     tk_status_name(rc));
+                return rc == TK_OK ? SIDE_EFFECT : rc;
+            }
+        }
+    }
+    return tried > 0 ? TK_EINVAL : TK_OK;
 }
 
-static int r_create_huge_wheel(fixture *f) {
-    tk_executor_options o = f->opt;
-    tk_queue_config c = f->cfg;
-    c.ticks_per_wheel = UINT32_MAX;
-    o.engine_config = &c;
-    int rc = create_with(f, &o);
-    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
-        return TK_EINVAL;
-    return rc;
-}
-
-/* A tick whose revolution (tick x the 512 slots of the fixture) overflows
- * int64 ns: the wheel refuses it, the heap ignores tick_ns. */
-static int r_create_tick_past_int64_revolution(fixture *f) {
-    tk_executor_options o = f->opt;
-    tk_queue_config c = f->cfg;
-    c.tick_ns = INT64_MAX / 256;
-    o.engine_config = &c;
-    int rc = create_with(f, &o);
-    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
-        return TK_EINVAL;
-    return rc;
+/* A config that holds another engine's parameters. */
+static int r_create_other_engines_config(fixture *f) {
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        if (tk_engine_at(e) == f->engine)
+            continue;
+        tk_executor_options o = f->opt;
+        tk_queue_config c;
+        tk_queue_config_init_for(&c, tk_engine_at(e));
+        o.engine = f->engine;
+        o.engine_config = &c;
+        int rc = create_with(f, &o);
+        if (rc != TK_EINVAL)
+            return rc == TK_OK ? SIDE_EFFECT : rc;
+    }
+    return TK_EINVAL;
 }
 
 static int r_create_pool_zero_still_runs(fixture *f) {
@@ -1389,13 +1393,14 @@ static int r_spec_format_short_buf(fixture *f) {
 
 /* A config create() refuses has no canonical spec. */
 static int r_spec_format_out_of_range(fixture *f) {
-    const tk_queue_param *p = &f->engine->params[0];
+    /* the first parameter of the table that can be out of range, set so */
     tk_queue_config cfg = f->cfg;
-    if (p->type == TK_PARAM_DURATION) {
-        int64_t v = -1;
-        memcpy((char *)&cfg + p->offset, &v, sizeof(v));
-    } else {
-        memset((char *)&cfg + p->offset, 0xff, p->size); /* the field's largest value */
+    for (size_t i = 0; i < f->engine->param_count; i++) {
+        uint64_t badv[3];
+        if (tkt_param_bad_values(&f->engine->params[i], badv) > 0) {
+            tkt_param_store(&cfg, &f->engine->params[i], badv[0]);
+            break;
+        }
     }
     char buf[64] = "junk";
     int rc = tk_queue_config_format(f->engine, &cfg, buf, sizeof(buf));
@@ -1484,9 +1489,8 @@ static const row executor_rows[] = {
     ROW(r_create_pool_uint_max, TK_EINVAL),
     ROW(r_create_custom_without_handler, TK_EINVAL),
     ROW(r_create_bad_policy, TK_EINVAL),
-    ROW(r_create_negative_tick, TK_EINVAL),
-    ROW(r_create_huge_wheel, TK_EINVAL),
-    ROW(r_create_tick_past_int64_revolution, TK_EINVAL),
+    ROW(r_create_param_out_of_range, TK_EINVAL),
+    ROW(r_create_other_engines_config, TK_EINVAL),
     ROW(r_create_pool_zero_still_runs, TK_OK),
     ROW2(r_create_huge_timer_slack, TK_OK, TK_EINVAL),
     ROW(r_create_long_thread_prefix, TK_OK),

@@ -21,6 +21,9 @@
 #include "timerkit/status.h"
 #include "wheel-internal.h"
 
+/* The wheel's own parameters inside a config (tk_queue_config.params). */
+#define WP(c) ((tk__wheel_params *)(void *)(c).params.bytes)
+
 #define MS TK_NS_PER_MS
 
 typedef struct tnode {
@@ -45,7 +48,7 @@ static const tk_queue_ops *ops;
 
 static tk_queue *make_queue(const tk_queue_config *cfg, rel_ctx *rel) {
     tk_queue *q = NULL;
-    assert_int_equal(ops->create(cfg, on_release, rel, &q), TK_OK);
+    assert_int_equal(ops->create(ops, cfg, on_release, rel, &q), TK_OK);
     assert_non_null(q);
     return q;
 }
@@ -99,50 +102,52 @@ static void rejects_invalid_configs(void **state) {
     (void)state;
     tk_queue *q = NULL;
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.tick_ns = TK_WHEEL_MIN_TICK_NS - 1;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
-    c.tick_ns = -TK_NS_PER_MS;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
-    tk_queue_config_init(&c);
-    c.ticks_per_wheel = (UINT32_C(1) << 24) + 1;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
-    c.ticks_per_wheel = UINT32_MAX;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
-    tk_queue_config_init(&c);
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS - 1;
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
+    WP(c)->tick_ns = -TK_NS_PER_MS;
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->slots = (UINT32_C(1) << 24) + 1;
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
+    WP(c)->slots = UINT32_MAX;
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
+    tk_queue_config_init_for(&c, tk_engine_wheel());
     c.spin_ns = -1;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
     c.spin_ns = TK_NS_PER_S + 1;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
-    /* One revolution, tick_ns times the slots, must fit in int64_t ns for
-     * every slot count the wheel accepts. */
-    tk_queue_config_init(&c);
-    c.tick_ns = TK_WHEEL_MAX_TICK_NS + 1;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
-    c.tick_ns = INT64_MAX / 256; /* times 512 slots: past INT64_MAX */
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
-    c.tick_ns = INT64_MAX;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_EINVAL);
-    assert_int_equal(ops->create(NULL, on_release, NULL, NULL), TK_EINVAL);
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
+    /* One revolution, tick_ns times the slots (rounded up to a power of
+     * two), must fit in int64_t ns. */
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = INT64_MAX / (1 << 24) + 1;
+    WP(c)->slots = 1 << 24;
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
+    WP(c)->slots = 512;
+    WP(c)->tick_ns = INT64_MAX / 256; /* times 512 slots: past INT64_MAX */
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
+    WP(c)->tick_ns = INT64_MAX;
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
+    assert_int_equal(ops->create(ops, NULL, on_release, NULL, NULL), TK_EINVAL);
     assert_null(q);
 
     /* Defaults (NULL config, zero fields) and the floor itself are fine. */
-    assert_int_equal(ops->create(NULL, on_release, NULL, &q), TK_OK);
+    assert_int_equal(ops->create(ops, NULL, on_release, NULL, &q), TK_OK);
     ops->destroy(q);
     tk_queue_config z;
     memset(&z, 0, sizeof(z));
-    assert_int_equal(ops->create(&z, on_release, NULL, &q), TK_OK);
+    assert_int_equal(ops->create(ops, &z, on_release, NULL, &q), TK_OK);
     ops->destroy(q);
-    tk_queue_config_init(&c);
-    c.tick_ns = TK_WHEEL_MIN_TICK_NS;
-    c.ticks_per_wheel = 3;
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS;
+    WP(c)->slots = 3;
     c.thread_name = "a-rather-long-thread-name";
     c.spin_ns = TK_NS_PER_S;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_OK);
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_OK);
     ops->destroy(q);
-    tk_queue_config_init(&c);
-    c.tick_ns = TK_WHEEL_MAX_TICK_NS;
-    assert_int_equal(ops->create(&c, on_release, NULL, &q), TK_OK);
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = INT64_MAX / 512; /* the largest revolution of 512 slots */
+    assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_OK);
     ops->destroy(q);
 
     assert_string_equal(ops->name, "wheel");
@@ -342,7 +347,7 @@ static void removed_node_is_never_handed_out(void **state) {
 static void remove_without_release_callback_is_synchronous(void **state) {
     (void)state;
     tk_queue *q = NULL;
-    assert_int_equal(ops->create(NULL, NULL, NULL, &q), TK_OK);
+    assert_int_equal(ops->create(ops, NULL, NULL, NULL, &q), TK_OK);
     tnode *t = make_nodes(50);
     int64_t now = tk_clock_now_ns();
     for (int i = 0; i < 50; i++) {
@@ -364,7 +369,7 @@ static void max_pending_gives_efull(void **state) {
     (void)state;
     rel_ctx rel = {0};
     tk_queue_config c;
-    tk_queue_config_init(&c);
+    tk_queue_config_init_for(&c, tk_engine_wheel());
     c.max_pending = 3;
     tk_queue *q = make_queue(&c, &rel);
     tnode *t = make_nodes(5);
@@ -586,9 +591,9 @@ static void idle_tick_thread_sleeps_until_something_can_expire(void **state) {
     (void)state;
     rel_ctx rel = {0};
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.tick_ns = TK_NS_PER_MS;
-    c.ticks_per_wheel = 1024;
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = TK_NS_PER_MS;
+    WP(c)->slots = 1024;
     tk_queue *q = make_queue(&c, &rel);
     tnode *t = make_nodes(2);
     t[0].node.deadline_ns = tk_clock_now_ns() + INT64_C(3600) * TK_NS_PER_S;
@@ -627,7 +632,7 @@ static void idle_tick_thread_sleeps_until_something_can_expire(void **state) {
 
 static tk_queue *make_spinning_queue(int64_t spin_ns, rel_ctx *rel) {
     tk_queue_config c;
-    tk_queue_config_init(&c);
+    tk_queue_config_init_for(&c, tk_engine_wheel());
     c.spin_ns = spin_ns;
     return make_queue(&c, rel);
 }
@@ -763,8 +768,8 @@ static void a_backlog_left_by_a_short_pass_keeps_its_tick(void **state) {
     const size_t evict_bytes = (size_t)64 << 20;
     rel_ctx rel = {0};
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.tick_ns = TK_WHEEL_MIN_TICK_NS;
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS;
     tk_queue *q = make_queue(&c, &rel);
     char *mem = calloc(N, STRIDE);
     unsigned char *evict = malloc(evict_bytes);
@@ -813,9 +818,9 @@ static void out_of_order_batches_leave_in_exact_order(void **state) {
     enum { GROUPS = 300, PER = 12, N = GROUPS * PER };
     rel_ctx rel = {0};
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.tick_ns = TK_WHEEL_MIN_TICK_NS; /* many passes, quickly */
-    c.ticks_per_wheel = 64;
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS; /* many passes, quickly */
+    WP(c)->slots = 64;
     tk_queue *q = make_queue(&c, &rel);
     tnode *t = make_nodes(N);
     int64_t base = tk_clock_now_ns() - TK_NS_PER_S; /* all due at once */
@@ -1058,9 +1063,9 @@ static void many_ticks_expired_in_one_pass_leave_in_order_never_early(void **sta
     enum { N = 100000 };
     rel_ctx rel = {0};
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.tick_ns = TK_WHEEL_MIN_TICK_NS;
-    c.ticks_per_wheel = 256;
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS;
+    WP(c)->slots = 256;
     tk_queue *q = make_queue(&c, &rel);
     tnode *t = make_nodes(N);
     uint64_t rs = 99;
@@ -1225,9 +1230,9 @@ static void concurrent_offer_remove_take_accounts_for_every_node(void **state) {
     enum { PER = 4000, THREADS = 3 };
     rel_ctx rel = {0};
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.tick_ns = 100 * TK_NS_PER_US;
-    c.ticks_per_wheel = 64;
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = 100 * TK_NS_PER_US;
+    WP(c)->slots = 64;
     tk_queue *q = make_queue(&c, &rel);
     consumer con = {.q = q};
     assert_int_equal(pthread_create(&con.th, NULL, consumer_main, &con), 0);
@@ -1313,9 +1318,9 @@ static void removal_racing_expiry_and_drain_accounts_for_every_node(void **state
     enum { THREADS = 2, ROUNDS = 25, BATCH = 160, PER = ROUNDS * BATCH };
     rel_ctx rel = {0};
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.tick_ns = 50 * TK_NS_PER_US;
-    c.ticks_per_wheel = 16;
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = 50 * TK_NS_PER_US;
+    WP(c)->slots = 16;
     tk_queue *q = make_queue(&c, &rel);
     consumer con = {.q = q};
     assert_int_equal(pthread_create(&con.th, NULL, consumer_main, &con), 0);
@@ -1695,7 +1700,7 @@ static void nodes_handed_out_by_take_batch_answer_enoent_to_remove(void **state)
     for (int sync = 0; sync < 2; sync++) {
         rel_ctx rel = {0};
         tk_queue *q = NULL;
-        assert_int_equal(ops->create(NULL, sync ? NULL : on_release, &rel, &q), TK_OK);
+        assert_int_equal(ops->create(ops, NULL, sync ? NULL : on_release, &rel, &q), TK_OK);
         tnode *t = make_nodes(N);
         int64_t past = tk_clock_now_ns() - MS;
         for (int i = 0; i < N; i++) {
@@ -1848,9 +1853,9 @@ static void two_batch_takers_and_a_producer_lose_and_duplicate_nothing(void **st
     enum { N = 30000, T = 2 };
     rel_ctx rel = {0};
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    c.tick_ns = 100 * TK_NS_PER_US;
-    c.ticks_per_wheel = 64;
+    tk_queue_config_init_for(&c, tk_engine_wheel());
+    WP(c)->tick_ns = 100 * TK_NS_PER_US;
+    WP(c)->slots = 64;
     tk_queue *q = make_queue(&c, &rel);
     batch_taker b[T];
     for (int i = 0; i < T; i++) {
