@@ -1,8 +1,11 @@
-/* timerkit conformance suite: the runner, the per-engine fixtures and helpers.
+/* timerkit conformance suite: the runner (tk_conformance_main(), declared in
+ * the test kit's timerkit/testkit.h), the per-engine fixtures and helpers.
  *
  * Usage: tk_conformance [--engine NAME]... [--filter GLOB] [--list]
- * With no --engine, every registered engine runs every case. Test names start
- * with the engine: "heap: never starts a task before its deadline".
+ * With no --engine, every registered engine runs every case; an engine
+ * registered with tk_engine_register() before the call is found by name like
+ * a built-in one. Test names start with the engine: "heap: never starts a task
+ * before its deadline".
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <time.h>
 
 #include "conformance.h"
+#include "timerkit/testkit.h"
 
 #ifndef TK_CONF_DEFAULT_ENGINE
 #define TK_CONF_DEFAULT_ENGINE "heap"
@@ -323,7 +327,7 @@ static int usage(const char *argv0) {
     return 2;
 }
 
-int main(int argc, char **argv) {
+int tk_conformance_main(int argc, char **argv) {
     const char *names[16];
     size_t nnames = 0;
     const char *filter = NULL;
