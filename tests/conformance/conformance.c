@@ -2,6 +2,7 @@
  * the test kit's timerkit/testkit.h), the per-engine fixtures and helpers.
  *
  * Usage: tk_conformance [--engine NAME]... [--filter GLOB] [--list]
+ *        tk_conformance --list-engines       (the registered engines' names)
  * With no --engine, every registered engine runs every case; an engine
  * registered with tk_engine_register() before the call is found by name like
  * a built-in one. Test names start with the engine: "heap: never starts a task
@@ -323,7 +324,8 @@ static const group_ref groups[] = {
 };
 
 static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [--engine NAME]... [--filter GLOB] [--list]\n", argv0);
+    fprintf(stderr, "usage: %s [--engine NAME]... [--filter GLOB] [--list] | --list-engines\n",
+            argv0);
     return 2;
 }
 
@@ -339,7 +341,11 @@ int tk_conformance_main(int argc, char **argv) {
             filter = argv[++i];
         else if (strcmp(argv[i], "--list") == 0)
             list = true;
-        else
+        else if (strcmp(argv[i], "--list-engines") == 0 && argc == 2) {
+            for (size_t e = 0; e < tk_engine_count(); e++)
+                printf("%s\n", tk_engine_at(e)->name);
+            return 0;
+        } else
             return usage(argv[0]);
     }
     if (nnames == 0) {
