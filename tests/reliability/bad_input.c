@@ -1459,20 +1459,420 @@ static int r_param_format_field_past_config(fixture *f) {
     return tk_queue_param_format(&p, &f->cfg, buf, sizeof(buf));
 }
 
+/* ---- configs by key, check, tk_queue_create, tk_engine_check/_register ---- */
+
+/* Returns what `call` returned, or SIDE_EFFECT if it failed and changed
+ * `cfg` (set and set_value leave the config unchanged on failure). */
+#define CONFIG_UNTOUCHED(cfg, call)                                                                \
+    do {                                                                                           \
+        tk_queue_config before_ = (cfg);                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != TK_OK && memcmp(&(cfg), &before_, sizeof(before_)) != 0) {                      \
+            side("the config changed on failure");                                                 \
+            return SIDE_EFFECT;                                                                    \
+        }                                                                                          \
+        return rc_;                                                                                \
+    } while (0)
+
+static int r_init_for_null_cfg(fixture *f) {
+    return tk_queue_config_init_for(NULL, f->engine);
+}
+
+static int r_init_for_null_engine(fixture *f) {
+    (void)f;
+    tk_queue_config c;
+    return tk_queue_config_init_for(&c, NULL);
+}
+
+/* A copy of the engine whose table is one entry with its default outside
+ * its range: [1, 1], default 2. */
+static int r_init_for_malformed_table(fixture *f) {
+    static const tk_queue_param bad[] = {{.key = "x",
+                                          .type = TK_PARAM_DURATION,
+                                          .offset = 0,
+                                          .size = sizeof(int64_t),
+                                          .min = 1,
+                                          .max = 1,
+                                          .def = 2,
+                                          .help = "default outside the range"}};
+    tk_queue_ops o = *f->engine;
+    o.params = bad;
+    o.param_count = 1;
+    o.params_size = sizeof(int64_t);
+    tk_queue_config c;
+    return tk_queue_config_init_for(&c, &o);
+}
+
+static int r_set_null_cfg(fixture *f) {
+    char err[64] = "";
+    int rc = tk_queue_config_set(NULL, f->engine->params[0].key, "1", err, sizeof(err));
+    if (rc == TK_EINVAL && strcmp(err, "cfg is NULL") != 0) {
+        side("message: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_set_null_key(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set(&c, NULL, "1", NULL, 0));
+}
+
+static int r_set_null_value(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set(&c, f->engine->params[0].key, NULL, NULL, 0));
+}
+
+static int r_set_no_engine(fixture *f) {
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    CONFIG_UNTOUCHED(c, tk_queue_config_set(&c, f->engine->params[0].key, "1", NULL, 0));
+}
+
+static int r_set_unknown_key(fixture *f) {
+    tk_queue_config c = f->cfg;
+    char err[256] = "";
+    tk_queue_config before = c;
+    int rc = tk_queue_config_set(&c, "no_such_key", "1", err, sizeof(err));
+    if (rc == TK_EINVAL && strstr(err, "no_such_key") == NULL) {
+        side("the message does not name the key: %s", err);
+        return SIDE_EFFECT;
+    }
+    if (rc != TK_OK && memcmp(&c, &before, sizeof(c)) != 0) {
+        side("the config changed on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_set_malformed_value(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set(&c, f->engine->params[0].key, "x1", NULL, 0));
+}
+
+static int r_set_value_null_cfg(fixture *f) {
+    return tk_queue_config_set_value(NULL, f->engine->params[0].key, f->engine->params[0].def);
+}
+
+static int r_set_value_null_key(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set_value(&c, NULL, 0));
+}
+
+static int r_set_value_no_engine(fixture *f) {
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    const tk_queue_param *p = &f->engine->params[0];
+    CONFIG_UNTOUCHED(c, tk_queue_config_set_value(&c, p->key, p->def));
+}
+
+static int r_set_value_unknown_key(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set_value(&c, "no_such_key", 0));
+}
+
+/* Each parameter one past its range (where an int64_t can say so). */
+static int r_set_value_out_of_range(fixture *f) {
+    for (size_t i = 0; i < f->engine->param_count; i++) {
+        const tk_queue_param *p = &f->engine->params[i];
+        int64_t outside[2];
+        size_t n = 0;
+        if (p->min > INT64_MIN)
+            outside[n++] = p->min - 1;
+        if (p->max < INT64_MAX)
+            outside[n++] = p->max + 1;
+        for (size_t k = 0; k < n; k++) {
+            tk_queue_config c = f->cfg, before = c;
+            int rc = tk_queue_config_set_value(&c, p->key, outside[k]);
+            if (rc != TK_EINVAL || memcmp(&c, &before, sizeof(c)) != 0) {
+                side("%s=%lld: %s", p->key, (long long)outside[k], tk_status_name(rc));
+                return rc == TK_EINVAL ? SIDE_EFFECT : rc;
+            }
+        }
+    }
+    return TK_EINVAL;
+}
+
+static int r_get_value_null_cfg(fixture *f) {
+    int64_t v = 0;
+    return tk_queue_config_get_value(NULL, f->engine->params[0].key, &v);
+}
+
+static int r_get_value_null_key(fixture *f) {
+    int64_t v = 0;
+    return tk_queue_config_get_value(&f->cfg, NULL, &v);
+}
+
+static int r_get_value_null_value(fixture *f) {
+    return tk_queue_config_get_value(&f->cfg, f->engine->params[0].key, NULL);
+}
+
+static int r_get_value_no_engine(fixture *f) {
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    int64_t v = 0;
+    return tk_queue_config_get_value(&c, f->engine->params[0].key, &v);
+}
+
+static int r_get_value_unknown_key(fixture *f) {
+    int64_t v = 0;
+    return tk_queue_config_get_value(&f->cfg, "no_such_key", &v);
+}
+
+/* The fixture's config reads back every parameter's default. */
+static int r_get_value_defaults(fixture *f) {
+    for (size_t i = 0; i < f->engine->param_count; i++) {
+        int64_t v = 0;
+        int rc = tk_queue_config_get_value(&f->cfg, f->engine->params[i].key, &v);
+        if (rc != TK_OK)
+            return rc;
+        if (v != f->engine->params[i].def) {
+            side("%s reads %lld", f->engine->params[i].key, (long long)v);
+            return SIDE_EFFECT;
+        }
+    }
+    return TK_OK;
+}
+
+static int r_check_null_engine(fixture *f) {
+    char err[64] = "";
+    int rc = tk_queue_config_check(NULL, &f->cfg, err, sizeof(err));
+    if (rc == TK_EINVAL && strcmp(err, "no engine") != 0) {
+        side("message: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_check_null_cfg_is_defaults(fixture *f) {
+    return tk_queue_config_check(f->engine, NULL, NULL, 0);
+}
+
+static int r_check_own_config(fixture *f) {
+    return tk_queue_config_check(f->engine, &f->cfg, NULL, 0);
+}
+
+/* A config of each other engine, named in the message. */
+static int r_check_other_engines_config(fixture *f) {
+    int tried = 0;
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        const tk_queue_ops *other = tk_engine_at(e);
+        if (other == f->engine)
+            continue;
+        tk_queue_config c;
+        tk_queue_config_init_for(&c, other);
+        char err[256] = "";
+        int rc = tk_queue_config_check(f->engine, &c, err, sizeof(err));
+        tried++;
+        if (rc != TK_EINVAL)
+            return rc == TK_OK ? SIDE_EFFECT : rc;
+        if (strstr(err, other->name) == NULL) {
+            side("the message does not name '%s': %s", other->name, err);
+            return SIDE_EFFECT;
+        }
+    }
+    return tried > 0 ? TK_EINVAL : TK_OK;
+}
+
+static int r_check_param_out_of_range(fixture *f) {
+    int tried = 0;
+    for (size_t i = 0; i < f->engine->param_count; i++) {
+        uint64_t badv[3];
+        int nbad = tkt_param_bad_values(&f->engine->params[i], badv);
+        for (int k = 0; k < nbad; k++) {
+            tk_queue_config c = f->cfg;
+            tkt_param_store(&c, &f->engine->params[i], badv[k]);
+            char err[256] = "";
+            int rc = tk_queue_config_check(f->engine, &c, err, sizeof(err));
+            tried++;
+            if (rc != TK_EINVAL)
+                return rc == TK_OK ? SIDE_EFFECT : rc;
+            if (strstr(err, f->engine->params[i].key) == NULL) {
+                side("the message does not name '%s': %s", f->engine->params[i].key, err);
+                return SIDE_EFFECT;
+            }
+        }
+    }
+    return tried > 0 ? TK_EINVAL : TK_OK;
+}
+
+static int r_queue_create_null_engine(fixture *f) {
+    (void)f;
+    tk_queue *q = (tk_queue *)(uintptr_t)1;
+    int rc = tk_queue_create(NULL, NULL, NULL, NULL, &q);
+    if (q != NULL) {
+        side("*out not cleared on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_queue_create_null_out(fixture *f) {
+    return tk_queue_create(f->engine, &f->cfg, NULL, NULL, NULL);
+}
+
+static int r_queue_create_incomplete_engine(fixture *f) {
+    (void)f;
+    static const tk_queue_ops bogus = {.name = "bogus"};
+    tk_queue *q = (tk_queue *)(uintptr_t)1;
+    int rc = tk_queue_create(&bogus, NULL, NULL, NULL, &q);
+    if (q != NULL) {
+        side("*out not cleared on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_queue_create_own_config(fixture *f) {
+    tk_queue *q = NULL;
+    int rc = tk_queue_create(f->engine, &f->cfg, NULL, NULL, &q);
+    if (rc == TK_OK)
+        f->engine->destroy(q);
+    return rc;
+}
+
+static int r_engine_check_null(fixture *f) {
+    (void)f;
+    char err[64] = "";
+    int rc = tk_engine_check(NULL, err, sizeof(err));
+    if (rc == TK_EINVAL && strcmp(err, "engine is NULL") != 0) {
+        side("message: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_engine_check_own(fixture *f) {
+    return tk_engine_check(f->engine, NULL, 0);
+}
+
+static int r_engine_check_no_ops(fixture *f) {
+    (void)f;
+    static const tk_queue_ops bogus = {.name = "bogus"};
+    char err[128] = "";
+    int rc = tk_engine_check(&bogus, err, sizeof(err));
+    if (rc == TK_EINVAL && strstr(err, "create") == NULL) {
+        side("the message does not name the operation: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_engine_register_null(fixture *f) {
+    (void)f;
+    size_t before = tk_engine_count();
+    int rc = tk_engine_register(NULL, NULL, 0);
+    if (tk_engine_count() != before) {
+        side("the registry grew");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_engine_register_incomplete(fixture *f) {
+    (void)f;
+    static const tk_queue_ops bogus = {.name = "bogus"};
+    size_t before = tk_engine_count();
+    int rc = tk_engine_register(&bogus, NULL, 0);
+    if (tk_engine_count() != before || tk_engine_by_name("bogus") != NULL) {
+        side("the registry took an incomplete table");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* A registered table again: a no-op. */
+static int r_engine_register_registered(fixture *f) {
+    size_t before = tk_engine_count();
+    int rc = tk_engine_register(f->engine, NULL, 0);
+    if (tk_engine_count() != before) {
+        side("the registry grew");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* Another table under a registered engine's name. */
+static int r_engine_register_name_taken(fixture *f) {
+    static tk_queue_ops twin; /* a registry entry would have to outlive the call */
+    twin = *f->engine;
+    size_t before = tk_engine_count();
+    char err[128] = "";
+    int rc = tk_engine_register(&twin, err, sizeof(err));
+    if (tk_engine_count() != before || tk_engine_by_name(f->engine->name) != f->engine) {
+        side("the registry took a second '%s'", f->engine->name);
+        return SIDE_EFFECT;
+    }
+    if (rc == TK_ESTATE && strstr(err, f->engine->name) == NULL) {
+        side("message: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
 static const row spec_rows[] = {
-    ROW(r_spec_parse_null_spec, TK_EINVAL),     ROW(r_spec_parse_null_engine, TK_EINVAL),
-    ROW(r_spec_parse_null_cfg, TK_EINVAL),      ROW(r_spec_parse_all_null, TK_EINVAL),
-    ROW(r_spec_parse_empty, TK_EINVAL),         ROW(r_spec_parse_unknown_engine, TK_ENOENT),
-    ROW(r_spec_parse_unknown_key, TK_EINVAL),   ROW(r_spec_parse_out_of_range, TK_EINVAL),
-    ROW(r_spec_parse_whitespace, TK_EINVAL),    ROW(r_spec_parse_trailing_colon, TK_EINVAL),
-    ROW(r_spec_parse_err_len_0, TK_ENOENT),     ROW(r_spec_parse_err_len_1, TK_ENOENT),
-    ROW(r_spec_parse_own_name_ok, TK_OK),       ROW(r_spec_format_null_engine, TK_EINVAL),
-    ROW(r_spec_format_null_cfg, TK_EINVAL),     ROW(r_spec_format_null_buf, TK_EINVAL),
-    ROW(r_spec_format_len_0, TK_EFULL),         ROW(r_spec_format_short_buf, TK_EFULL),
-    ROW(r_spec_format_out_of_range, TK_EINVAL), ROW(r_param_format_null_param, TK_EINVAL),
-    ROW(r_param_format_null_cfg, TK_EINVAL),    ROW(r_param_format_null_buf, TK_EINVAL),
-    ROW(r_param_format_len_0, TK_EFULL),        ROW(r_param_format_len_1, TK_EFULL),
-    ROW(r_param_format_bad_type, TK_EINVAL),    ROW(r_param_format_field_past_config, TK_EINVAL),
+    ROW(r_spec_parse_null_spec, TK_EINVAL),
+    ROW(r_spec_parse_null_engine, TK_EINVAL),
+    ROW(r_spec_parse_null_cfg, TK_EINVAL),
+    ROW(r_spec_parse_all_null, TK_EINVAL),
+    ROW(r_spec_parse_empty, TK_EINVAL),
+    ROW(r_spec_parse_unknown_engine, TK_ENOENT),
+    ROW(r_spec_parse_unknown_key, TK_EINVAL),
+    ROW(r_spec_parse_out_of_range, TK_EINVAL),
+    ROW(r_spec_parse_whitespace, TK_EINVAL),
+    ROW(r_spec_parse_trailing_colon, TK_EINVAL),
+    ROW(r_spec_parse_err_len_0, TK_ENOENT),
+    ROW(r_spec_parse_err_len_1, TK_ENOENT),
+    ROW(r_spec_parse_own_name_ok, TK_OK),
+    ROW(r_spec_format_null_engine, TK_EINVAL),
+    ROW(r_spec_format_null_cfg, TK_EINVAL),
+    ROW(r_spec_format_null_buf, TK_EINVAL),
+    ROW(r_spec_format_len_0, TK_EFULL),
+    ROW(r_spec_format_short_buf, TK_EFULL),
+    ROW(r_spec_format_out_of_range, TK_EINVAL),
+    ROW(r_param_format_null_param, TK_EINVAL),
+    ROW(r_param_format_null_cfg, TK_EINVAL),
+    ROW(r_param_format_null_buf, TK_EINVAL),
+    ROW(r_param_format_len_0, TK_EFULL),
+    ROW(r_param_format_len_1, TK_EFULL),
+    ROW(r_param_format_bad_type, TK_EINVAL),
+    ROW(r_param_format_field_past_config, TK_EINVAL),
+    ROW(r_init_for_null_cfg, TK_EINVAL),
+    ROW(r_init_for_null_engine, TK_EINVAL),
+    ROW(r_init_for_malformed_table, TK_EINVAL),
+    ROW(r_set_null_cfg, TK_EINVAL),
+    ROW(r_set_null_key, TK_EINVAL),
+    ROW(r_set_null_value, TK_EINVAL),
+    ROW(r_set_no_engine, TK_EINVAL),
+    ROW(r_set_unknown_key, TK_EINVAL),
+    ROW(r_set_malformed_value, TK_EINVAL),
+    ROW(r_set_value_null_cfg, TK_EINVAL),
+    ROW(r_set_value_null_key, TK_EINVAL),
+    ROW(r_set_value_no_engine, TK_EINVAL),
+    ROW(r_set_value_unknown_key, TK_EINVAL),
+    ROW(r_set_value_out_of_range, TK_EINVAL),
+    ROW(r_get_value_null_cfg, TK_EINVAL),
+    ROW(r_get_value_null_key, TK_EINVAL),
+    ROW(r_get_value_null_value, TK_EINVAL),
+    ROW(r_get_value_no_engine, TK_EINVAL),
+    ROW(r_get_value_unknown_key, TK_EINVAL),
+    ROW(r_get_value_defaults, TK_OK),
+    ROW(r_check_null_engine, TK_EINVAL),
+    ROW(r_check_null_cfg_is_defaults, TK_OK),
+    ROW(r_check_own_config, TK_OK),
+    ROW(r_check_other_engines_config, TK_EINVAL),
+    ROW(r_check_param_out_of_range, TK_EINVAL),
+    ROW(r_queue_create_null_engine, TK_EINVAL),
+    ROW(r_queue_create_null_out, TK_EINVAL),
+    ROW(r_queue_create_incomplete_engine, TK_EINVAL),
+    ROW(r_queue_create_own_config, TK_OK),
+    ROW(r_engine_check_null, TK_EINVAL),
+    ROW(r_engine_check_own, TK_OK),
+    ROW(r_engine_check_no_ops, TK_EINVAL),
+    ROW(r_engine_register_null, TK_EINVAL),
+    ROW(r_engine_register_incomplete, TK_EINVAL),
+    ROW(r_engine_register_registered, TK_OK),
+    ROW(r_engine_register_name_taken, TK_ESTATE),
 };
 
 static void test_spec_bad_input(void **state) {
