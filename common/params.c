@@ -97,8 +97,8 @@ static int range_of(const tk_queue_param *p, uint64_t raw) {
 static bool param_ok(const tk_queue_ops *ops, const tk_queue_param *p) {
     if (p->key == NULL || p->key[0] == '\0' || !field_ok(ops, p) || p->min > p->max)
         return false;
-    if (p->type == TK_PARAM_COUNT && p->min < 0)
-        return false;
+    if (p->type == TK_PARAM_COUNT && (p->min < 0 || !fits_field(p, (uint64_t)p->max)))
+        return false; /* a range its field cannot hold */
     return range_of(p, (uint64_t)p->def) == IN_RANGE;
 }
 

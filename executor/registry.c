@@ -151,7 +151,7 @@ static const char *missing_core_op(const tk_core_ops *c) {
     if (r != NULL &&
         (r->manual == NULL || r->capacity == NULL || r->wanted == NULL || r->entry_size == 0 ||
          r->alloc_block == NULL || r->adopt == NULL || r->free_block == NULL))
-        return "a resize operation (all of resize's members, or resize NULL)";
+        return "complete resize block (set every member of resize, or leave resize NULL)";
     return NULL;
 }
 
