@@ -810,7 +810,11 @@ static void world_expire(world *w, int64_t t, size_t max) {
 static void lane_walk(lane *l, int64_t T, size_t max) {
     for (int round = 0;; round++) {
         if (round > WALK_BOUND)
-            fail(l, "no progress: %d rounds of next() and expire() short of %" PRId64, round, T);
+            fail(l,
+                 "no progress: after %d rounds of next() and expire(), the last at %" PRId64
+                 ", still short of %" PRId64 " (a lower bound must reach the nodes in a bounded "
+                 "number of steps, a few per node)",
+                 round, l->now, T);
         int64_t t;
         if (model_count(l) == 0) {
             (void)lane_next(l, &t); /* TK_ENOENT, checked */

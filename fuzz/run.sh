@@ -56,7 +56,7 @@ set -e
 grep -v -e '^INFO: ' -e '^#[0-9]' -e '# Uses: ' -e '^###### ' "$tmp/log" | tail -n 40 >&2 || true
 execs=$(grep -E '^stat::number_of_executed_units' "$tmp/log" | awk '{s += $2} END {print s}')
 speed=$(grep -E '^stat::average_exec_per_sec' "$tmp/log" | awk '{s += $2} END {print s}')
-last=$(grep -E '^#[0-9]+' "$tmp/log" | tail -n 1 | sed -E 's/^#[0-9]+[[:space:]]+[A-Z]+[[:space:]]*//')
+last=$(grep -E '^#[0-9]+.*cov: ' "$tmp/log" | tail -n 1 | sed -E 's/^.*(cov: .*rss: [0-9]+Mb).*$/\1/')
 echo "fuzz/run.sh: ${execs:-?} executions (${speed:-?}/s), corpus grew to $(count "$tmp/corpus") files; last status: ${last:-?}"
 
 found=0
