@@ -154,7 +154,10 @@ static void ready_append(wheel_core_obj *o, tk_node *list) {
 
 static tk_node *wc_expire(void *core, int64_t now_ns, size_t max, size_t *count) {
     wheel_core_obj *o = core;
-    uint64_t tick = tk__wheel_core_tick_at(&o->w, now_ns);
+    /* due() saturates at INT64_MAX, so at the end of time every node is due,
+     * also one whose grid point lies beyond INT64_MAX: advance to its tick. */
+    uint64_t tick = now_ns == INT64_MAX ? tk__wheel_core_tick_of(&o->w, now_ns)
+                                        : tk__wheel_core_tick_at(&o->w, now_ns);
     tk_node *batch = NULL;
     size_t k = 0;
     if (tick > tk_wheel_core_current_tick(&o->w))
