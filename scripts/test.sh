@@ -91,12 +91,13 @@ for pass in $passes; do
       log "valgrind memcheck"
       [ -d build/default ] || configure default -DTIMERKIT_BUILD_BENCH=OFF
       if ! command -v valgrind >/dev/null; then echo "valgrind missing"; count valgrind 1; continue; fi
-      # the conformance suite on every registered engine, then the fault and bad-input tables
+      # the conformance suite on every registered engine, the fault and bad-input tables, and
+      # the core-model test (every engine's core against the model)
       vg_default=""
       for e in $(build/default/tests/conformance/tk_conformance --list-engines); do
         vg_default+="tests/conformance/tk_conformance --engine $e;"
       done
-      vg_default+="tests/reliability/reliability_bad_input;tests/reliability/reliability_faults"
+      vg_default+="tests/reliability/reliability_bad_input;tests/reliability/reliability_faults;fuzz/tk_core_model"
       IFS=';' read -r -a vg_cmds <<<"${VALGRIND_TESTS:-$vg_default}"
       for cmd in "${vg_cmds[@]}"; do
         read -r -a argv <<<"$cmd"
