@@ -1,6 +1,7 @@
-/* tkbench: timerkit's executor (with the heap or a wheel engine) as an
- * executor-level peer: what a user of the library sees. remove_on_cancel is
- * on; the pool threads' timer slack is set through tk_executor_options. */
+/* tkbench: timerkit's executor, with any engine of the registry and the
+ * parameters of the peer's spec, as an executor-level peer: what a user of
+ * the library sees. remove_on_cancel is on; the pool threads' timer slack is
+ * set through tk_executor_options. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
