@@ -140,6 +140,7 @@ struct tk_queue {
     int64_t spin_ns;               /* immutable after create(): see "Spinning" */
     size_t max_pending;            /* immutable after create(): 0 or the pending limit */
     _Atomic uint64_t head_gen;     /* bumped (under the lock) on an earlier node and on close() */
+    _Atomic uint64_t wakeups;      /* leader timed waits that returned (written under the lock) */
     const tk_allocator *allocator; /* immutable after create(); frees the queue itself */
     size_t bytes;                  /* immutable: size of the queue's allocation */
 };
@@ -353,12 +354,13 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
         } else {
             q->leader = &me;
             q->leader_due = when;
-            if (q->spin_ns == 0)
-                wait_locked(q, when);
-            else if (when - now > q->spin_ns)
-                wait_locked(q, when - q->spin_ns); /* then spin the rest */
-            else
+            if (q->spin_ns == 0 || when - now > q->spin_ns) {
+                /* sleep until the instant (or until spin_ns before it, then spin the rest) */
+                wait_locked(q, q->spin_ns == 0 ? when : when - q->spin_ns);
+                atomic_fetch_add_explicit(&q->wakeups, 1, memory_order_relaxed);
+            } else {
                 spin_until_locked(q, when);
+            }
             if (q->leader == &me)
                 q->leader = NULL;
         }
@@ -412,6 +414,7 @@ int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
     q->spin_ns = c.spin_ns;
     q->max_pending = c.max_pending;
     atomic_init(&q->head_gen, 0);
+    atomic_init(&q->wakeups, 0);
     int rc = core->init(q->state, tk__queue_config_params(&c), a, tk_clock_now_ns());
     if (rc != TK_OK) {
         tk__free(a, q, bytes);
@@ -651,4 +654,8 @@ int tk_blocking_check(tk_queue *q) {
         rc = TK_ESTATE;
     pthread_mutex_unlock(&q->lock);
     return rc;
+}
+
+uint64_t tk_blocking_wakeups(tk_queue *q) {
+    return q == NULL ? 0 : atomic_load_explicit(&q->wakeups, memory_order_relaxed);
 }

@@ -34,7 +34,7 @@
 #include "timerkit.h"
 #include "tkbench.h"
 
-bool tkb_wheel_wakeups(tk_executor *ex, uint64_t *out); /* peer-wheel-stats.c */
+bool tkb_engine_wakeups(tk_executor *ex, uint64_t *out); /* peer-engine-stats.c */
 int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config *qc,
                       tk_executor **out); /* peer-executor.c */
 
@@ -227,7 +227,7 @@ static bool et_reusable(void *self, void *timer) {
 }
 
 static bool et_wakeups(void *self, uint64_t *out) {
-    return tkb_wheel_wakeups(((etsvc *)self)->ex, out);
+    return tkb_engine_wakeups(((etsvc *)self)->ex, out);
 }
 
 /* Every op but reusable(): the two tables below differ only in that. */

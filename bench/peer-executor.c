@@ -9,7 +9,7 @@
 #include "timerkit.h"
 #include "tkbench.h"
 
-bool tkb_wheel_wakeups(tk_executor *ex, uint64_t *out); /* peer-wheel-stats.c */
+bool tkb_engine_wakeups(tk_executor *ex, uint64_t *out); /* peer-engine-stats.c */
 int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config *qc,
                       tk_executor **out);
 
@@ -87,7 +87,7 @@ static int ex_cancel(void *self, void *timer) {
 }
 
 static bool ex_wakeups(void *self, uint64_t *out) {
-    return tkb_wheel_wakeups(((exsvc *)self)->ex, out);
+    return tkb_engine_wakeups(((exsvc *)self)->ex, out);
 }
 
 const tkb_svc_ops tkb_svc_executor = {

@@ -96,15 +96,20 @@ static const struct {
     {TK_QUEUE_CAP_DEFERRED_RELEASE, "deferred release"},
 };
 
-/* "timerkit engine wheel: O(1) remove, ticked, own thread, ..." */
+/* "hashed timing wheel ... (engine wheel: O(1) remove, ticked, own thread, ...)": the engine's
+ * own one-line description, then its name and capabilities. */
 static void engine_description(const tk_queue_ops *ops, char *buf, size_t len) {
-    size_t k = (size_t)snprintf(buf, len, "timerkit engine %s", ops->name);
+    size_t k = (size_t)snprintf(buf, len, "%s%sengine %s",
+                                ops->description != NULL ? ops->description : "",
+                                ops->description != NULL ? " (" : "", ops->name);
     const char *sep = ": ";
     for (size_t i = 0; i < TKB_COUNT(cap_names) && k < len; i++)
         if ((ops->caps & cap_names[i].cap) != 0) {
             k += (size_t)snprintf(buf + k, len - k, "%s%s", sep, cap_names[i].name);
             sep = ", ";
         }
+    if (ops->description != NULL && k < len)
+        snprintf(buf + k, len - k, ")");
 }
 
 /* Does the parameter differ from its default? */

@@ -23,6 +23,7 @@
  *     static const tk_core_ops my_core = {.size = sizeof(my_core_state), .init = ..., ...};
  *     const tk_queue_ops my_engine = {
  *         .name = "mine",
+ *         .description = "what it is, in one line",
  *         .caps = TK_QUEUE_CAP_EXACT_ORDER | TK_BLOCKING_CAPS,
  *         TK_BLOCKING_ADAPTER,
  *         .params = my_table, .param_count = 3, .params_size = sizeof(my_params),
@@ -227,6 +228,7 @@ TK_API tk_node *tk_blocking_remove_if(tk_queue *q, bool (*pred)(const tk_node *n
 TK_API void tk_blocking_close(tk_queue *q, tk_queue_close_mode mode);
 TK_API int tk_blocking_check(tk_queue *q);
 TK_API int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count);
+TK_API uint64_t tk_blocking_wakeups(tk_queue *q);
 
 /* Designated initialisers of every operation of a tk_queue_ops table that
  * runs on the generic adapter. */
@@ -235,7 +237,8 @@ TK_API int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t
     .take = tk_blocking_take, .poll = tk_blocking_poll, .remove = tk_blocking_remove,              \
     .remove_first = tk_blocking_remove_first, .peek = tk_blocking_peek, .size = tk_blocking_size,  \
     .drain = tk_blocking_drain, .remove_if = tk_blocking_remove_if, .close = tk_blocking_close,    \
-    .check = tk_blocking_check, .take_batch = tk_blocking_take_batch
+    .check = tk_blocking_check, .take_batch = tk_blocking_take_batch,                              \
+    .wakeups = tk_blocking_wakeups
 
 /* What the generic adapter provides: the pending limit and cheap batches. */
 #define TK_BLOCKING_CAPS (TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_BATCH_TAKE)

@@ -204,8 +204,9 @@ typedef struct tk_queue_param {
 #define TK_QUEUE_CAP_DEFERRED_RELEASE 0x40u
 
 struct tk_queue_ops {
-    const char *name; /* short engine name: "heap", "wheel"; letters, digits, '_', '-' */
-    unsigned caps;    /* TK_QUEUE_CAP_* */
+    const char *name;        /* short engine name: "heap", "wheel"; letters, digits, '_', '-' */
+    const char *description; /* one line for listings ("hashed timing wheel"), or NULL */
+    unsigned caps;           /* TK_QUEUE_CAP_* */
 
     /* Builds a queue of engine `self` (this table). `cfg` may be NULL (all
      * defaults); the engine checks it with tk_queue_config_check(). `release`
@@ -310,6 +311,13 @@ struct tk_queue_ops {
      * nothing is removed and *out, *count (where not NULL) are set to NULL
      * and 0. */
     int (*take_batch)(tk_queue *q, size_t max, tk_node **out, size_t *count);
+
+    /* Optional (NULL if the engine does not count them): the number of times
+     * a thread of the engine woke from a sleep with a deadline since
+     * create() (the wheel's tick thread; the generic adapter's leader), for
+     * measuring what an idle queue costs. Thread-safe, cheap (a relaxed
+     * atomic load). */
+    uint64_t (*wakeups)(tk_queue *q);
 
     /* The engine's parameters, in the order the canonical spec writes them:
      * param_count entries (params may be NULL when param_count is 0). Static

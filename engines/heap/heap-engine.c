@@ -169,6 +169,7 @@ static const tk_core_ops heap_core = {
 
 static const tk_queue_ops heap_ops = {
     .name = "heap",
+    .description = "indexed 4-ary heap (the JDK's DelayedWorkQueue)",
     .caps = TK_QUEUE_CAP_EXACT_ORDER | TK_BLOCKING_CAPS,
     TK_BLOCKING_ADAPTER,
     .params = heap_table,

@@ -735,8 +735,13 @@ void tk__wheel_stats_get(tk_queue *q, tk__wheel_stats *st) {
     st->ready_merges = atomic_load_explicit(&q->st_ready_merges, memory_order_relaxed);
 }
 
+static uint64_t wheel_wakeups(tk_queue *q) {
+    return q == NULL ? 0 : atomic_load_explicit(&q->st_wakeups, memory_order_relaxed);
+}
+
 static const tk_queue_ops wheel_ops = {
     .name = "wheel",
+    .description = "hashed timing wheel with a tick thread (Netty's HashedWheelTimer)",
     .caps = TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_QUEUE_CAP_OWN_THREAD |
             TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_DEFERRED_RELEASE,
     .create = wheel_create,
@@ -753,6 +758,7 @@ static const tk_queue_ops wheel_ops = {
     .close = wheel_close,
     .check = wheel_check,
     .take_batch = wheel_take_batch,
+    .wakeups = wheel_wakeups,
     .params = tk__wheel_param_table,
     .param_count = TK__WHEEL_PARAM_COUNT,
     .params_size = sizeof(tk__wheel_params),

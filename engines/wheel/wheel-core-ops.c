@@ -17,10 +17,18 @@
  * or before t_c, while every node in the wheel has one after t_c, so an
  * expired batch (sorted by wheel-core.c) goes after it in order.
  *
- * A node's wheel.state says where it is: WC_NONE (0, a zeroed private area:
- * nowhere), WC_WHEEL or WC_READY, so that remove() answers TK_ENOENT for a
- * node it does not hold in O(1). Nodes handed out get WC_NONE before their
- * link is written.
+ * A node's wheel.state says where it is, so that remove() answers TK_ENOENT
+ * for a node it does not hold in O(1): WC_READY in `ready`; WC_WHEEL in the
+ * wheel as long as its expiry tick is after the current tick (an advance
+ * hands out exactly the nodes whose tick it passes, so a node the wheel has
+ * handed out reads WC_WHEEL with a tick already passed: no pass over the
+ * batch is needed to clear it); anything else (0, a zeroed private area)
+ * nowhere. Nodes leaving otherwise (remove, remove_if, through `ready`) get
+ * WC_NONE.
+ *
+ * A node is late when its tick has passed, tick_of(d) <= c, that is when d
+ * <= t_c: `late_until_ns` caches t_c, updated at every advance, so an insert
+ * compares one number.
  *
  * Costs: insert, remove O(1), except a late insert, O(late nodes ahead of
  * it in ready); expire O(k) for k nodes plus wheel-core.c's advance; next
@@ -39,6 +47,7 @@ typedef struct wheel_core_obj {
     tk_wheel_core w;
     tk_node *ready_head, *ready_tail; /* due, not handed out; (deadline, seq) order */
     size_t ready_count;
+    int64_t late_until_ns; /* t_c: a deadline at or before it is due already */
 } wheel_core_obj;
 
 #define NEXT(n) ((n)->tk__priv.wheel.next)
@@ -50,6 +59,7 @@ static int wc_init(void *core, const void *params, const tk_allocator *a, int64_
     const tk__wheel_params *p = params;
     o->ready_head = o->ready_tail = NULL;
     o->ready_count = 0;
+    o->late_until_ns = origin_ns; /* t_0 */
     return tk_wheel_core_init(&o->w, a, p->tick_ns, p->slots, origin_ns);
 }
 
@@ -90,11 +100,16 @@ static void ready_unlink(wheel_core_obj *o, tk_node *n) {
     o->ready_count--;
 }
 
+/* True if n is in the wheel (not in ready). */
+static inline bool in_wheel(const wheel_core_obj *o, const tk_node *n) {
+    return STATE(n) == WC_WHEEL && tk__wheel_core_expiry(n) > tk_wheel_core_current_tick(&o->w);
+}
+
 static int wc_insert(void *core, tk_node *n) {
     wheel_core_obj *o = core;
-    if (STATE(n) == WC_WHEEL || STATE(n) == WC_READY)
+    if (STATE(n) == WC_READY || in_wheel(o, n))
         return TK_EINVAL;
-    if (tk__wheel_core_tick_of(&o->w, n->deadline_ns) <= tk_wheel_core_current_tick(&o->w)) {
+    if (n->deadline_ns <= o->late_until_ns) {
         ready_insert(o, n);
     } else {
         tk_wheel_core_add(&o->w, n);
@@ -107,10 +122,10 @@ static int wc_remove(void *core, tk_node *n) {
     wheel_core_obj *o = core;
     if (n == NULL)
         return TK_ENOENT;
-    if (STATE(n) == WC_WHEEL)
-        tk_wheel_core_remove(&o->w, n);
-    else if (STATE(n) == WC_READY)
+    if (STATE(n) == WC_READY)
         ready_unlink(o, n);
+    else if (in_wheel(o, n))
+        tk_wheel_core_remove(&o->w, n);
     else
         return TK_ENOENT;
     STATE(n) = WC_NONE;
@@ -160,12 +175,13 @@ static tk_node *wc_expire(void *core, int64_t now_ns, size_t max, size_t *count)
                                         : tk__wheel_core_tick_at(&o->w, now_ns);
     tk_node *batch = NULL;
     size_t k = 0;
-    if (tick > tk_wheel_core_current_tick(&o->w))
+    if (tick > tk_wheel_core_current_tick(&o->w)) {
         batch = tk_wheel_core_advance_to(&o->w, tick, &k);
+        o->late_until_ns = tk_wheel_core_tick_time(&o->w, tk_wheel_core_current_tick(&o->w));
+    }
     if (o->ready_head == NULL && k <= max) {
-        /* the usual case: hand the sorted batch out as it is */
-        for (tk_node *n = batch; n != NULL; n = tk_node_next_detached(n))
-            STATE(n) = WC_NONE;
+        /* the usual case: hand the sorted batch out as it is (its nodes read
+         * WC_WHEEL with a passed tick: not held) */
         *count = k;
         return batch;
     }

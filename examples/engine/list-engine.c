@@ -227,6 +227,7 @@ static const tk_queue_param list_table[] = {
 
 const tk_queue_ops example_list_engine = {
     .name = "example_list",
+    .description = "sorted doubly linked list (an example built outside timerkit)",
     .caps = TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_O1_REMOVE | TK_BLOCKING_CAPS,
     TK_BLOCKING_ADAPTER,
     .params = list_table,
