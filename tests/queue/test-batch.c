@@ -384,8 +384,7 @@ static void waiting_batch_takers_share_the_due_nodes_fairly(qc *t) {
     qc_taker *b[W];
     for (int i = 0; i < W; i++)
         b[i] = qc_taker_start(t, q, QC_BATCH, MAX);
-    qc_settle();
-    qc_settle();
+    qc_sleep_ns(qc_lead(200)); /* all three inside the wait: each counts as a waiter */
     int64_t d = tk_clock_now_ns() + qc_lead(30);
     for (int i = 0; i < N; i++) {
         qc_key(&n[i], d, (uint64_t)i);
@@ -436,7 +435,7 @@ static void blocked_batch_takers_each_get_a_node_as_nodes_fall_due(qc *t) {
     qc_node *n = qc_nodes(t, 2);
     int64_t now = tk_clock_now_ns();
     qc_key(&n[0], now + qc_lead(30), 0);
-    qc_key(&n[1], now + qc_lead(90), 1);
+    qc_key(&n[1], now + qc_lead(330), 1); /* far enough apart never to be due together */
     qc_offer(t, q, &n[0]);
     qc_offer(t, q, &n[1]);
     bool done = qc_wait_takers(b, 2, 2, QC_WAIT);

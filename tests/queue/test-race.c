@@ -95,7 +95,9 @@ static void *taker_main(void *arg) {
 static void *remover_main(void *arg) {
     race *r = arg;
     uint64_t s = 99;
-    while (atomic_load(&r->producers_done) < RP) {
+    for (long round = 1; atomic_load(&r->producers_done) < RP; round++) {
+        if (round % 32 == 0)
+            qc_sleep_ns(50 * TK_NS_PER_US); /* leaves the producers their turns */
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         int id = (int)((s >> 33) % RP);
         size_t offered = atomic_load_explicit(&r->offered[id], memory_order_acquire);
