@@ -94,9 +94,8 @@
  * spin), then expires due nodes under the same hold of the lock, up to its
  * `max`. While other takers wait (`waiters`), it first counts the due nodes
  * (core->count_due(), which stops at max * (waiters + 1)) and takes only a
- * fair share, max(1, due / (waiters + 1)); a core without count_due() gets
- * max / (waiters + 1). If due nodes are left it signals one waiter, which
- * takes its share the same way. Alone, it counts nothing and takes up to max.
+ * fair share, max(1, due / (waiters + 1)). If due nodes are left it signals
+ * one waiter, which takes its share the same way. Alone, it counts nothing and takes up to max.
  *
  * The pending limit (tk_queue_config.max_pending, 0: none): offer() into a
  * queue that already holds that many nodes gets TK_EFULL.
@@ -283,13 +282,8 @@ static size_t batch_limit_locked(tk_queue *q, int64_t now, size_t max) {
     if (q->waiters == 0)
         return max;
     size_t ways = q->waiters + 1;
-    size_t share;
-    if (q->core->count_due != NULL) {
-        size_t enough = max > SIZE_MAX / ways ? SIZE_MAX : max * ways;
-        share = q->core->count_due(q->state, now, enough) / ways;
-    } else {
-        share = max / ways;
-    }
+    size_t enough = max > SIZE_MAX / ways ? SIZE_MAX : max * ways;
+    size_t share = q->core->count_due(q->state, now, enough) / ways;
     return share < 1 ? 1 : share < max ? share : max;
 }
 
@@ -380,7 +374,8 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
 static bool core_usable(const tk_core_ops *c) {
     return c != NULL && c->size > 0 && c->init != NULL && c->destroy != NULL && c->insert != NULL &&
            c->remove != NULL && c->due != NULL && c->next != NULL && c->expire != NULL &&
-           c->count != NULL && c->first != NULL && c->remove_if != NULL && c->check != NULL;
+           c->count != NULL && c->first != NULL && c->remove_if != NULL && c->check != NULL &&
+           c->count_due != NULL;
 }
 
 int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,

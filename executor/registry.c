@@ -147,6 +147,8 @@ static const char *missing_core_op(const tk_core_ops *c) {
         return "remove_if";
     if (c->check == NULL)
         return "check";
+    if (c->count_due == NULL)
+        return "count_due";
     const tk_core_resize_ops *r = c->resize;
     if (r != NULL &&
         (r->manual == NULL || r->capacity == NULL || r->wanted == NULL || r->entry_size == 0 ||

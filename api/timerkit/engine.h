@@ -190,9 +190,10 @@ struct tk_core_ops {
      * Tests call it after every step; it may be slow. */
     int (*check)(const void *core);
 
-    /* Optional (NULL: the adapter cuts batches by `max` alone): the number
-     * of nodes expire(now_ns) could hand out, counting no further than
-     * `limit`. Lets the adapter cut a fair share of a batch. */
+    /* The number of nodes expire(now_ns) could hand out, counting no further
+     * than `limit` (the answer is then `limit`). The adapter cuts a fair
+     * share of a batch with it when several takers wait; O(min(due, limit))
+     * or close is enough. */
     size_t (*count_due)(const void *core, int64_t now_ns, size_t limit);
 
     /* Optional: owner-driven resizing (see tk_core_resize_ops), or NULL. */

@@ -167,12 +167,17 @@ static void ready_append(wheel_core_obj *o, tk_node *list) {
     }
 }
 
+/* The last tick at or before now_ns: where expire(now_ns) advances to. due()
+ * saturates at INT64_MAX, so at the end of time every node is due, also one
+ * whose grid point lies beyond INT64_MAX: then advance to that tick. */
+static uint64_t tick_for(const wheel_core_obj *o, int64_t now_ns) {
+    return now_ns == INT64_MAX ? tk__wheel_core_tick_of(&o->w, now_ns)
+                               : tk__wheel_core_tick_at(&o->w, now_ns);
+}
+
 static tk_node *wc_expire(void *core, int64_t now_ns, size_t max, size_t *count) {
     wheel_core_obj *o = core;
-    /* due() saturates at INT64_MAX, so at the end of time every node is due,
-     * also one whose grid point lies beyond INT64_MAX: advance to its tick. */
-    uint64_t tick = now_ns == INT64_MAX ? tk__wheel_core_tick_of(&o->w, now_ns)
-                                        : tk__wheel_core_tick_at(&o->w, now_ns);
+    uint64_t tick = tick_for(o, now_ns);
     tk_node *batch = NULL;
     size_t k = 0;
     if (tick > tk_wheel_core_current_tick(&o->w)) {
@@ -199,6 +204,14 @@ static tk_node *wc_expire(void *core, int64_t now_ns, size_t max, size_t *count)
     *tail = NULL;
     *count = out;
     return head;
+}
+
+static size_t wc_count_due(const void *core, int64_t now_ns, size_t limit) {
+    const wheel_core_obj *o = core;
+    if (o->ready_count >= limit)
+        return limit;
+    return o->ready_count +
+           tk__wheel_core_count_through(&o->w, tick_for(o, now_ns), limit - o->ready_count);
 }
 
 static size_t wc_count(const void *core) {
@@ -283,4 +296,5 @@ const tk_core_ops tk__wheel_core_ops = {
     .first = wc_first,
     .remove_if = wc_remove_if,
     .check = wc_check,
+    .count_due = wc_count_due,
 };

@@ -365,6 +365,38 @@ static size_t next_occupied(const tk_wheel_core *w, size_t from) {
     }
 }
 
+/* Counts the nodes of bucket s whose expiry tick is at or before `tick`,
+ * adding to *k and stopping at `limit`. */
+static void count_bucket_through(const tk_wheel_core *w, size_t s, uint64_t tick, size_t limit,
+                                 size_t *k) {
+    if (w->slots[s].min_expiry > tick)
+        return; /* min_expiry is a lower bound: nothing here is that early */
+    for (const tk_node *p = w->slots[s].head; p != NULL && *k < limit; p = p->tk__priv.wheel.next)
+        if (tk__wheel_core_expiry(p) <= tick)
+            (*k)++;
+}
+
+size_t tk__wheel_core_count_through(const tk_wheel_core *w, uint64_t tick, size_t limit) {
+    uint64_t c = w->current_tick;
+    if (tick <= c || w->size == 0 || limit == 0)
+        return 0;
+    /* The nodes due by `tick` sit in the buckets of ticks c + 1 .. tick, every
+     * bucket once that is a whole revolution or more. */
+    size_t n = w->ticks_per_wheel;
+    uint64_t span = tick - c;
+    size_t first = SLOT_OF(w, c + 1);
+    size_t buckets = span >= n ? n : (size_t)span;
+    size_t end = first + buckets; /* exclusive, may pass n: then wrap to 0 */
+    size_t k = 0;
+    for (size_t s = next_occupied(w, first); s < n && s < end && k < limit;
+         s = next_occupied(w, s + 1))
+        count_bucket_through(w, s, tick, limit, &k);
+    if (end > n)
+        for (size_t s = next_occupied(w, 0); s < end - n && k < limit; s = next_occupied(w, s + 1))
+            count_bucket_through(w, s, tick, limit, &k);
+    return k;
+}
+
 /* Exact minimum expiry tick of bucket s (walks it if stale). */
 static uint64_t slot_min(const tk_wheel_core *w, size_t s, bool exact) {
     const tk__wheel_slot *slot = &w->slots[s];

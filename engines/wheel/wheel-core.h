@@ -132,6 +132,11 @@ static inline uint64_t tk__wheel_core_expiry(const tk_node *n) {
     return (uint64_t)n->tk__priv.wheel.rounds;
 }
 
+/* The number of nodes an advance to `tick` would expire, counting no further
+ * than `limit`. O(occupied buckets among the next min(tick - c, W)) plus the
+ * nodes of those that may expire. */
+size_t tk__wheel_core_count_through(const tk_wheel_core *w, uint64_t tick, size_t limit);
+
 /* Tick containing `now_ns`: the largest k with t_k <= now_ns (0 if now_ns <
  * start). */
 uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns);

@@ -197,6 +197,15 @@ static int list_check(const void *core) {
     return k == c->count && c->tail == prev ? TK_OK : TK_ESTATE;
 }
 
+static size_t list_count_due(const void *core, int64_t now_ns, size_t limit) {
+    const list_core *c = core;
+    size_t k = 0;
+    for (const tk_node *n = c->head;
+         n != NULL && k < limit && list_due(core, n->deadline_ns) <= now_ns; n = LC(n)->next)
+        k++;
+    return k;
+}
+
 static const tk_core_ops list_core_ops = {
     .size = sizeof(list_core),
     .init = list_init,
@@ -210,6 +219,7 @@ static const tk_core_ops list_core_ops = {
     .first = list_first,
     .remove_if = list_remove_if,
     .check = list_check,
+    .count_due = list_count_due,
 };
 
 static const tk_queue_param list_table[] = {

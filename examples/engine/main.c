@@ -1,11 +1,14 @@
 /* Runs timerkit's test kit on the example engine, from outside the tree:
  *
  *   example_engine conformance [--filter GLOB] [--list]
+ *   example_engine contract [--filter GLOB] [--list]
  *   example_engine demo
  *
- * `conformance` registers the engine and runs the executor conformance suite
- * on it (and on it only). `demo` builds an executor on the engine from a spec
- * string and runs a few timers. */
+ * The engine is registered first. `conformance` runs the executor
+ * conformance suite on it (and on it only), `contract` the queue-contract
+ * suite; `demo` builds an executor on the engine from a spec string and runs
+ * a few tasks. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,7 +61,8 @@ int main(int argc, char **argv) {
     }
     if (argc >= 2 && strcmp(argv[1], "demo") == 0)
         return demo();
-    if (argc >= 2 && strcmp(argv[1], "conformance") == 0) {
+    bool conformance = argc >= 2 && strcmp(argv[1], "conformance") == 0;
+    if (conformance || (argc >= 2 && strcmp(argv[1], "contract") == 0)) {
         /* the suite sees: PROG --engine example_list [the rest] */
         char *args[64];
         int n = 0;
@@ -68,8 +72,8 @@ int main(int argc, char **argv) {
         for (int i = 2; i < argc && n < 63; i++)
             args[n++] = argv[i];
         args[n] = NULL;
-        return tk_conformance_main(n, args);
+        return conformance ? tk_conformance_main(n, args) : tk_queue_contract_main(n, args);
     }
-    fprintf(stderr, "usage: %s conformance [--filter GLOB] [--list] | demo\n", argv[0]);
+    fprintf(stderr, "usage: %s conformance|contract [--filter GLOB] [--list] | demo\n", argv[0]);
     return 2;
 }

@@ -38,10 +38,9 @@
 
 #include "timerkit.h"
 
-/* Runs the suite: tk_queue_contract [--engine NAME]... [--filter GLOB] [--list].
- * With no --engine, every registered engine runs every case. Returns the
- * process exit status (0: every case passed or was skipped). */
-int tk_queue_contract_main(int argc, char **argv);
+/* The suite's entry point, tk_queue_contract_main(), is declared in the test
+ * kit's header. */
+#include "timerkit/testkit.h"
 
 /* ---- the engine under test ------------------------------------------------------ */
 

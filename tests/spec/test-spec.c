@@ -484,6 +484,17 @@ static int list_check(const void *core) {
     return k == c->count ? TK_OK : TK_ESTATE;
 }
 
+static size_t list_count_due(const void *core, int64_t now_ns, size_t limit) {
+    const list_core *c = core;
+    size_t k = 0;
+    for (const tk_node *n = c->head; n != NULL && k < limit; n = link_of_const(n)->next) {
+        if (list_due(core, n->deadline_ns) > now_ns)
+            break;
+        k++;
+    }
+    return k;
+}
+
 static const tk_core_ops list_core_ops = {
     .size = sizeof(list_core),
     .init = list_init,
@@ -497,6 +508,7 @@ static const tk_core_ops list_core_ops = {
     .first = list_first,
     .remove_if = list_remove_if,
     .check = list_check,
+    .count_due = list_count_due,
 };
 
 static const tk_queue_param list_table[] = {
@@ -2121,13 +2133,15 @@ static void clear_core_member(tk_core_ops *c, const char *m) {
         c->remove_if = NULL;
     else if (strcmp(m, "check") == 0)
         c->check = NULL;
+    else if (strcmp(m, "count_due") == 0)
+        c->count_due = NULL;
     else
         fail_msg("no core member '%s'", m);
 }
 
-static const char *const core_members[] = {"size",   "init",  "destroy",   "insert",
-                                           "remove", "due",   "next",      "expire",
-                                           "count",  "first", "remove_if", "check"};
+static const char *const core_members[] = {"size",      "init",  "destroy",  "insert", "remove",
+                                           "due",       "next",  "expire",   "count",  "first",
+                                           "remove_if", "check", "count_due"};
 
 static void engine_check_names_what_is_wrong(void **state) {
     (void)state;

@@ -1,8 +1,8 @@
 /* timerkit test kit: the suites every engine passes, for an engine written
- * outside the library.
+ * outside the library (in this tree: tests/conformance/ and tests/queue/).
  *
  * Installed with the library when it is built with its tests (CMake target
- * timerkit::conformance, which needs cmocka). Register the engine with
+ * timerkit::testkit, which needs cmocka). Register the engine with
  * tk_engine_register() (timerkit/engine.h), then hand the command line to a
  * suite; docs/engines.md, "Testing an engine", shows a whole program:
  *
@@ -26,8 +26,16 @@ extern "C" {
 /* The executor conformance suite: every case of the executor's contract
  * (order, never early, periodic tasks, cancel, shutdown, rejection, hooks,
  * futures, allocation failure, embedded timers), run through tk_executor_*
- * on each engine. */
+ * on each engine. Also takes --list-engines: prints the registered
+ * engines' names and returns 0. */
 int tk_conformance_main(int argc, char **argv);
+
+/* The queue-contract suite: the blocking queue contract of timerkit/queue.h
+ * (offer, take, poll, remove, drain, close, take_batch, the pending limit,
+ * spinning, concurrent use), run through the engine's tk_queue_ops. Cases
+ * that a capability decides (exact order, deferred release, the pending
+ * limit) follow the engine's caps. */
+int tk_queue_contract_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }
