@@ -540,10 +540,8 @@ int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count
 }
 
 int tk_blocking_remove(tk_queue *q, tk_node *n) {
-    if (q == NULL)
+    if (q == NULL || n == NULL)
         return TK_EINVAL;
-    if (n == NULL)
-        return TK_ENOENT;
     spare_block spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
     int rc = q->core->remove(q->state, n);

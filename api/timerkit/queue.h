@@ -234,15 +234,18 @@ struct tk_queue_ops {
      * Returns TK_OK or TK_ECLOSED (see close()). Never returns a node early. */
     int (*take)(tk_queue *q, tk_node **out);
 
-    /* As take(), but waits at most `timeout_ns` (0 or negative: do not wait).
-     * Returns TK_OK, TK_ETIMEDOUT or TK_ECLOSED. */
+    /* As take(), but gives up once `timeout_ns` have passed (0 or negative:
+     * do not wait): TK_ETIMEDOUT comes no earlier than that, and a node due
+     * within the timeout is handed out. Returns TK_OK, TK_ETIMEDOUT or
+     * TK_ECLOSED. */
     int (*poll)(tk_queue *q, int64_t timeout_ns, tk_node **out);
 
     /* Removes `n`, due or not. Returns TK_OK (removed; the caller owns it
      * again), TK_EINPROGRESS (it will never be handed out again, but the
      * engine still references it: it comes back through `release`; only
-     * engines with TK_QUEUE_CAP_DEFERRED_RELEASE), or TK_ENOENT (not in this
-     * queue: already handed out or never offered). `n` must have been
+     * engines with TK_QUEUE_CAP_DEFERRED_RELEASE), TK_ENOENT (not in this
+     * queue: already handed out or never offered) or TK_EINVAL (q or n
+     * NULL). `n` must have been
      * offered to this queue at some point (or have a zeroed tk__priv):
      * engines cannot tell nodes of another queue apart. */
     int (*remove)(tk_queue *q, tk_node *n);
