@@ -6,7 +6,8 @@
 #   wheel     the same tree with the wheel as the build-time default
 #   asan      ASan + UBSan: every CTest test
 #   tsan      ThreadSanitizer: every CTest test
-#   valgrind  memcheck over the tests named in VALGRIND_TESTS (default pass binaries)
+#   valgrind  memcheck over the tests named in VALGRIND_TESTS (default: the conformance and
+#             queue-contract suites on every engine, faults, bad input, the core model)
 #   fuzz      the differential fuzzer for TK_FUZZ_SECONDS (default 60; 0 skips)
 #   bench     Release: the benchmark CLI's tests (ctest -L bench): the smoke suite and its
 #             figures, a workload of the test build only, bad input, old folders (no speed asserted)
@@ -91,11 +92,11 @@ for pass in $passes; do
       log "valgrind memcheck"
       [ -d build/default ] || configure default -DTIMERKIT_BUILD_BENCH=OFF
       if ! command -v valgrind >/dev/null; then echo "valgrind missing"; count valgrind 1; continue; fi
-      # the conformance suite on every registered engine, the fault and bad-input tables, and
-      # the core-model test (every engine's core against the model)
+      # the conformance and queue-contract suites on every registered engine, the fault and
+      # bad-input tables, and the core-model test (every engine's core against the model)
       vg_default=""
       for e in $(build/default/tests/conformance/tk_conformance --list-engines); do
-        vg_default+="tests/conformance/tk_conformance --engine $e;"
+        vg_default+="tests/conformance/tk_conformance --engine $e;tests/queue/tk_queue_contract --engine $e;"
       done
       vg_default+="tests/reliability/reliability_bad_input;tests/reliability/reliability_faults;fuzz/tk_core_model"
       IFS=';' read -r -a vg_cmds <<<"${VALGRIND_TESTS:-$vg_default}"
