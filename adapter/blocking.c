@@ -465,7 +465,11 @@ int tk_blocking_offer(tk_queue *q, tk_node *n) {
             break;
         }
         rc = q->core->insert(q->state, n);
-        if (rc != TK_EFULL || q->core->resize == NULL)
+        if (rc == TK_EFULL && q->core->resize == NULL) {
+            rc = TK_ENOMEM; /* the core could not take it (TK_EFULL is for manual resizing) */
+            break;
+        }
+        if (rc != TK_EFULL)
             break;
         if (q->resizing) { /* someone is building a block: use theirs */
             pthread_cond_wait(&q->resized, &q->lock);
@@ -482,8 +486,6 @@ int tk_blocking_offer(tk_queue *q, tk_node *n) {
             break;
         }
     }
-    if (rc == TK_EFULL && q->core->resize == NULL)
-        rc = TK_ENOMEM; /* the core could not take it (TK_EFULL is for manual resizing) */
     if (rc == TK_OK &&
         (q->leader == NULL || q->core->due(q->state, n->deadline_ns) < q->leader_due)) {
         /* due before what the leader waits for (or nobody leads): wake one */
