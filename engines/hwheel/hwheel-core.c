@@ -41,10 +41,14 @@
  * distance is now below 2^(l*b)), or, if t == E, straight into E's output
  * batch; a level-0 slot's nodes all have t == E and go to the batch whole.
  * So every node leaves at exactly its tick t. Each tick's batch is sorted
- * by (deadline, seq) (tk__node_sort(): one O(k) pass when the FIFO order
- * already is that order, as it usually is); nodes of a later tick have
- * strictly later deadlines, so batches of successive ticks never
- * interleave and the output stream is in exact (deadline, seq) order.
+ * by (deadline, seq): not at all when the walk finds the FIFO order already
+ * is that order, as it usually is; else by tk__node_sort(), after one
+ * pass that spreads a large batch over buckets by the deadline's place
+ * within the tick (all of a batch's deadlines lie in one tick), so that a
+ * thousand scrambled nodes due in one tick cost two short passes, not ten
+ * merge passes. Nodes of a later tick have strictly later deadlines, so
+ * batches of successive ticks never interleave and the output stream is in
+ * exact (deadline, seq) order.
  *
  * Why cascade. Linux's wheel since 4.8 does not cascade: a node stays in
  * its coarse level and fires at that level's granularity boundary, which
@@ -79,8 +83,9 @@
  * moves next() strictly later, since every node placed from the slot gets
  * an event after E). So the owner never wakes for an empty tick, and a node
  * causes at most one wake-up per level it passes through, each at the start
- * of its slot's period: a timer an hour ahead, tick 1 ms, wakes nobody in
- * its first hour but the last few minutes.
+ * of its slot's period: a timer an hour ahead with the defaults (level 3,
+ * slot periods of 2^18 ticks) first asks for a wake-up less than 2^18 ms,
+ * under five minutes, before it is due.
  *
  * Invariants (checked by check()), with c the position:
  *   I1  a node at level l, slot s has tick t == T(deadline), s == digit l
@@ -101,7 +106,8 @@
  * O(late nodes ahead of it in the due list). remove O(1). expire: O(1) per
  * event found (L bitmap words for the default b; W/64 words a level
  * otherwise), plus O(1) per node and cascade (fewer than L cascades per
- * node) and the per-tick sort (O(k) for an ordered batch of k). next O(L);
+ * node) and the per-tick sort (O(k) for an ordered batch of k, expected
+ * O(k) for deadlines spread over the tick, O(k log k) at worst). next O(L);
  * first O(L + the nodes of each level's first occupied slot); remove_if
  * O(n + L * W / 64); count_due O(L * W + nodes looked at). The overflow
  * list costs O(its length) per top-level revolution that holds a tick of
@@ -626,6 +632,57 @@ static void take_slot0(hwheel *w, size_t s, hw_batch *out) {
     *occ_word(w, 0, s) &= ~(UINT64_C(1) << (s & 63));
 }
 
+/* Sorts the batch of tick e (count nodes from head, not in order), all of
+ * whose deadlines lie in (t_{e-1}, t_e]. A large batch is first spread over
+ * up to 256 buckets by the deadline's place within that tick (one pass, in
+ * list order: stable), which leaves each bucket small, or already in order,
+ * for tk__node_sort(); a batch of equal deadlines lands in one bucket and
+ * costs the pass more than sorting it alone. Returns the head; *tail gets
+ * the last node. */
+static tk_node *sort_batch(const hwheel *w, uint64_t e, tk_node *head, size_t count,
+                           tk_node **tail) {
+    if (count < 64 || w->tick_recip == 0 || e == 0)
+        return tk__node_sort(head, tail);
+    unsigned lg = 63u - (unsigned)__builtin_clzll((uint64_t)count) - 2u; /* ~count/4 buckets */
+    lg = lg < 4 ? 4 : lg > 8 ? 8 : lg;
+    size_t nb = (size_t)1 << lg;
+    tk_node *bh[256], *bt[256];
+    memset(bh, 0, nb * sizeof(bh[0]));
+    /* lo = t_{e-1}, exact (it may lie past INT64_MAX only if the batch is
+     * empty); off = d - lo - 1 < tick, so off * tick_recip, the deadline's
+     * place in the tick as a 64-bit fraction, does not overflow */
+    hw_i128 lo = (hw_i128)w->origin_ns + (hw_i128)(e - 1) * (hw_i128)w->tick_ns;
+    uint64_t last = (uint64_t)w->tick_ns - 1;
+    for (tk_node *n = head; n != NULL;) {
+        tk_node *next = NEXT(n);
+        uint64_t off = (uint64_t)((hw_i128)n->deadline_ns - lo - 1);
+        size_t i = (size_t)(((off < last ? off : last) * w->tick_recip) >> (64 - lg));
+        NEXT(n) = NULL;
+        if (bh[i] != NULL)
+            NEXT(bt[i]) = n;
+        else
+            bh[i] = n;
+        bt[i] = n;
+        n = next;
+    }
+    tk_node *out = NULL, *end = NULL;
+    for (size_t i = 0; i < nb; i++) {
+        if (bh[i] == NULL)
+            continue;
+        tk_node *bend;
+        tk_node *b = bh[i] == bt[i] ? bh[i] : tk__node_sort(bh[i], &bend);
+        if (bh[i] == bt[i])
+            bend = b;
+        if (end != NULL)
+            NEXT(end) = b;
+        else
+            out = b;
+        end = bend;
+    }
+    *tail = end;
+    return out;
+}
+
 /* At event e (c == e): the overflow list if its revolution starts here, the
  * cascades of every level whose slot period starts here (top down), then
  * level 0's slot. The tick's batch goes to `out` sorted. */
@@ -651,7 +708,7 @@ static void run_event(hwheel *w, hw_batch *out) {
         return;
     tk_node *head = b.head, *tail = b.tail;
     if (!b.ordered)
-        head = tk__node_sort(head, &tail);
+        head = sort_batch(w, e, head, b.count, &tail);
     if (out->tail != NULL)
         NEXT(out->tail) = head;
     else

@@ -580,6 +580,67 @@ static void a_node_due_exactly_on_a_level_boundary_leaves_at_that_tick(void **st
     core_close(&c);
 }
 
+/* Thousands of nodes in a few ticks, inserted in scrambled order with
+ * scrambled seqs, many on a tick's first or last nanosecond and many
+ * sharing a deadline: large unordered batches, sorted by spreading them over
+ * buckets within the tick, leave in exact order, also when the tick is
+ * shorter than the buckets are many, and at the end of time. */
+static void large_scrambled_batches_of_one_tick_leave_in_exact_order(void **state) {
+    (void)state;
+    const struct {
+        int64_t tick;
+        unsigned bits, levels;
+        int64_t origin;
+        size_t n;
+        uint64_t ticks;
+    } cfgs[] = {
+        {TK_NS_PER_MS, 6, 6, 0, 4000, 3},
+        {1000, 2, 3, -77, 3000, 5},
+        {7, 6, 6, 5, 3000, 2},
+        {2, 1, 1, 0, 500, 2},
+        {TK_NS_PER_S, 6, 4, INT64_MAX - INT64_C(3) * TK_NS_PER_S - 5, 2000, 1},
+        {INT64_MAX >> 36, 6, 6, INT64_MIN, 2000, 3},
+    };
+    uint64_t rs = 4242;
+    for (size_t k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]); k++) {
+        model m;
+        model_open(&m, cfgs[k].tick, cfgs[k].bits, cfgs[k].levels, cfgs[k].origin, cfgs[k].n);
+        /* past tick 0, so that each batch is a whole tick of the grid */
+        uint64_t first = 3;
+        bool end_of_time = ref_time(&m.c, first + cfgs[k].ticks) == INT64_MAX;
+        for (size_t i = 0; i < cfgs[k].n; i++) {
+            uint64_t t = first + 1 + rng_below(&rs, cfgs[k].ticks);
+            i128 lo = (i128)cfgs[k].origin + (i128)(t - 1) * cfgs[k].tick; /* t_{t-1} */
+            i128 d;
+            switch (rng_below(&rs, 4)) {
+            case 0:
+                d = lo + 1;
+                break;
+            case 1:
+                d = lo + cfgs[k].tick;
+                break;
+            case 2:
+                d = lo + 1 + (cfgs[k].tick / 2);
+                break;
+            default:
+                d = lo + 1 + (i128)rng_below(&rs, (uint64_t)cfgs[k].tick);
+                break;
+            }
+            model_insert(&m, i, clamp128(d));
+        }
+        model_check(&m);
+        for (uint64_t t = first + 1; t <= first + cfgs[k].ticks; t++) {
+            int64_t at = end_of_time ? INT64_MAX : ref_time(&m.c, t);
+            if (rng_below(&rs, 2) == 0)
+                model_expire(&m, at, 1 + (size_t)rng_below(&rs, 100));
+            model_expire(&m, at, SIZE_MAX);
+            model_check(&m);
+        }
+        assert_int_equal(m.nlive, 0);
+        model_close(&m);
+    }
+}
+
 /* ---- next(): the idle cost ------------------------------------------------------------------- */
 
 /* A timer an hour ahead (tick 1 ms) asks for no wake-up in its first five
@@ -1030,6 +1091,7 @@ int main(void) {
         cmocka_unit_test(random_walks_match_the_model_at_the_extreme_parameters),
         cmocka_unit_test(every_cascade_boundary_hands_out_at_the_exact_tick),
         cmocka_unit_test(a_node_due_exactly_on_a_level_boundary_leaves_at_that_tick),
+        cmocka_unit_test(large_scrambled_batches_of_one_tick_leave_in_exact_order),
         cmocka_unit_test(a_timer_an_hour_ahead_wakes_nobody_for_the_first_minutes),
         cmocka_unit_test(next_is_exact_for_a_near_node_and_never_an_empty_tick),
         cmocka_unit_test(never_deadlines_wait_in_the_overflow_list_and_leave_at_the_end_of_time),
