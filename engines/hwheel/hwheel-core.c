@@ -52,8 +52,8 @@
  *
  * Why cascade. Linux's wheel since 4.8 does not cascade: a node stays in
  * its coarse level and fires at that level's granularity boundary, which
- * saves the re-placements at the price of precision (up to 1/8 of the delay
- * late). That cannot give the exact order this engine promises
+ * saves the re-placements at the price of precision (up to about an
+ * eighth of the delay late). That cannot give the exact order this engine promises
  * (TK_QUEUE_CAP_EXACT_ORDER): a node A rounded up to a coarse boundary B
  * would be held until B, while a node inserted later with a later deadline
  * in a finer level, due before B, would leave before A. Cascading keeps
@@ -63,13 +63,14 @@
  * slot, with no sort per cascade.
  *
  * Overflow. A node whose distance reaches 2^(L*b) ticks (beyond the top
- * level's span: past about 795 days with the defaults; every INT64_MAX
- * "never" deadline) waits in the overflow list, which keeps a lower bound
+ * level's span: past about 795 days with the defaults, where INT64_MAX
+ * "never" deadlines go) waits in the overflow list, which keeps a lower bound
  * m of its ticks. Its event is the start of m's top-level revolution
  * (m rounded down to a multiple of 2^(L*b)); there the list is walked once,
  * the nodes whose tick lies in that revolution are placed (or output), and
- * m becomes exact again. That happens at most once per top-level revolution
- * that holds an overflow node's tick.
+ * m becomes exact again. That happens once per top-level revolution that
+ * holds an overflow node's tick, and once more where removals had left m
+ * low.
  *
  * The due list. expire() may hand out at most `max` nodes; the rest of what
  * is due waits in the due list, a doubly linked list in (deadline, seq)
@@ -111,7 +112,7 @@
  * first O(L + the nodes of each level's first occupied slot); remove_if
  * O(n + L * W / 64); count_due O(L * W + nodes looked at). The overflow
  * list costs O(its length) per top-level revolution that holds a tick of
- * it. Memory: 16 bytes a slot, W/8 bytes of bitmap a level, nothing per
+ * it. Memory: 16 bytes a slot, max(8, W/8) bytes of bitmap a level, nothing per
  * node beyond its 32-byte private area.
  *
  * Precision. A node is handed out by expire(now) exactly when due(d) <=
@@ -254,14 +255,6 @@ static inline hw_slot *slot_at(hwheel *w, unsigned l, size_t s) {
 
 static inline uint64_t *occ_word(hwheel *w, unsigned l, size_t s) {
     return &w->occ[(size_t)l * w->words + (s >> 6)];
-}
-
-static inline bool level_empty(const hwheel *w, unsigned l) {
-    const uint64_t *o = &w->occ[(size_t)l * w->words];
-    for (unsigned i = 0; i < w->words; i++)
-        if (o[i] != 0)
-            return false;
-    return true;
 }
 
 /* First occupied slot of level l at index >= from (no wrap), or W. */
