@@ -38,7 +38,9 @@
  * Complexity: the core's, under the lock, plus O(1) per operation: offer
  * one insert() and one due(); take one next() and one expire(); drain a
  * remove_if() and an O(n log n) merge sort of the list (the core hands its
- * nodes out in any order there). No operation allocates per node; cores with
+ * nodes out in any order there; the sort runs under the lock, since it
+ * rewrites the link word a racing remove() reads). No operation allocates per
+ * node; cores with
  * a resizable array (tk_core_ops.resize) are resized as below.
  *
  * Resizing without the lock (cores with `resize` only; the heap). The core
@@ -607,10 +609,14 @@ tk_node *tk_blocking_drain(tk_queue *q) {
     size_t k = 0;
     pthread_mutex_lock(&q->lock);
     tk_node *list = q->core->remove_if(q->state, take_all, NULL, &k);
+    /* Sorted under the lock: sorting rewrites each node's link word, which a
+     * remove() racing on another thread reads (under the lock) to find that
+     * the node is no longer queued. */
+    list = tk__node_sort(list, NULL);
     if (list != NULL)
         wake_if_closed_and_empty_locked(q);
     unlock_after_op(q, &spare);
-    return tk__node_sort(list, NULL); /* the nodes are ours now: sort outside the lock */
+    return list;
 }
 
 tk_node *tk_blocking_remove_if(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx), void *ctx) {

@@ -173,6 +173,8 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     }
     if (opt->core_pool_size > TK_EXECUTOR_MAX_THREADS)
         return TK_EINVAL;
+    if (opt->timer_slack_ns > TK_EXECUTOR_MAX_TIMER_SLACK_NS)
+        return TK_EINVAL;
     if ((int)opt->rejection < TK_REJECT_ABORT || (int)opt->rejection > TK_REJECT_CUSTOM)
         return TK_EINVAL;
     if (opt->rejection == TK_REJECT_CUSTOM && opt->reject == NULL)
