@@ -82,20 +82,6 @@ static const baseline *baseline_find(const char *name, size_t len) {
     return NULL;
 }
 
-/* The capabilities (TK_QUEUE_CAP_*), as an engine's description names them. */
-static const struct {
-    unsigned cap;
-    const char *name;
-} cap_names[] = {
-    {TK_QUEUE_CAP_EXACT_ORDER, "exact order"},
-    {TK_QUEUE_CAP_O1_REMOVE, "O(1) remove"},
-    {TK_QUEUE_CAP_TICKED, "ticked"},
-    {TK_QUEUE_CAP_OWN_THREAD, "own thread"},
-    {TK_QUEUE_CAP_BOUNDED, "bounded"},
-    {TK_QUEUE_CAP_BATCH_TAKE, "batch take"},
-    {TK_QUEUE_CAP_DEFERRED_RELEASE, "deferred release"},
-};
-
 /* "hashed timing wheel ... (engine wheel: O(1) remove, ticked, own thread, ...)": the engine's
  * own one-line description, then its name and capabilities. */
 static void engine_description(const tk_queue_ops *ops, char *buf, size_t len) {
@@ -103,9 +89,9 @@ static void engine_description(const tk_queue_ops *ops, char *buf, size_t len) {
                                 ops->description != NULL ? ops->description : "",
                                 ops->description != NULL ? " (" : "", ops->name);
     const char *sep = ": ";
-    for (size_t i = 0; i < TKB_COUNT(cap_names) && k < len; i++)
-        if ((ops->caps & cap_names[i].cap) != 0) {
-            k += (size_t)snprintf(buf + k, len - k, "%s%s", sep, cap_names[i].name);
+    for (unsigned bit = 1; bit != 0 && k < len; bit <<= 1)
+        if ((ops->caps & bit) != 0 && tk_queue_cap_name(bit) != NULL) {
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", sep, tk_queue_cap_name(bit));
             sep = ", ";
         }
     if (ops->description != NULL && k < len)

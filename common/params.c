@@ -565,6 +565,27 @@ int tk__queue_config_resolve(const tk_queue_ops *ops, const tk_queue_config *cfg
 
 /* ---- public ---------------------------------------------------------------- */
 
+const char *tk_queue_cap_name(unsigned cap) {
+    switch (cap) {
+    case TK_QUEUE_CAP_EXACT_ORDER:
+        return "exact order";
+    case TK_QUEUE_CAP_O1_REMOVE:
+        return "O(1) remove";
+    case TK_QUEUE_CAP_TICKED:
+        return "ticked";
+    case TK_QUEUE_CAP_OWN_THREAD:
+        return "own thread";
+    case TK_QUEUE_CAP_BOUNDED:
+        return "bounded";
+    case TK_QUEUE_CAP_BATCH_TAKE:
+        return "batch take";
+    case TK_QUEUE_CAP_DEFERRED_RELEASE:
+        return "deferred release";
+    default:
+        return NULL;
+    }
+}
+
 int tk_queue_config_check(const tk_queue_ops *engine, const tk_queue_config *cfg, char *err,
                           size_t err_len) {
     return tk__queue_config_resolve(engine, cfg, NULL, err, err_len);

@@ -345,6 +345,11 @@ struct tk_queue_ops {
     const tk_core_ops *core;
 };
 
+/* A short name of one capability flag, for listings: "exact order",
+ * "O(1) remove", "ticked", "own thread", "bounded", "batch take", "deferred
+ * release"; NULL if `cap` is not exactly one known TK_QUEUE_CAP_* flag. */
+TK_API const char *tk_queue_cap_name(unsigned cap);
+
 /* Sets every field of `cfg` to its default and names no engine: the config
  * then stands for the defaults of the engine it is given to. Returns
  * TK_EINVAL if NULL. */

@@ -43,8 +43,7 @@
 #define US TK_NS_PER_US
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *readme_path; /* argv[1], or NULL */
-static size_t builtin_count;    /* tk_engine_count() before any registration */
+static size_t builtin_count; /* tk_engine_count() before any registration */
 
 /* ---- the test's own writers ---------------------------------------------------- */
 
@@ -1991,12 +1990,16 @@ static void an_executor_created_from_a_parsed_spec_runs_a_task(void **state) {
     run_a_task_on("wheel:tick=10us,slots=1");
 }
 
-/* ---- README ---------------------------------------------------------------------- */
+/* ---- docs/parameters.md ---------------------------------------------------------- */
 
-#define README_SECTION "## Configuring an engine from a string"
+/* docs/parameters.md is generated from the built-in engines' tables by this
+ * program (--write-parameters FILE); the test checks the file against them. */
+#define PARAMS_DOC_COMMAND "tk_spec_test --write-parameters docs/parameters.md"
 
-/* README's row for parameter p of ops. */
-static void readme_row(const tk_queue_ops *ops, const tk_queue_param *p, char *row, size_t len) {
+static const char *params_doc_path; /* the file to check, or NULL */
+
+/* The row of parameter p. */
+static void params_row(const tk_queue_param *p, char *row, size_t len) {
     char lo[32], hi[32], def[32], field[48];
     own_text(p, (uint64_t)p->min, lo, sizeof(lo));
     own_text(p, (uint64_t)p->max, hi, sizeof(hi));
@@ -2012,60 +2015,111 @@ static void readme_row(const tk_queue_ops *ops, const tk_queue_param *p, char *r
                         : (p->flags & TK_PARAM_ALWAYS)  ? "always"
                         : (p->flags & TK_PARAM_ADAPTER) ? "adapter"
                                                         : "-";
-    snprintf(row, len, "| `%s` | `%s` | %s | %s | %s to %s | %s | %s | %s |", ops->name, p->key,
-             field, p->type == TK_PARAM_DURATION ? "duration" : "count", lo, hi, def, flags,
-             p->help);
+    snprintf(row, len, "| `%s` | %s | %s | %s to %s | %s | %s | %s |\n", p->key, field,
+             p->type == TK_PARAM_DURATION ? "duration" : "count", lo, hi, def, flags, p->help);
 }
 
-static void readme_lists_every_engine_parameter_as_the_tables_define_it(void **state) {
-    (void)state;
-    if (readme_path == NULL)
-        skip();
-    FILE *f = fopen(readme_path, "r");
-    assert_non_null(f);
-    static char text[1 << 20];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    /* The section, up to the next "## " heading. */
-    char *section = strstr(text, README_SECTION);
-    if (section == NULL) {
-        fail_msg("README.md has no section '%s'", README_SECTION);
-        return;
-    }
-    char *end = strstr(section + 1, "\n## ");
-    if (end != NULL)
-        end[1] = '\0';
-    /* Its table's rows: lines that start "| `". */
-    size_t readme_rows = 0;
-    for (const char *line = section; line != NULL && *line != '\0';) {
-        if (strncmp(line, "| `", 3) == 0)
-            readme_rows++;
-        line = strchr(line, '\n');
-        if (line != NULL)
-            line++;
-    }
-    int missing = 0;
-    size_t params = 0;
-    for (size_t e = 0; e < tk_engine_count(); e++) {
+/* Appends to a growing text. */
+static void doc_put(char *doc, size_t cap, size_t *len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(doc + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && (size_t)n < cap - *len);
+    *len += (size_t)n;
+}
+
+/* The whole of docs/parameters.md, from the built-in engines' tables. */
+static size_t params_doc(char *doc, size_t cap) {
+    size_t len = 0;
+    doc_put(
+        doc, cap, &len,
+        "# Engine parameters\n\n"
+        "Generated from the engines' parameter tables, from the top of the tree, by\n"
+        "`build/<any build>/tests/spec/" PARAMS_DOC_COMMAND "`. The `spec` test fails\n"
+        "when this file and the tables differ: do not edit it by hand, change the engine's\n"
+        "table and run the command.\n\n"
+        "Each engine's parameters, in the order its canonical spec writes them. `field` is `-`\n"
+        "for a parameter of the engine's own parameter struct (set and read it by key), or the\n"
+        "`tk_queue_config` field of a blocking-adapter setting. Flags: `always`, written in\n"
+        "the canonical spec even at its default; `adapter`, a setting of the blocking adapter,\n"
+        "which the engine's pure core ignores. `README.md` (\"Configuring an engine from a\n"
+        "string\") tells how to set them; `docs/engines.md` how an engine declares them.\n");
+    for (size_t e = 0; e < builtin_count; e++) {
         const tk_queue_ops *ops = tk_engine_at(e);
-        for (size_t i = 0; i < ops->param_count; i++) {
-            char row[512], line[516];
-            readme_row(ops, &ops->params[i], row, sizeof(row));
-            snprintf(line, sizeof(line), "\n%s\n", row);
-            params++;
-            if (strstr(section, line) == NULL) {
-                missing++;
-                print_error("README.md lacks: %s\n", row);
+        doc_put(doc, cap, &len, "\n## `%s`", ops->name);
+        if (ops->description != NULL)
+            doc_put(doc, cap, &len, ": %s", ops->description);
+        doc_put(doc, cap, &len, "\n\nCapabilities:");
+        const char *sep = " ";
+        for (unsigned bit = 1; bit != 0; bit <<= 1) {
+            if ((ops->caps & bit) != 0 && tk_queue_cap_name(bit) != NULL) {
+                doc_put(doc, cap, &len, "%s%s", sep, tk_queue_cap_name(bit));
+                sep = ", ";
             }
         }
+        tk_queue_config cfg;
+        char spec[160];
+        assert_int_equal(tk_queue_config_init_for(&cfg, ops), TK_OK);
+        assert_int_equal(tk_queue_config_format(ops, &cfg, spec, sizeof(spec)), TK_OK);
+        doc_put(doc, cap, &len, ". At its defaults: `%s`.\n\n", spec);
+        doc_put(doc, cap, &len,
+                "| key | field | type | range | default | flags | meaning |\n"
+                "| --- | --- | --- | --- | --- | --- | --- |\n");
+        for (size_t i = 0; i < ops->param_count; i++) {
+            char row[512];
+            params_row(&ops->params[i], row, sizeof(row));
+            doc_put(doc, cap, &len, "%s", row);
+        }
     }
-    if (readme_rows != params)
-        print_error("README.md's table has %zu rows; the registered engines have %zu "
-                    "parameters\n",
-                    readme_rows, params);
-    assert_int_equal(missing, 0);
-    assert_int_equal(readme_rows, params);
+    return len;
+}
+
+static void parameters_doc_is_the_tables_as_generated(void **state) {
+    (void)state;
+    if (params_doc_path == NULL)
+        skip();
+    static char want[1 << 16], have[1 << 16];
+    size_t want_len = params_doc(want, sizeof(want));
+    FILE *f = fopen(params_doc_path, "r");
+    if (f == NULL)
+        fail_msg("%s: cannot open it; generate it with " PARAMS_DOC_COMMAND, params_doc_path);
+    size_t have_len = fread(have, 1, sizeof(have) - 1, f);
+    fclose(f);
+    have[have_len] = '\0';
+    if (have_len == want_len && memcmp(have, want, want_len) == 0)
+        return;
+    /* the first line that differs */
+    size_t at = 0, line = 1;
+    while (at < have_len && at < want_len && have[at] == want[at]) {
+        if (have[at] == '\n')
+            line++;
+        at++;
+    }
+    const char *h = have + at, *w = want + at;
+    while (h > have && h[-1] != '\n')
+        h--, w--;
+    print_error("%s differs from the engines' tables from line %zu:\n  has:  %.*s\n  want: %.*s\n"
+                "regenerate it: " PARAMS_DOC_COMMAND "\n",
+                params_doc_path, line, (int)strcspn(h, "\n"), h, (int)strcspn(w, "\n"), w);
+    fail();
+}
+
+/* --write-parameters FILE: writes docs/parameters.md. Returns the exit status. */
+static int write_params_doc(const char *path) {
+    static char doc[1 << 16];
+    size_t len = params_doc(doc, sizeof(doc));
+    FILE *f = fopen(path, "w");
+    if (f == NULL || fwrite(doc, 1, len, f) != len) {
+        fprintf(stderr, "tk_spec_test: cannot write %s\n", path);
+        if (f != NULL)
+            fclose(f);
+        return 1;
+    }
+    if (fclose(f) != 0)
+        return 1;
+    printf("tk_spec_test: wrote %s (%zu engines)\n", path, builtin_count);
+    return 0;
 }
 
 /* ---- registering engines (last: the registry is process-global) ---------------------- */
@@ -2395,9 +2449,15 @@ static void an_engine_registered_at_run_time_is_found_parsed_and_run(void **stat
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1)
-        readme_path = argv[1];
     builtin_count = tk_engine_count();
+    if (argc == 3 && strcmp(argv[1], "--write-parameters") == 0)
+        return write_params_doc(argv[2]);
+    if (argc == 2 && argv[1][0] != '-')
+        params_doc_path = argv[1];
+    else if (argc != 1) {
+        fprintf(stderr, "usage: tk_spec_test [docs/parameters.md] | --write-parameters FILE\n");
+        return 2;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_engine_has_a_well_formed_parameter_table),
         cmocka_unit_test(init_for_sets_the_engines_defaults_from_its_table),
@@ -2419,7 +2479,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(create_refuses_every_value_outside_the_table_and_takes_each_minimum),
         cmocka_unit_test(create_refuses_null_arguments_and_incomplete_tables),
         cmocka_unit_test(an_executor_created_from_a_parsed_spec_runs_a_task),
-        cmocka_unit_test(readme_lists_every_engine_parameter_as_the_tables_define_it),
+        cmocka_unit_test(parameters_doc_is_the_tables_as_generated),
         cmocka_unit_test(engine_check_names_what_is_wrong),
         /* last: it registers engines for the rest of the process */
         cmocka_unit_test(an_engine_registered_at_run_time_is_found_parsed_and_run),
