@@ -82,20 +82,18 @@ static const baseline *baseline_find(const char *name, size_t len) {
     return NULL;
 }
 
-/* "hashed timing wheel ... (engine wheel: O(1) remove, ticked, own thread, ...)": the engine's
- * own one-line description, then its name and capabilities. */
+/* "hashed timing wheel with a tick thread (...); O(1) remove, ticked, own thread, ...": the
+ * engine's own one-line description (or "timerkit engine NAME"), then its capabilities. */
 static void engine_description(const tk_queue_ops *ops, char *buf, size_t len) {
-    size_t k = (size_t)snprintf(buf, len, "%s%sengine %s",
-                                ops->description != NULL ? ops->description : "",
-                                ops->description != NULL ? " (" : "", ops->name);
-    const char *sep = ": ";
+    size_t k = ops->description != NULL
+                   ? (size_t)snprintf(buf, len, "%s", ops->description)
+                   : (size_t)snprintf(buf, len, "timerkit engine %s", ops->name);
+    const char *sep = "; ";
     for (unsigned bit = 1; bit != 0 && k < len; bit <<= 1)
         if ((ops->caps & bit) != 0 && tk_queue_cap_name(bit) != NULL) {
             k += (size_t)snprintf(buf + k, len - k, "%s%s", sep, tk_queue_cap_name(bit));
             sep = ", ";
         }
-    if (ops->description != NULL && k < len)
-        snprintf(buf + k, len - k, ")");
 }
 
 /* Does the parameter differ from its default? */
