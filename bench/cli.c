@@ -452,6 +452,19 @@ static int cmd_run(int argc, char **argv) {
         for (size_t i = 0; i < tkb_suite_peer_count; i++)
             add_peer(&o, tkb_suite_peers[i].spec, tkb_suite_peers[i].waiting_only, true, skipped,
                      sizeof skipped);
+        /* every other registered engine, at its defaults, with tasks and embedded timers */
+        for (size_t e = 0; e < tk_engine_count(); e++) {
+            const tk_queue_ops *ops = tk_engine_at(e);
+            bool named = false;
+            for (size_t i = 0; i < o.npeers && !named; i++)
+                named = o.peers[i].engine == ops;
+            if (named)
+                continue;
+            char spec[TKB_SPEC_MAX];
+            add_peer(&o, ops->name, false, true, skipped, sizeof skipped);
+            snprintf(spec, sizeof spec, "%s@embedded", ops->name);
+            add_peer(&o, spec, false, true, skipped, sizeof skipped);
+        }
         if (skipped[0] != '\0')
             fprintf(stderr, "tkbench: note: no such engine in this build, skipped: %s\n", skipped);
     }

@@ -290,6 +290,8 @@ void tkb_peer_list(FILE *f) {
         fprintf(f, "  %-26s = %s%s\n", q.label, q.spec,
                 tkb_suite_peers[i].waiting_only ? "  (only where waiting is measured)" : "");
     }
+    fprintf(f, "  and every other registered engine at its defaults, as NAME and NAME@%s\n",
+            EMBEDDED_MODE);
 }
 
 /* ---- style slots and display order ------------------------------------------
