@@ -2099,9 +2099,13 @@ static void parameters_doc_is_the_tables_as_generated(void **state) {
     const char *h = have + at, *w = want + at;
     while (h > have && h[-1] != '\n')
         h--, w--;
-    print_error("%s differs from the engines' tables from line %zu:\n  has:  %.*s\n  want: %.*s\n"
-                "regenerate it: " PARAMS_DOC_COMMAND "\n",
-                params_doc_path, line, (int)strcspn(h, "\n"), h, (int)strcspn(w, "\n"), w);
+    /* an empty line says little: show the next line that has text, or the end */
+    while (*h == '\n' && *w == '\n')
+        h++, w++, line++;
+    print_error("%s differs from the engines' tables from line %zu:\n  has:  %.*s%s\n"
+                "  want: %.*s%s\nregenerate it: " PARAMS_DOC_COMMAND "\n",
+                params_doc_path, line, (int)strcspn(h, "\n"), h, *h == '\0' ? "(end of file)" : "",
+                (int)strcspn(w, "\n"), w, *w == '\0' ? "(end of file)" : "");
     fail();
 }
 
