@@ -35,6 +35,7 @@
 
 #include <cmocka.h>
 
+#include "list-engine.h"
 #include "param-store.h"
 #include "timerkit.h"
 #include "timerkit/engine.h"
@@ -308,231 +309,17 @@ static void init_for_sets_the_engines_defaults_from_its_table(void **state) {
     assert_int_equal(tk_queue_config_init_for(NULL, NULL), TK_EINVAL);
 }
 
-/* ---- a stand-in engine: a sorted list core on the generic adapter ----------------------
+/* ---- a stand-in engine ------------------------------------------------------------
  *
- * The core keeps its nodes in a doubly linked list sorted by (deadline, seq)
- * and hands them out on a grid of `grain` laid from the origin: due(d) is the
- * first origin + k * grain at or after d. Insert is O(n), the rest O(1) per
- * node. A node knows its core through `owner`, cleared when it leaves, so
- * remove() tells a foreign or departed node from its own. */
-
-typedef struct list_params {
-    int64_t grain_ns;
-} list_params;
-
-typedef struct list_link { /* in the node's private area; `next` is its first word */
-    tk_node *next;
-    tk_node *prev;
-    const void *owner;
-} list_link;
-
-_Static_assert(sizeof(list_link) <= TK_NODE_PRIV_SIZE, "list_link fits a node");
-
-typedef struct list_core {
-    tk_node *head;
-    size_t count;
-    int64_t grain_ns;
-    int64_t origin_ns;
-} list_core;
-
-static list_link *link_of(tk_node *n) {
-    return (list_link *)tk_node_priv(n);
-}
-
-static const list_link *link_of_const(const tk_node *n) {
-    return (const list_link *)tk_node_priv_const(n);
-}
-
-static int list_init(void *core, const void *params, const tk_allocator *a, int64_t origin_ns) {
-    (void)a;
-    const list_params *p = params;
-    list_core *c = core;
-    if (p->grain_ns < 1)
-        return TK_EINVAL;
-    c->head = NULL;
-    c->count = 0;
-    c->grain_ns = p->grain_ns;
-    c->origin_ns = origin_ns;
-    return TK_OK;
-}
-
-static void list_destroy(void *core) {
-    (void)core; /* init() allocates nothing */
-}
-
-static int list_insert(void *core, tk_node *n) {
-    list_core *c = core;
-    list_link *l = link_of(n);
-    if (l->owner == c)
-        return TK_EINVAL;
-    tk_node *prev = NULL, *at = c->head;
-    while (at != NULL && tk_node_before(at, n)) {
-        prev = at;
-        at = link_of(at)->next;
-    }
-    l->prev = prev;
-    l->next = at;
-    l->owner = c;
-    if (at != NULL)
-        link_of(at)->prev = n;
-    if (prev != NULL)
-        link_of(prev)->next = n;
-    else
-        c->head = n;
-    c->count++;
-    return TK_OK;
-}
-
-/* Takes n out of the list; its link is left for the caller to reuse. */
-static void list_unlink(list_core *c, tk_node *n) {
-    list_link *l = link_of(n);
-    if (l->prev != NULL)
-        link_of(l->prev)->next = l->next;
-    else
-        c->head = l->next;
-    if (l->next != NULL)
-        link_of(l->next)->prev = l->prev;
-    l->owner = NULL;
-    l->prev = NULL;
-    l->next = NULL;
-    c->count--;
-}
-
-static int list_remove(void *core, tk_node *n) {
-    list_core *c = core;
-    if (link_of(n)->owner != c)
-        return TK_ENOENT;
-    list_unlink(c, n);
-    return TK_OK;
-}
-
-static int64_t list_due(const void *core, int64_t deadline_ns) {
-    const list_core *c = core;
-    if (deadline_ns <= c->origin_ns)
-        return deadline_ns;
-    int64_t r = (deadline_ns - c->origin_ns) % c->grain_ns;
-    if (r == 0)
-        return deadline_ns;
-    int64_t add = c->grain_ns - r;
-    return deadline_ns > INT64_MAX - add ? INT64_MAX : deadline_ns + add;
-}
-
-static int list_next(const void *core, int64_t *when_ns) {
-    const list_core *c = core;
-    if (c->head == NULL)
-        return TK_ENOENT;
-    *when_ns = list_due(core, c->head->deadline_ns);
-    return TK_OK;
-}
-
-static tk_node *list_expire(void *core, int64_t now_ns, size_t max, size_t *count) {
-    list_core *c = core;
-    tk_node *out = NULL, **tail = &out;
-    size_t k = 0;
-    while (k < max && c->head != NULL && list_due(core, c->head->deadline_ns) <= now_ns) {
-        tk_node *n = c->head;
-        list_unlink(c, n);
-        *tail = n; /* the link's first word: the detached list */
-        tail = &link_of(n)->next;
-        k++;
-    }
-    *count = k;
-    return out;
-}
-
-static size_t list_count(const void *core) {
-    return ((const list_core *)core)->count;
-}
-
-static tk_node *list_first(const void *core) {
-    return ((const list_core *)core)->head;
-}
-
-static tk_node *list_remove_if(void *core, bool (*pred)(const tk_node *n, void *ctx), void *ctx,
-                               size_t *count) {
-    list_core *c = core;
-    tk_node *out = NULL;
-    size_t k = 0;
-    tk_node *n = c->head;
-    while (n != NULL) {
-        tk_node *next = link_of(n)->next;
-        if (pred(n, ctx)) {
-            list_unlink(c, n);
-            link_of(n)->next = out;
-            out = n;
-            k++;
-        }
-        n = next;
-    }
-    *count = k;
-    return out;
-}
-
-static int list_check(const void *core) {
-    const list_core *c = core;
-    size_t k = 0;
-    const tk_node *prev = NULL;
-    for (const tk_node *n = c->head; n != NULL; n = link_of_const(n)->next) {
-        const list_link *l = link_of_const(n);
-        if (l->owner != c || l->prev != prev || (prev != NULL && !tk_node_before(prev, n)))
-            return TK_ESTATE;
-        if (++k > c->count)
-            return TK_ESTATE;
-        prev = n;
-    }
-    return k == c->count ? TK_OK : TK_ESTATE;
-}
-
-static size_t list_count_due(const void *core, int64_t now_ns, size_t limit) {
-    const list_core *c = core;
-    size_t k = 0;
-    for (const tk_node *n = c->head; n != NULL && k < limit; n = link_of_const(n)->next) {
-        if (list_due(core, n->deadline_ns) > now_ns)
-            break;
-        k++;
-    }
-    return k;
-}
-
-static const tk_core_ops list_core_ops = {
-    .size = sizeof(list_core),
-    .init = list_init,
-    .destroy = list_destroy,
-    .insert = list_insert,
-    .remove = list_remove,
-    .due = list_due,
-    .next = list_next,
-    .expire = list_expire,
-    .count = list_count,
-    .first = list_first,
-    .remove_if = list_remove_if,
-    .check = list_check,
-    .count_due = list_count_due,
-};
-
-static const tk_queue_param list_table[] = {
-    {.key = "grain",
-     .type = TK_PARAM_DURATION,
-     .offset = offsetof(list_params, grain_ns),
-     .size = sizeof(int64_t),
-     .min = 1,
-     .max = TK_NS_PER_S,
-     .def = US,
-     .help = "grid the list hands nodes out on"},
-    TK_BLOCKING_PARAMS,
-};
+ * The example engine of examples/engine/ (a sorted list core with one
+ * parameter of its own, `grain`, on the generic adapter), under a name of
+ * this test's own: main() copies its table, so that the tests can register
+ * it and break copies of it without touching the example. */
 
 #define LIST_NAME "tkt-list"
 
-static const tk_queue_ops list_engine = {
-    .name = LIST_NAME,
-    .caps = TK_QUEUE_CAP_TICKED | TK_BLOCKING_CAPS,
-    TK_BLOCKING_ADAPTER,
-    .params = list_table,
-    .param_count = COUNT_OF(list_table),
-    .params_size = sizeof(list_params),
-    .core = &list_core_ops,
-};
+static tk_queue_ops list_engine;  /* example_list_engine, renamed (main()) */
+static tk_core_ops list_core_ops; /* its core, to break copies of */
 
 /* ---- malformed tables --------------------------------------------------------------- */
 
@@ -2454,6 +2241,10 @@ static void an_engine_registered_at_run_time_is_found_parsed_and_run(void **stat
 
 int main(int argc, char **argv) {
     builtin_count = tk_engine_count();
+    list_engine = example_list_engine;
+    list_engine.name = LIST_NAME;
+    list_core_ops = *example_list_engine.core;
+    list_engine.core = &list_core_ops;
     if (argc == 3 && strcmp(argv[1], "--write-parameters") == 0)
         return write_params_doc(argv[2]);
     if (argc == 2 && argv[1][0] != '-')
