@@ -257,6 +257,21 @@ bool qc_wait_takers(qc_taker *const *k, int n, int want, int64_t timeout_ns) {
     return true;
 }
 
+int64_t qc_close_releases(qc *t, tk_queue *q, tk_queue_close_mode mode, qc_taker *const *k, int n) {
+    assert_int_equal(qc_takers_done(k, n), 0);
+    int64_t closed = tk_clock_now_ns();
+    t->ops->close(q, mode);
+    bool all = qc_wait_takers(k, n, n, QC_WAIT);
+    for (int i = 0; i < n; i++)
+        qc_taker_join(t, k[i]);
+    assert_true(all);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(k[i]->rc, TK_ECLOSED);
+        assert_true(k[i]->returned_ns >= closed);
+    }
+    return closed;
+}
+
 /* ---- time and sizes ------------------------------------------------------------------------- */
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

@@ -174,6 +174,10 @@ void qc_taker_join(qc *t, qc_taker *k);
 int qc_takers_done(qc_taker *const *k, int n);
 /* Polls until `n` of the takers are done or `timeout_ns` passes. */
 bool qc_wait_takers(qc_taker *const *k, int n, int want, int64_t timeout_ns);
+/* Closes q in `mode` while the n takers are blocked (asserted), waits for them
+ * all and joins them, asserting that every one came back after the close with
+ * TK_ECLOSED. Returns the instant of the close. */
+int64_t qc_close_releases(qc *t, tk_queue *q, tk_queue_close_mode mode, qc_taker *const *k, int n);
 
 /* ---- per-test state ------------------------------------------------------------------ */
 

@@ -53,18 +53,9 @@ static void closing_when_empty_releases_takers_blocked_on_an_empty_queue(qc *t) 
     if (t->eng->batch)
         k[w++] = qc_taker_start(t, q, QC_BATCH, 8);
     qc_settle();
-    assert_int_equal(qc_takers_done(k, w), 0);
-    int64_t closed = tk_clock_now_ns();
-    t->ops->close(q, TK_QUEUE_CLOSE_WHEN_EMPTY);
-    bool all = qc_wait_takers(k, w, w, QC_WAIT);
+    qc_close_releases(t, q, TK_QUEUE_CLOSE_WHEN_EMPTY, k, w);
     for (int i = 0; i < w; i++)
-        qc_taker_join(t, k[i]);
-    assert_true(all);
-    for (int i = 0; i < w; i++) {
-        assert_int_equal(k[i]->rc, TK_ECLOSED);
         assert_null(k[i]->got);
-        assert_true(k[i]->returned_ns >= closed);
-    }
 }
 
 /* Three takers wait for one node on a queue closed WHEN_EMPTY: one gets the
@@ -177,18 +168,9 @@ static void closed_now_the_queue_answers_eclosed_at_once_and_keeps_its_nodes(qc 
     if (t->eng->batch)
         k[w++] = qc_taker_start(t, q, QC_BATCH, 8);
     qc_settle();
-    assert_int_equal(qc_takers_done(k, w), 0);
-    int64_t closed = tk_clock_now_ns();
-    t->ops->close(q, TK_QUEUE_CLOSE_NOW);
-    bool all = qc_wait_takers(k, w, w, QC_WAIT);
+    qc_close_releases(t, q, TK_QUEUE_CLOSE_NOW, k, w);
     for (int i = 0; i < w; i++)
-        qc_taker_join(t, k[i]);
-    assert_true(all);
-    for (int i = 0; i < w; i++) {
-        assert_int_equal(k[i]->rc, TK_ECLOSED);
-        assert_true(k[i]->returned_ns >= closed);
         assert_true(k[i]->returned_ns < n[0].node.deadline_ns);
-    }
     assert_int_equal(t->ops->offer(q, &n[3].node), TK_ECLOSED);
     assert_int_equal(t->ops->remove(q, &n[3].node), TK_ENOENT); /* never taken in */
     assert_int_equal(t->ops->size(q), 1);
