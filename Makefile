@@ -34,6 +34,7 @@ example: deps
 	cmake --build build/default -j $(JOBS) --target tk_hello
 	build/default/examples/tk_hello heap
 	build/default/examples/tk_hello wheel
+	build/default/examples/tk_hello hwheel
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc')
 format:
