@@ -11,12 +11,29 @@
  * and is due from due(d) = o + T(d) * tick (saturated at INT64_MAX) on.
  * There are L levels of W = 2^b slots each. A slot of level l stands for a
  * period of 2^(l*b) ticks: the ticks whose base-W digit l is the slot's
- * index. Each slot is an intrusive doubly linked FIFO list (appended at the
- * tail), so a node is unlinked in O(1) from what its private area records:
- * its tick T, and "where" it is (a level and a slot, the due list, the
- * overflow list, or nowhere: 0, a zeroed private area). One occupancy
- * bitmap per level (one 64-bit word for the default b = 6) finds the next
- * occupied slot with a rotate and a count of trailing zeros.
+ * index. A slot keeps its nodes in K = TK_HWHEEL_CHAINS intrusive doubly
+ * linked FIFO lists, its chains, and a count; the count also says which
+ * chain the next node is appended to (count mod K), so a slot filled
+ * without removals holds its i-th node in chain i mod K. A node is unlinked
+ * in O(1) from what its private area records: its tick T, "where" it is (a
+ * level and a slot, the due list, the overflow list, or nowhere: 0, a
+ * zeroed private area) and its chain. One occupancy bitmap per level (one
+ * 64-bit word for the default b = 6) finds the next occupied slot with a
+ * rotate and a count of trailing zeros.
+ *
+ * Why chains. A cascade or a take visits every node of a slot, and those
+ * nodes were last touched when they were placed, often long ago: each is a
+ * cache miss, and on one list each miss waits for the one before it (the
+ * next address is in the node). A slot of a busy wheel holds tens of
+ * thousands of nodes, and that chain of misses, run under the owner's
+ * lock, is a pause in which nothing is handed out. With K chains, a slot is
+ * walked round-robin, one node of each chain in turn: each chain's next
+ * node is prefetched as soon as its address is read, K nodes before it is
+ * needed, so up to K misses are in flight instead of one. The round-robin
+ * walk of a slot filled round-robin meets its nodes in the order they were
+ * appended, so a batch inserted in deadline order still comes out of a
+ * take already in order (a removal in the middle of a chain may shift that
+ * order, which then costs a sort, never a wrong order).
  *
  * Position and placement. The core keeps a position c, the last tick
  * expire() has reached (0 at init). A node with t = T(d) > c goes to level
@@ -91,13 +108,14 @@
  * Invariants (checked by check()), with c the position:
  *   I1  a node at level l, slot s has tick t == T(deadline), s == digit l
  *       of t, the start of t's level-l period after c, and t - c below
- *       2^((l+1)*b); where records (l, s);
+ *       2^((l+1)*b); where records (l, s) and chain the chain it is in;
  *   I2  every node of the overflow list has t == T(deadline) and the start
  *       of its top-level revolution after c; the kept lower bound m is
  *       <= every t and its revolution starts after c;
  *   I3  the due list is in (deadline, seq) order and every node there has
  *       t == T(deadline) <= c;
- *   I4  lists are doubly linked, head and tail right; a level's bitmap bit
+ *   I4  lists and chains are doubly linked, head and tail right; a slot's
+ *       count is the number of nodes in its chains; a level's bitmap bit
  *       is set exactly for its non-empty slots; the counts match.
  * Each occupied slot therefore has its event after c, and the events are
  * visited in order, so no node is ever skipped or handed out early.
@@ -109,11 +127,12 @@
  * otherwise), plus O(1) per node and cascade (fewer than L cascades per
  * node) and the per-tick sort (O(k) for an ordered batch of k, expected
  * O(k) for deadlines spread over the tick, O(k log k) at worst). next O(L);
- * first O(L + the nodes of each level's first occupied slot); remove_if
- * O(n + L * W / 64); count_due O(L * W + nodes looked at). The overflow
- * list costs O(its length) per top-level revolution that holds a tick of
- * it. Memory: 16 bytes a slot, max(8, W/8) bytes of bitmap a level, nothing per
- * node beyond its 32-byte private area.
+ * first O(L * K + the nodes of each level's first occupied slot); remove_if
+ * O(n + L * W * K); count_due O(L * W + nodes looked at in the slots only
+ * partly due). The overflow list costs O(its length) per top-level
+ * revolution that holds a tick of it. Memory: 8 + 16 * K bytes a slot,
+ * max(8, W/8) bytes of bitmap a level, nothing per node beyond its 32-byte
+ * private area.
  *
  * Precision. A node is handed out by expire(now) exactly when due(d) <=
  * now: never early, and at most one tick late in tick time (due(d) - d <
@@ -140,15 +159,8 @@ __extension__ typedef __int128 hw_i128;
 
 /* ---- a node's private area -------------------------------------------------- */
 
-/* What the core keeps in a node (tk_node_priv()). `next` is the first word:
- * the slot and list link, and the detached link once the node has left. */
-typedef struct hw_priv {
-    tk_node *next;
-    tk_node *prev;
-    uint64_t tick;  /* T(deadline) */
-    uint32_t where; /* HW_NONE, HW_DUE, HW_OVF, or HW_WHEEL | level << 16 | slot */
-    uint32_t unused;
-} hw_priv;
+/* What the core keeps in a node: hwheel-core.h lays it out. */
+typedef tk__hwheel_priv hw_priv;
 
 _Static_assert(sizeof(hw_priv) <= TK_NODE_PRIV_SIZE, "hw_priv must fit a node's private area");
 _Static_assert(offsetof(hw_priv, next) == 0, "the link must be the first word");
@@ -174,8 +186,17 @@ static inline const hw_priv *CPV(const tk_node *n) {
 
 /* ---- the core's state ----------------------------------------------------------- */
 
-typedef struct hw_slot {
+#define HW_CHAINS TK_HWHEEL_CHAINS
+_Static_assert(HW_CHAINS >= 1 && (HW_CHAINS & (HW_CHAINS - 1)) == 0,
+               "a slot's chains must be a power of two");
+
+typedef struct hw_chain {
     tk_node *head, *tail; /* oldest, newest; both NULL when empty */
+} hw_chain;
+
+typedef struct hw_slot {
+    size_t count; /* nodes in the slot; the next one goes to chain count % HW_CHAINS */
+    hw_chain chain[HW_CHAINS];
 } hw_slot;
 
 typedef struct hw_list {
@@ -347,17 +368,68 @@ static bool next_event(const hwheel *w, uint64_t *event) {
 
 static inline void slot_append(hwheel *w, unsigned l, size_t s, tk_node *n) {
     hw_slot *sl = slot_at(w, l, s);
+    size_t k = sl->count++;
+    unsigned j = (unsigned)k & (HW_CHAINS - 1);
+    hw_chain *ch = &sl->chain[j];
     hw_priv *p = PV(n);
     p->next = NULL;
-    p->prev = sl->tail;
+    p->prev = ch->tail;
     p->where = HW_WHEEL | (uint32_t)l << 16 | (uint32_t)s;
-    if (sl->tail != NULL)
-        NEXT(sl->tail) = n;
-    else {
-        sl->head = n;
+    p->chain = j;
+    if (ch->tail != NULL)
+        NEXT(ch->tail) = n;
+    else
+        ch->head = n;
+    ch->tail = n;
+    if (k == 0)
         *occ_word(w, l, s) |= UINT64_C(1) << (s & 63);
+}
+
+/* Empties slot s of level l, handing its chains to a walk. */
+typedef struct hw_walk {
+    tk_node *cur[HW_CHAINS]; /* the next node of each chain not yet exhausted */
+    unsigned live;           /* chains not yet exhausted */
+    unsigned i;              /* the chain whose node comes next */
+} hw_walk;
+
+static inline void slot_take(hwheel *w, unsigned l, size_t s, hw_walk *wk) {
+    hw_slot *sl = slot_at(w, l, s);
+    unsigned a = 0;
+    for (unsigned j = 0; j < HW_CHAINS; j++) {
+        tk_node *h = sl->chain[j].head;
+        if (h != NULL) {
+            __builtin_prefetch(h, 1);
+            wk->cur[a++] = h;
+        }
+        sl->chain[j].head = sl->chain[j].tail = NULL;
     }
-    sl->tail = n;
+    wk->live = a;
+    wk->i = 0;
+    sl->count = 0;
+    *occ_word(w, l, s) &= ~(UINT64_C(1) << (s & 63));
+}
+
+/* The walk's next node, or NULL at the end: the chains in turn, one node
+ * each, so that with round-robin filling the nodes come in the order they
+ * were appended. Each chain's next node is fetched as soon as its address
+ * is known, so up to HW_CHAINS cache misses are in flight. The node's link
+ * has been read: the caller may relink it. */
+static inline tk_node *walk_next(hw_walk *wk) {
+    if (wk->live == 0)
+        return NULL;
+    unsigned i = wk->i;
+    tk_node *n = wk->cur[i];
+    tk_node *next = NEXT(n);
+    if (next != NULL) {
+        __builtin_prefetch(next, 1);
+        wk->cur[i++] = next;
+    } else {
+        wk->live--;
+        for (unsigned j = i; j < wk->live; j++)
+            wk->cur[j] = wk->cur[j + 1];
+    }
+    wk->i = i < wk->live ? i : 0;
+    return n;
 }
 
 static inline void list_append(hw_list *li, tk_node *n, uint32_t where) {
@@ -500,18 +572,19 @@ static int hw_remove(void *core, tk_node *n) {
     if ((where & HW_TAG_MASK) == HW_WHEEL) {
         unsigned l = (where >> 16) & 0xffu;
         size_t s = where & 0xffffu;
-        if (l >= w->levels || s > w->mask)
+        if (l >= w->levels || s > w->mask || p->chain >= HW_CHAINS)
             return TK_ENOENT;
         hw_slot *sl = slot_at(w, l, s);
+        hw_chain *ch = &sl->chain[p->chain];
         if (p->prev != NULL)
             NEXT(p->prev) = p->next;
         else
-            sl->head = p->next;
+            ch->head = p->next;
         if (p->next != NULL)
             PREV(p->next) = p->prev;
         else
-            sl->tail = p->prev;
-        if (sl->head == NULL)
+            ch->tail = p->prev;
+        if (--sl->count == 0)
             *occ_word(w, l, s) &= ~(UINT64_C(1) << (s & 63));
     } else if (where == HW_DUE) {
         list_unlink(&w->due, n);
@@ -558,21 +631,16 @@ static inline void batch_push(hw_batch *b, tk_node *n) {
 /* Empties slot s of level l >= 1 at its event c: each node goes one level
  * down or more, or into `out` if its tick has come. */
 static void cascade(hwheel *w, unsigned l, size_t s, hw_batch *out) {
-    hw_slot *sl = slot_at(w, l, s);
-    tk_node *n = sl->head;
-    sl->head = sl->tail = NULL;
-    *occ_word(w, l, s) &= ~(UINT64_C(1) << (s & 63));
+    hw_walk wk;
+    slot_take(w, l, s, &wk);
     uint64_t c = w->cur;
-    while (n != NULL) {
-        tk_node *next = NEXT(n);
-        if (next != NULL)
-            __builtin_prefetch(next, 1);
+    tk_node *n;
+    while ((n = walk_next(&wk)) != NULL) {
         uint64_t t = PV(n)->tick;
         if (t == c)
             batch_push(out, n);
         else
             place(w, n, t);
-        n = next;
     }
 }
 
@@ -602,27 +670,29 @@ static void ovf_redistribute(hwheel *w, hw_batch *out) {
 
 /* Takes level-0 slot s (every node of it has tick c) into `out` whole. */
 static void take_slot0(hwheel *w, size_t s, hw_batch *out) {
-    hw_slot *sl = slot_at(w, 0, s);
-    tk_node *n = sl->head;
+    hw_walk wk;
+    slot_take(w, 0, s, &wk);
     tk_node *last = out->tail;
     size_t k = 0;
     bool ordered = out->ordered;
-    if (last != NULL)
-        NEXT(last) = n;
-    else
-        out->head = n;
-    for (; n != NULL; n = NEXT(n)) {
+    tk_node *n;
+    while ((n = walk_next(&wk)) != NULL) {
         PV(n)->where = HW_NONE;
-        if (last != NULL && tk_node_before(n, last))
-            ordered = false;
+        if (last != NULL) {
+            if (tk_node_before(n, last))
+                ordered = false;
+            NEXT(last) = n;
+        } else {
+            out->head = n;
+        }
         last = n;
         k++;
     }
-    out->tail = sl->tail;
+    if (last != NULL)
+        NEXT(last) = NULL;
+    out->tail = last;
     out->count += k;
     out->ordered = ordered;
-    sl->head = sl->tail = NULL;
-    *occ_word(w, 0, s) &= ~(UINT64_C(1) << (s & 63));
 }
 
 /* Sorts the batch of tick e (count nodes from head, not in order), all of
@@ -691,11 +761,11 @@ static void run_event(hwheel *w, hw_batch *out) {
         top = w->levels - 1;
     for (unsigned l = top; l >= 1; l--) {
         size_t s = (size_t)(e >> (l * w->bits)) & w->mask;
-        if (slot_at(w, l, s)->head != NULL)
+        if (slot_at(w, l, s)->count != 0)
             cascade(w, l, s, &b);
     }
     size_t s0 = (size_t)e & w->mask;
-    if (slot_at(w, 0, s0)->head != NULL)
+    if (slot_at(w, 0, s0)->count != 0)
         take_slot0(w, s0, &b);
     if (b.count == 0)
         return;
@@ -811,7 +881,10 @@ static tk_node *hw_first(const void *core) {
         uint64_t e;
         if (!level_event(w, l, &s, &e) || e > best_t)
             continue;
-        const tk_node *m = list_min(w->slots[((size_t)l << w->bits) + s].head, best);
+        const hw_slot *sl = &w->slots[((size_t)l << w->bits) + s];
+        const tk_node *m = best;
+        for (unsigned j = 0; j < HW_CHAINS; j++)
+            m = list_min(sl->chain[j].head, m);
         if (m != best) {
             best = m;
             best_t = CPV(m)->tick;
@@ -837,12 +910,16 @@ static size_t hw_count_due(const void *core, int64_t now_ns, size_t limit) {
             uint64_t e = slot_event(w, l, s);
             if (e > target)
                 continue;
+            const hw_slot *sl = &w->slots[((size_t)l << w->bits) + s];
             /* whole period due: count without looking at ticks */
-            bool whole = (target - e) >> sh != 0 || l == 0;
-            for (const tk_node *n = w->slots[((size_t)l << w->bits) + s].head;
-                 n != NULL && k < limit; n = CPV(n)->next)
-                if (whole || CPV(n)->tick <= target)
-                    k++;
+            if ((target - e) >> sh != 0 || l == 0) {
+                k += sl->count;
+                continue;
+            }
+            for (unsigned j = 0; j < HW_CHAINS && k < limit; j++)
+                for (const tk_node *n = sl->chain[j].head; n != NULL && k < limit; n = CPV(n)->next)
+                    if (CPV(n)->tick <= target)
+                        k++;
         }
     }
     if (w->ovf.head != NULL && w->ovf_min <= target)
@@ -865,27 +942,31 @@ static tk_node *hw_remove_if(void *core, bool (*pred)(const tk_node *n, void *ct
     for (unsigned l = 0; l < w->levels; l++) {
         for (size_t s = level_scan(w, l, 0); s <= w->mask; s = level_scan(w, l, s + 1)) {
             hw_slot *sl = slot_at(w, l, s);
-            tk_node *n = sl->head;
-            while (n != NULL) {
-                tk_node *next = NEXT(n);
-                if (pred(n, ctx)) {
-                    hw_priv *p = PV(n);
-                    if (p->prev != NULL)
-                        NEXT(p->prev) = next;
-                    else
-                        sl->head = next;
-                    if (next != NULL)
-                        PREV(next) = p->prev;
-                    else
-                        sl->tail = p->prev;
-                    p->where = HW_NONE;
-                    p->next = out;
-                    out = n;
-                    k++;
+            for (unsigned j = 0; j < HW_CHAINS; j++) {
+                hw_chain *ch = &sl->chain[j];
+                tk_node *n = ch->head;
+                while (n != NULL) {
+                    tk_node *next = NEXT(n);
+                    if (pred(n, ctx)) {
+                        hw_priv *p = PV(n);
+                        if (p->prev != NULL)
+                            NEXT(p->prev) = next;
+                        else
+                            ch->head = next;
+                        if (next != NULL)
+                            PREV(next) = p->prev;
+                        else
+                            ch->tail = p->prev;
+                        p->where = HW_NONE;
+                        p->next = out;
+                        out = n;
+                        sl->count--;
+                        k++;
+                    }
+                    n = next;
                 }
-                n = next;
             }
-            if (sl->head == NULL)
+            if (sl->count == 0)
                 *occ_word(w, l, s) &= ~(UINT64_C(1) << (s & 63));
         }
     }
@@ -941,19 +1022,27 @@ static int hw_check(const void *core) {
         for (size_t s = 0; s <= w->mask; s++) {
             const hw_slot *sl = &w->slots[((size_t)l << w->bits) + s];
             bool bit = (w->occ[(size_t)l * w->words + (s >> 6)] >> (s & 63)) & 1u;
-            if (bit != (sl->head != NULL) || (sl->head == NULL) != (sl->tail == NULL))
+            if (bit != (sl->count != 0) || sl->count > w->count - total)
                 return TK_ESTATE;
             uint32_t where = HW_WHEEL | (uint32_t)l << 16 | (uint32_t)s;
-            size_t k = list_check(sl->head, sl->tail, where, w->count - total);
-            if (k == SIZE_MAX)
-                return TK_ESTATE;
-            total += k;
-            for (const tk_node *n = sl->head; n != NULL; n = CPV(n)->next) {
-                uint64_t t = CPV(n)->tick;
-                if (t != tick_of(w, n->deadline_ns) || t <= c || ((t >> sh) & w->mask) != s ||
-                    period_start(t, sh) <= c || ((t - c) >> up) != 0)
+            size_t in_slot = 0;
+            for (unsigned j = 0; j < HW_CHAINS; j++) {
+                const hw_chain *ch = &sl->chain[j];
+                size_t k = list_check(ch->head, ch->tail, where, sl->count - in_slot);
+                if (k == SIZE_MAX)
                     return TK_ESTATE;
+                in_slot += k;
+                for (const tk_node *n = ch->head; n != NULL; n = CPV(n)->next) {
+                    uint64_t t = CPV(n)->tick;
+                    if (CPV(n)->chain != j || t != tick_of(w, n->deadline_ns) || t <= c ||
+                        ((t >> sh) & w->mask) != s || period_start(t, sh) <= c ||
+                        ((t - c) >> up) != 0)
+                        return TK_ESTATE;
+                }
             }
+            if (in_slot != sl->count)
+                return TK_ESTATE;
+            total += in_slot;
         }
     }
     size_t k = list_check(w->ovf.head, w->ovf.tail, HW_OVF, w->count - total);

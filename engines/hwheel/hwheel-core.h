@@ -28,6 +28,22 @@
 #define TK_HWHEEL_DEFAULT_BITS 6u
 #define TK_HWHEEL_DEFAULT_LEVELS 6u
 
+/* Chains a slot keeps its nodes in, filled in turn (a power of two):
+ * hwheel-core.c says why. */
+#define TK_HWHEEL_CHAINS 8u
+
+/* A node's private area (tk_node_priv()) as the core lays it out. Only the
+ * core writes it; the engine's tests read it, and damage it on purpose to
+ * see check() object. `next` is the first word: the slot and list link,
+ * and the detached link once the node has left. */
+typedef struct tk__hwheel_priv {
+    tk_node *next;
+    tk_node *prev;
+    uint64_t tick;  /* T(deadline) */
+    uint32_t where; /* 0 (not held), due list, overflow list, or level and slot */
+    uint32_t chain; /* in a slot: which of its chains holds the node */
+} tk__hwheel_priv;
+
 /* The engine's own parameters (tk_queue_config.params). */
 typedef struct tk__hwheel_params {
     int64_t tick_ns; /* tick: granularity of the grid, > 0 */
