@@ -134,6 +134,11 @@ static void set_key(tk_node *n, int64_t d, uint64_t seq) {
     n->seq = seq;
 }
 
+/* The core's record in a node (hwheel-core.h lays it out). */
+static tk__hwheel_priv *priv(tk_node *n) {
+    return (tk__hwheel_priv *)tk_node_priv(n);
+}
+
 /* ---- the model ------------------------------------------------------------------------ */
 
 typedef struct model {
@@ -743,6 +748,51 @@ static void large_scrambled_batches_of_one_tick_leave_in_exact_order(void **stat
     }
 }
 
+/* ---- cascades spread over the ticks before them ---------------------------------------------- */
+
+/* A level-1 slot of 1000 nodes (ticks 128..191, 1 ns ticks, 64 slots a
+ * level), and an expire() at every tick before its event: each moves the
+ * slot's share for the ticks left, ceil(left in the slot / ticks to go),
+ * one level down, so that no expire() moves more than a few over 1000 / 64
+ * and the slot is empty by its event; every node still leaves at its tick,
+ * in order. A node records where it is, so a move shows as a change of
+ * `where`. */
+static void a_crowded_slot_moves_down_in_shares_before_its_event(void **state) {
+    (void)state;
+    enum { N = 1000 };
+    model m;
+    model_open(&m, 1, 6, 3, 0, N);
+    uint64_t rs = 31337;
+    for (size_t i = 0; i < N; i++)
+        model_insert(&m, i, 128 + (int64_t)rng_below(&rs, 64));
+    const uint32_t where = priv(&m.nodes[0])->where;
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(priv(&m.nodes[i])->where, where); /* one slot */
+    /* an expire at tick 63 is still in the period before the slot's: its
+     * level-1 event is 64 ticks away, nothing moves */
+    model_expire(&m, 63, SIZE_MAX);
+    size_t in_slot = N;
+    for (int64_t c = 64; c < 128; c++) {
+        model_expire(&m, c, SIZE_MAX);
+        model_check(&m);
+        size_t left = 0;
+        for (size_t i = 0; i < N; i++)
+            left += priv(&m.nodes[i])->where == where;
+        uint64_t ticks = (uint64_t)(128 - c);
+        size_t share = (size_t)((in_slot + ticks - 1) / ticks);
+        assert_int_equal(in_slot - left, share);
+        assert_true(share <= N / 64 + 2);
+        in_slot = left;
+    }
+    assert_int_equal(in_slot, 0);
+    for (int64_t c = 128; c < 192; c++) {
+        model_expire(&m, c, SIZE_MAX);
+        model_check(&m);
+    }
+    assert_int_equal(m.nlive, 0);
+    model_close(&m);
+}
+
 /* ---- next(): the idle cost ------------------------------------------------------------------- */
 
 /* A timer an hour ahead (tick 1 ms) asks for no wake-up in its first five
@@ -993,10 +1043,6 @@ static void check_detects_a_changed_key_and_a_broken_due_order(void **state) {
     assert_int_equal(ops()->check(c.state), TK_OK);
     assert_int_equal(ops()->check(NULL), TK_ESTATE);
     core_close(&c);
-}
-
-static tk__hwheel_priv *priv(tk_node *n) {
-    return (tk__hwheel_priv *)tk_node_priv(n);
 }
 
 /* A crowded slot's chains: check() notices a node recorded in the wrong
@@ -1258,6 +1304,7 @@ int main(void) {
         cmocka_unit_test(crowded_slots_cascade_at_every_level_in_exact_order),
         cmocka_unit_test(a_node_due_exactly_on_a_level_boundary_leaves_at_that_tick),
         cmocka_unit_test(large_scrambled_batches_of_one_tick_leave_in_exact_order),
+        cmocka_unit_test(a_crowded_slot_moves_down_in_shares_before_its_event),
         cmocka_unit_test(a_timer_an_hour_ahead_wakes_nobody_for_the_first_minutes),
         cmocka_unit_test(next_is_exact_for_a_near_node_and_never_an_empty_tick),
         cmocka_unit_test(never_deadlines_wait_in_the_overflow_list_and_leave_at_the_end_of_time),
