@@ -379,11 +379,20 @@ static inline uint64_t ovf_event(const hwheel *w) {
 }
 
 /* The earliest event of the wheel and the overflow list; false if both are
- * empty. */
+ * empty. A level's events are starts of its periods after c, so none comes
+ * before the level's next boundary, and those boundaries do not come
+ * earlier as the level rises: once one is no earlier than the best event
+ * found, no higher level can offer an earlier one. */
 static bool next_event(const hwheel *w, uint64_t *event) {
     bool any = false;
     uint64_t best = UINT64_MAX;
     for (unsigned l = 0; l < w->levels; l++) {
+        if (any) {
+            unsigned sh = l * w->bits;
+            uint64_t bound = period_start(w->cur, sh) + (UINT64_C(1) << sh);
+            if (bound > w->cur && bound >= best)
+                break; /* (bound <= c: no level-l period starts after c) */
+        }
         size_t s;
         uint64_t e;
         if (level_event(w, l, &s, &e) && (!any || e < best)) {
