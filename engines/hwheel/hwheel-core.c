@@ -476,8 +476,7 @@ static inline tk_node *walk_next(hw_walk *wk) {
         wk->cur[i++] = next;
     } else {
         wk->live--;
-        for (unsigned j = i; j < wk->live; j++)
-            wk->cur[j] = wk->cur[j + 1];
+        memmove(&wk->cur[i], &wk->cur[i + 1], (wk->live - i) * sizeof(wk->cur[0]));
     }
     wk->i = i < wk->live ? i : 0;
     return n;
