@@ -14,6 +14,7 @@
  * slots so that every chain of a slot runs deep. Targeted cases cover every
  * cascade boundary exhaustively on small wheels, crowded slots of every
  * level emptied after removals from their chains' heads, middles and tails,
+ * a crowded slot moved down in shares over the ticks before its event,
  * check() noticing a damaged chain or count, the extreme parameters, the
  * idle cost of a far timer, and the parameter table and its validate(). */
 #include <setjmp.h>
@@ -1047,7 +1048,7 @@ static void check_detects_a_changed_key_and_a_broken_due_order(void **state) {
 
 /* A crowded slot's chains: check() notices a node recorded in the wrong
  * chain, a broken back link, and a node unlinked behind the core's back
- * (its slot's count no longer matches its chains). */
+ * (its bank's count no longer matches its chains). */
 static void check_detects_a_broken_chain_and_a_wrong_count(void **state) {
     (void)state;
     core c;
@@ -1076,7 +1077,7 @@ static void check_detects_a_broken_chain_and_a_wrong_count(void **state) {
     assert_int_equal(ops()->check(c.state), TK_ESTATE);
     priv(mid)->prev = prev;
     assert_int_equal(ops()->check(c.state), TK_OK);
-    /* unlinked by hand: the chain is sound, the slot's count is not */
+    /* unlinked by hand: the chain is sound, the bank's count is not */
     tk_node *next = priv(mid)->next;
     priv(prev)->next = next;
     priv(next)->prev = prev;
