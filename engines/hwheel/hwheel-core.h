@@ -22,11 +22,27 @@
  * a span of 2^62 ticks of 1 ns is the largest that int64 nanoseconds hold. */
 #define TK_HWHEEL_MAX_SPAN_BITS 62u
 
-/* Defaults: 1 ms ticks, 64 slots a level (one 64-bit occupancy word), 6
- * levels: 2^36 ticks, about 795 days, before the overflow list. */
+/* Defaults: 1 ms ticks, 64 slots a level (128 banks, two 64-bit occupancy
+ * words), 6 levels: 2^36 ticks, about 795 days, before the overflow list. */
 #define TK_HWHEEL_DEFAULT_TICK_NS ((int64_t)1000000)
 #define TK_HWHEEL_DEFAULT_BITS 6u
 #define TK_HWHEEL_DEFAULT_LEVELS 6u
+
+/* Chains a bank (a slot's nodes of one revolution parity) keeps its nodes
+ * in, filled in turn (a power of two): hwheel-core.c says why. */
+#define TK_HWHEEL_CHAINS 8u
+
+/* A node's private area (tk_node_priv()) as the core lays it out. Only the
+ * core writes it; the engine's tests read it, and damage it on purpose to
+ * see check() object. `next` is the first word: the chain and list link,
+ * and the detached link once the node has left. */
+typedef struct tk__hwheel_priv {
+    tk_node *next;
+    tk_node *prev;
+    uint64_t tick;  /* T(deadline) */
+    uint32_t where; /* 0 (not held), due list, overflow list, or level and bank */
+    uint32_t chain; /* in a bank: which of its chains holds the node */
+} tk__hwheel_priv;
 
 /* The engine's own parameters (tk_queue_config.params). */
 typedef struct tk__hwheel_params {

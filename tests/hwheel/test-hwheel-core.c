@@ -10,9 +10,13 @@
  * and level boundaries, before the origin, at INT64_MAX and beyond the top
  * level's span, expires cut by `max`, first(), remove_if(), count_due() and
  * next()'s contract (a lower bound of every due instant that expire() at
- * that instant makes progress from). Targeted cases cover every cascade
- * boundary exhaustively on small wheels, the extreme parameters, the idle
- * cost of a far timer, and the parameter table and its validate(). */
+ * that instant makes progress from), also with most nodes piled into a few
+ * slots so that every chain of a slot runs deep. Targeted cases cover every
+ * cascade boundary exhaustively on small wheels, crowded slots of every
+ * level emptied after removals from their chains' heads, middles and tails,
+ * a crowded slot moved down in shares over the ticks before its event,
+ * check() noticing a damaged chain or count, the extreme parameters, the
+ * idle cost of a far timer, and the parameter table and its validate(). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -131,6 +135,11 @@ static void set_key(tk_node *n, int64_t d, uint64_t seq) {
     n->seq = seq;
 }
 
+/* The core's record in a node (hwheel-core.h lays it out). */
+static tk__hwheel_priv *priv(tk_node *n) {
+    return (tk__hwheel_priv *)tk_node_priv(n);
+}
+
 /* ---- the model ------------------------------------------------------------------------ */
 
 typedef struct model {
@@ -141,6 +150,7 @@ typedef struct model {
     uint64_t seq;
     int64_t now; /* the last `now` given to expire() */
     size_t out, expires, cut_expires, cascade_only;
+    bool crowd; /* random_deadline() piles many nodes into few slots */
 } model;
 
 static void model_open(model *m, int64_t tick_ns, unsigned bits, unsigned levels, int64_t origin,
@@ -266,6 +276,18 @@ static int64_t random_deadline(model *m, uint64_t *rs) {
     int64_t now = m->now;
     uint64_t cur = now == INT64_MAX ? UINT64_MAX : ref_tick(c, now); /* roughly c */
     unsigned top = c->p.bits * c->p.levels;
+    if (m->crowd && rng_below(rs, 2) == 0 && c->p.levels > 1) {
+        /* anywhere in the period of a level-l slot (l >= 1) starting one or
+         * two periods ahead: the nodes of a walk share a handful of slots,
+         * many chains deep */
+        unsigned l = 1 + (unsigned)rng_below(rs, c->p.levels - 1);
+        unsigned sh = l * c->p.bits;
+        if (sh > 60)
+            sh = 60;
+        i128 k = ((((i128)cur >> sh) + 1 + (i128)rng_below(rs, 2)) << sh) +
+                 (i128)rng_below(rs, UINT64_C(1) << sh);
+        return clamp128((i128)c->origin + k * tick - (i128)rng_below(rs, (uint64_t)tick));
+    }
     switch (rng_below(rs, 12)) {
     case 0: /* late: at or before now */
         return clamp128((i128)now - (i128)rng_below(rs, 5 * (uint64_t)tick + 1));
@@ -363,9 +385,10 @@ typedef struct walk_cfg {
     size_t pool, steps;
 } walk_cfg;
 
-static void random_walk(const walk_cfg *w) {
+static void random_walk_ex(const walk_cfg *w, bool crowd) {
     model m;
     model_open(&m, w->tick_ns, w->bits, w->levels, w->origin, w->pool);
+    m.crowd = crowd;
     uint64_t rs = w->seed;
     tk_node **buf = malloc((w->pool + 1) * sizeof(tk_node *));
     assert_non_null(buf);
@@ -453,6 +476,10 @@ static void random_walk(const walk_cfg *w) {
     model_close(&m);
 }
 
+static void random_walk(const walk_cfg *w) {
+    random_walk_ex(w, false);
+}
+
 static void random_walks_match_the_model_with_the_defaults(void **state) {
     (void)state;
     const int64_t origins[] = {0, INT64_C(1000000000000123), INT64_MIN / 2 + 7};
@@ -504,6 +531,22 @@ static void random_walks_match_the_model_at_the_extreme_parameters(void **state)
         random_walk(&cfgs[k]);
 }
 
+/* Half the deadlines fall in the periods of a few level >= 1 slots, so
+ * that slots hold many nodes in every chain: removals from the middle and
+ * the ends of chains, cascades of crowded slots at every level, expires cut
+ * by max in the middle of a crowded tick. */
+static void random_walks_match_the_model_with_crowded_slots(void **state) {
+    (void)state;
+    const walk_cfg cfgs[] = {
+        {TK_NS_PER_MS, 6, 6, 0, 31, 400, 4000},
+        {1, 2, 5, 0, 32, 300, 4000},
+        {7, 3, 4, -1000, 33, 300, 4000},
+        {1000, 1, 8, 5, 34, 200, 4000},
+    };
+    for (size_t k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]); k++)
+        random_walk_ex(&cfgs[k], true);
+}
+
 /* ---- exhaustive boundaries on small wheels ------------------------------------------------ */
 
 /* From every position c0 in a range, nodes due at every tick c0 + 1 ..
@@ -549,6 +592,71 @@ static void every_cascade_boundary_hands_out_at_the_exact_tick(void **state) {
     sweep(1, 1, 1, 0, 10, 12);
     /* 8 slots, 2 levels, a tick of 1 ns */
     sweep(1, 3, 2, INT64_MIN / 4, 70, 140);
+}
+
+/* One slot of each level in turn filled with many nodes (several per
+ * chain), from positions inside and at the start of a period: nodes removed
+ * from the heads, the middles and the tails of chains, a few inserted again
+ * into the gaps, then the time moved a tick at a time with expires cut by a
+ * small max: every node leaves at its tick, in order, through one cascade
+ * per level it passes. */
+static void crowded_slots_cascade_at_every_level_in_exact_order(void **state) {
+    (void)state;
+    const struct {
+        int64_t tick;
+        unsigned bits, levels;
+        int64_t origin;
+    } cfgs[] = {
+        {1, 2, 5, 0},      /* 4 slots a level: periods of 1, 4, 16, 64, 256 ticks */
+        {3, 3, 3, -7},     /* 8 slots a level */
+        {1000, 1, 6, 100}, /* 2 slots a level */
+    };
+    uint64_t rs = 777;
+    const size_t n = 9 * TK_HWHEEL_CHAINS + 5;
+    for (size_t k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]); k++) {
+        unsigned b = cfgs[k].bits;
+        for (unsigned l = 0; l < cfgs[k].levels; l++) {
+            for (uint64_t c0 = 0; c0 < 3; c0++) {
+                model m;
+                model_open(&m, cfgs[k].tick, b, cfgs[k].levels, cfgs[k].origin, n + 8);
+                /* position c0 * 2^(l*b) + c0: at a period start, or inside */
+                uint64_t per = UINT64_C(1) << (l * b);
+                uint64_t pos = c0 * per + c0;
+                if (pos > 0)
+                    model_expire(&m, ref_time(&m.c, pos), SIZE_MAX);
+                /* the level-l period starting at the first multiple of per
+                 * at least per ticks ahead: its nodes share one slot of
+                 * level l (with 2 slots a level, of level l + 1 from
+                 * inside a period) */
+                uint64_t start = (pos + per + per - 1) / per * per;
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t t = start + rng_below(&rs, per);
+                    int64_t d = ref_time(&m.c, t) - (int64_t)rng_below(&rs, 2);
+                    model_insert(&m, i, d);
+                }
+                model_check(&m);
+                /* heads, middles and tails of the chains */
+                for (size_t i = 0; i < n; i += 3)
+                    model_remove(&m, i);
+                model_remove(&m, n - 1);
+                model_remove(&m, n - 2);
+                model_check(&m);
+                for (size_t i = 0; i < n; i += 9) /* some come back, into the gaps */
+                    model_insert(&m, i, ref_time(&m.c, start + rng_below(&rs, per)));
+                model_check(&m);
+                for (uint64_t t = pos + 1; m.nlive > 0; t++) {
+                    int64_t at = ref_time(&m.c, t);
+                    model_expire(&m, at, 1 + (size_t)rng_below(&rs, 3));
+                    model_check(&m);
+                    model_expire(&m, at, SIZE_MAX);
+                    model_check(&m);
+                    assert_true(t <= start + per);
+                }
+                assert_true(m.cut_expires > 0);
+                model_close(&m);
+            }
+        }
+    }
 }
 
 static void a_node_due_exactly_on_a_level_boundary_leaves_at_that_tick(void **state) {
@@ -639,6 +747,51 @@ static void large_scrambled_batches_of_one_tick_leave_in_exact_order(void **stat
         assert_int_equal(m.nlive, 0);
         model_close(&m);
     }
+}
+
+/* ---- cascades spread over the ticks before them ---------------------------------------------- */
+
+/* A level-1 slot of 1000 nodes (ticks 128..191, 1 ns ticks, 64 slots a
+ * level), and an expire() at every tick before its event: each moves the
+ * slot's share for the ticks left, ceil(left in the slot / ticks to go),
+ * one level down, so that no expire() moves more than a few over 1000 / 64
+ * and the slot is empty by its event; every node still leaves at its tick,
+ * in order. A node records where it is, so a move shows as a change of
+ * `where`. */
+static void a_crowded_slot_moves_down_in_shares_before_its_event(void **state) {
+    (void)state;
+    enum { N = 1000 };
+    model m;
+    model_open(&m, 1, 6, 3, 0, N);
+    uint64_t rs = 31337;
+    for (size_t i = 0; i < N; i++)
+        model_insert(&m, i, 128 + (int64_t)rng_below(&rs, 64));
+    const uint32_t where = priv(&m.nodes[0])->where;
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(priv(&m.nodes[i])->where, where); /* one slot */
+    /* an expire at tick 63 is still in the period before the slot's: its
+     * level-1 event is 64 ticks away, nothing moves */
+    model_expire(&m, 63, SIZE_MAX);
+    size_t in_slot = N;
+    for (int64_t c = 64; c < 128; c++) {
+        model_expire(&m, c, SIZE_MAX);
+        model_check(&m);
+        size_t left = 0;
+        for (size_t i = 0; i < N; i++)
+            left += priv(&m.nodes[i])->where == where;
+        uint64_t ticks = (uint64_t)(128 - c);
+        size_t share = (size_t)((in_slot + ticks - 1) / ticks);
+        assert_int_equal(in_slot - left, share);
+        assert_true(share <= N / 64 + 2);
+        in_slot = left;
+    }
+    assert_int_equal(in_slot, 0);
+    for (int64_t c = 128; c < 192; c++) {
+        model_expire(&m, c, SIZE_MAX);
+        model_check(&m);
+    }
+    assert_int_equal(m.nlive, 0);
+    model_close(&m);
 }
 
 /* ---- next(): the idle cost ------------------------------------------------------------------- */
@@ -893,6 +1046,64 @@ static void check_detects_a_changed_key_and_a_broken_due_order(void **state) {
     core_close(&c);
 }
 
+/* A crowded slot's chains: check() notices a node recorded in the wrong
+ * chain, a broken back link, and a node unlinked behind the core's back
+ * (its bank's count no longer matches its chains). */
+static void check_detects_a_broken_chain_and_a_wrong_count(void **state) {
+    (void)state;
+    core c;
+    core_open(&c, 10, 6, 6, 0);
+    enum { N = 3 * TK_HWHEEL_CHAINS };
+    tk_node n[N];
+    memset(n, 0, sizeof(n));
+    for (size_t i = 0; i < N; i++) { /* ticks 100..120: one slot of level 1 */
+        set_key(&n[i], 1000 + (int64_t)(i % 7) * 30, i);
+        assert_int_equal(ops()->insert(c.state, &n[i]), TK_OK);
+    }
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    /* filled in turn: node i in chain i % chains */
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(priv(&n[i])->chain, i % TK_HWHEEL_CHAINS);
+    /* a node that says it is in another chain */
+    tk_node *mid = &n[TK_HWHEEL_CHAINS + 1]; /* the middle of chain 1 */
+    priv(mid)->chain = 2;
+    assert_int_equal(ops()->check(c.state), TK_ESTATE);
+    priv(mid)->chain = 1;
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    /* a back link that points elsewhere */
+    tk_node *prev = priv(mid)->prev;
+    assert_ptr_equal(prev, &n[1]);
+    priv(mid)->prev = &n[2];
+    assert_int_equal(ops()->check(c.state), TK_ESTATE);
+    priv(mid)->prev = prev;
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    /* unlinked by hand: the chain is sound, the bank's count is not */
+    tk_node *next = priv(mid)->next;
+    priv(prev)->next = next;
+    priv(next)->prev = prev;
+    assert_int_equal(ops()->check(c.state), TK_ESTATE);
+    priv(prev)->next = mid;
+    priv(next)->prev = mid;
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    /* a chain index out of range is not held */
+    priv(mid)->chain = TK_HWHEEL_CHAINS;
+    assert_int_equal(ops()->remove(c.state, mid), TK_ENOENT);
+    priv(mid)->chain = 1;
+    /* removed from the middle, then everything leaves in order */
+    assert_int_equal(ops()->remove(c.state, mid), TK_OK);
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    size_t cnt;
+    const tk_node *last = NULL, *out = ops()->expire(c.state, 1200, SIZE_MAX, &cnt);
+    assert_int_equal(cnt, N - 1);
+    for (; out != NULL; out = tk_node_next_detached(out)) {
+        if (last != NULL)
+            assert_true(tk_node_before(last, out));
+        last = out;
+    }
+    assert_int_equal(ops()->count(c.state), 0);
+    core_close(&c);
+}
+
 static void first_finds_the_minimum_across_levels_and_the_overflow_list(void **state) {
     (void)state;
     core c;
@@ -1089,9 +1300,12 @@ int main(void) {
         cmocka_unit_test(random_walks_match_the_model_with_the_defaults),
         cmocka_unit_test(random_walks_match_the_model_on_small_wheels_that_wrap_and_overflow),
         cmocka_unit_test(random_walks_match_the_model_at_the_extreme_parameters),
+        cmocka_unit_test(random_walks_match_the_model_with_crowded_slots),
         cmocka_unit_test(every_cascade_boundary_hands_out_at_the_exact_tick),
+        cmocka_unit_test(crowded_slots_cascade_at_every_level_in_exact_order),
         cmocka_unit_test(a_node_due_exactly_on_a_level_boundary_leaves_at_that_tick),
         cmocka_unit_test(large_scrambled_batches_of_one_tick_leave_in_exact_order),
+        cmocka_unit_test(a_crowded_slot_moves_down_in_shares_before_its_event),
         cmocka_unit_test(a_timer_an_hour_ahead_wakes_nobody_for_the_first_minutes),
         cmocka_unit_test(next_is_exact_for_a_near_node_and_never_an_empty_tick),
         cmocka_unit_test(never_deadlines_wait_in_the_overflow_list_and_leave_at_the_end_of_time),
@@ -1100,6 +1314,7 @@ int main(void) {
         cmocka_unit_test(equal_deadlines_leave_in_seq_order_across_cascades),
         cmocka_unit_test(remove_answers_enoent_for_nodes_it_does_not_hold),
         cmocka_unit_test(check_detects_a_changed_key_and_a_broken_due_order),
+        cmocka_unit_test(check_detects_a_broken_chain_and_a_wrong_count),
         cmocka_unit_test(first_finds_the_minimum_across_levels_and_the_overflow_list),
         cmocka_unit_test(first_compares_nodes_of_one_tick_in_different_levels),
         cmocka_unit_test(init_refuses_bad_parameters_and_reports_enomem),
