@@ -180,11 +180,9 @@
 #include "common-internal.h"
 #include "hwheel-core.h"
 #include "node-sort.h"
+#include "tick-grid.h"
 #include "timerkit/engine.h"
 #include "timerkit/status.h"
-
-__extension__ typedef unsigned __int128 hw_u128;
-__extension__ typedef __int128 hw_i128;
 
 /* ---- a node's private area -------------------------------------------------- */
 
@@ -235,22 +233,20 @@ typedef struct hw_list {
 } hw_list;
 
 typedef struct hwheel {
-    uint64_t cur;        /* c: the last tick expire() reached */
-    int64_t origin_ns;   /* o: tick 0 */
-    int64_t tick_ns;     /* > 0 */
-    uint64_t tick_recip; /* floor(2^64 / tick_ns); 0 when tick_ns is 1 */
-    hw_bank *banks;      /* levels << sbits banks, level-major */
-    uint64_t *occ;       /* levels * words bitmap words, a bit a bank */
-    uint64_t mask;       /* 2W - 1: B_l(t) = (t >> l*b) & mask */
-    unsigned bits;       /* b */
-    unsigned sbits;      /* b + 1: log2 of a level's banks */
-    unsigned levels;     /* L */
-    unsigned words;      /* bitmap words a level: max(1, 2W / 64) */
-    unsigned span_bits;  /* L * b, <= 62 */
-    size_t count;        /* nodes held, everywhere */
-    hw_list due;         /* (deadline, seq) order, all with tick <= cur */
-    hw_list ovf;         /* beyond the top level, unordered */
-    uint64_t ovf_min;    /* <= every overflow node's tick (see I2) */
+    uint64_t cur;       /* c: the last tick expire() reached */
+    tk__grid grid;      /* tick k at o + k * tick (tick-grid.h) */
+    hw_bank *banks;     /* levels << sbits banks, level-major */
+    uint64_t *occ;      /* levels * words bitmap words, a bit a bank */
+    uint64_t mask;      /* 2W - 1: B_l(t) = (t >> l*b) & mask */
+    unsigned bits;      /* b */
+    unsigned sbits;     /* b + 1: log2 of a level's banks */
+    unsigned levels;    /* L */
+    unsigned words;     /* bitmap words a level: max(1, 2W / 64) */
+    unsigned span_bits; /* L * b, <= 62 */
+    size_t count;       /* nodes held, everywhere */
+    hw_list due;        /* (deadline, seq) order, all with tick <= cur */
+    hw_list ovf;        /* beyond the top level, unordered */
+    uint64_t ovf_min;   /* <= every overflow node's tick (see I2) */
     const tk_allocator *alloc;
     size_t block_bytes;       /* the one allocation: banks then bitmaps */
     uint8_t level_of_msb[64]; /* msb(distance) -> level; >= L: overflow */
@@ -258,32 +254,14 @@ typedef struct hwheel {
 
 /* ---- ticks ------------------------------------------------------------------------ */
 
-/* floor(x / tick_ns). */
-static inline uint64_t div_tick(const hwheel *w, uint64_t x) {
-    if (w->tick_recip == 0)
-        return x;
-    uint64_t q = (uint64_t)(((hw_u128)x * w->tick_recip) >> 64);
-    uint64_t r = x - q * (uint64_t)w->tick_ns;
-    while (r >= (uint64_t)w->tick_ns) {
-        q++;
-        r -= (uint64_t)w->tick_ns;
-    }
-    return q;
-}
-
 /* T(d): the first tick whose instant is at or after d (0 if d <= origin). */
 static inline uint64_t tick_of(const hwheel *w, int64_t d) {
-    if (d <= w->origin_ns)
-        return 0;
-    uint64_t diff = (uint64_t)d - (uint64_t)w->origin_ns;
-    uint64_t q = div_tick(w, diff);
-    return q + (q * (uint64_t)w->tick_ns != diff);
+    return tk__grid_ceil(&w->grid, d);
 }
 
 /* The instant of tick k, saturated at INT64_MAX. */
 static inline int64_t tick_time(const hwheel *w, uint64_t k) {
-    hw_i128 t = (hw_i128)w->origin_ns + (hw_i128)k * (hw_i128)w->tick_ns;
-    return t > (hw_i128)INT64_MAX ? INT64_MAX : (int64_t)t;
+    return tk__grid_time(&w->grid, k);
 }
 
 /* The last tick whose instant is at or before now (now >= origin). At
@@ -291,7 +269,7 @@ static inline int64_t tick_time(const hwheel *w, uint64_t k) {
 static inline uint64_t tick_at(const hwheel *w, int64_t now_ns) {
     if (now_ns == INT64_MAX)
         return UINT64_MAX;
-    return div_tick(w, (uint64_t)now_ns - (uint64_t)w->origin_ns);
+    return tk__grid_floor(&w->grid, now_ns);
 }
 
 /* Start of the period of 2^shift ticks that holds t. */
@@ -350,12 +328,12 @@ static inline bool level_event(const hwheel *w, unsigned l, size_t *bank, uint64
     if (w->words <= 2) {
         /* up to 128 banks (b <= 6): one 128-bit word */
         const uint64_t *o = &w->occ[(size_t)l * w->words];
-        hw_u128 word = w->words == 2 ? (hw_u128)o[1] << 64 | o[0] : o[0];
+        tk__u128 word = w->words == 2 ? (tk__u128)o[1] << 64 | o[0] : o[0];
         if (word == 0)
             return false;
         /* p + 1 <= 2W <= 128; a shift by 128 is undefined, hence the test */
-        hw_u128 above = p + 1 < 128 ? word & (~(hw_u128)0 << (p + 1)) : 0;
-        hw_u128 x = above != 0 ? above : word;
+        tk__u128 above = p + 1 < 128 ? word & (~(tk__u128)0 << (p + 1)) : 0;
+        tk__u128 x = above != 0 ? above : word;
         uint64_t lo = (uint64_t)x;
         s = lo != 0 ? (size_t)__builtin_ctzll(lo)
                     : 64 + (size_t)__builtin_ctzll((uint64_t)(x >> 64));
@@ -570,9 +548,7 @@ static int hw_init(void *core, const void *params, const tk_allocator *a, int64_
     w->occ = (uint64_t *)(void *)((char *)block + bank_bytes);
     w->block_bytes = bytes;
     w->alloc = a;
-    w->origin_ns = origin_ns;
-    w->tick_ns = p->tick_ns;
-    w->tick_recip = p->tick_ns == 1 ? 0 : (uint64_t)(((hw_u128)1 << 64) / (uint64_t)p->tick_ns);
+    tk__grid_init(&w->grid, origin_ns, p->tick_ns);
     w->bits = p->bits;
     w->sbits = p->bits + 1;
     w->levels = p->levels;
@@ -755,7 +731,7 @@ static void take_bank0(hwheel *w, size_t s, hw_batch *out) {
  * the last node. */
 static tk_node *sort_batch(const hwheel *w, uint64_t e, tk_node *head, size_t count,
                            tk_node **tail) {
-    if (count < 64 || w->tick_recip == 0 || e == 0)
+    if (count < 64 || w->grid.recip == 0 || e == 0)
         return tk__node_sort(head, tail);
     unsigned lg = 63u - (unsigned)__builtin_clzll((uint64_t)count) - 2u; /* ~count/4 buckets */
     lg = lg < 4 ? 4 : lg > 8 ? 8 : lg;
@@ -763,14 +739,14 @@ static tk_node *sort_batch(const hwheel *w, uint64_t e, tk_node *head, size_t co
     tk_node *bh[256], *bt[256];
     memset(bh, 0, nb * sizeof(bh[0]));
     /* lo = t_{e-1}, exact (it may lie past INT64_MAX only if the batch is
-     * empty); off = d - lo - 1 < tick, so off * tick_recip, the deadline's
+     * empty); off = d - lo - 1 < tick, so off * grid.recip, the deadline's
      * place in the tick as a 64-bit fraction, does not overflow */
-    hw_i128 lo = (hw_i128)w->origin_ns + (hw_i128)(e - 1) * (hw_i128)w->tick_ns;
-    uint64_t last = (uint64_t)w->tick_ns - 1;
+    tk__i128 lo = (tk__i128)w->grid.origin_ns + (tk__i128)(e - 1) * (tk__i128)w->grid.tick_ns;
+    uint64_t last = (uint64_t)w->grid.tick_ns - 1;
     for (tk_node *n = head; n != NULL;) {
         tk_node *next = NEXT(n);
-        uint64_t off = (uint64_t)((hw_i128)n->deadline_ns - lo - 1);
-        size_t i = (size_t)(((off < last ? off : last) * w->tick_recip) >> (64 - lg));
+        uint64_t off = (uint64_t)((tk__i128)n->deadline_ns - lo - 1);
+        size_t i = (size_t)(((off < last ? off : last) * w->grid.recip) >> (64 - lg));
         NEXT(n) = NULL;
         if (bh[i] != NULL)
             NEXT(bt[i]) = n;
@@ -909,7 +885,7 @@ static void advance(hwheel *w, uint64_t target, hw_batch *out) {
 static tk_node *hw_expire(void *core, int64_t now_ns, size_t max, size_t *count) {
     hwheel *w = core;
     *count = 0;
-    if (w == NULL || max == 0 || now_ns < w->origin_ns)
+    if (w == NULL || max == 0 || now_ns < w->grid.origin_ns)
         return NULL;
     uint64_t target = tick_at(w, now_ns);
     hw_batch b = {NULL, NULL, 0, true};
@@ -1015,7 +991,7 @@ static tk_node *hw_first(const void *core) {
 
 static size_t hw_count_due(const void *core, int64_t now_ns, size_t limit) {
     const hwheel *w = core;
-    if (w == NULL || now_ns < w->origin_ns)
+    if (w == NULL || now_ns < w->grid.origin_ns)
         return 0;
     size_t k = w->due.count;
     uint64_t target = tick_at(w, now_ns);

@@ -74,9 +74,6 @@
 
 #include "common-internal.h"
 
-__extension__ typedef unsigned __int128 tk__u128;
-__extension__ typedef __int128 tk__i128;
-
 #define SLOT_OF(w, e) ((size_t)((e) & (w)->mask))
 
 static inline void bit_set(uint64_t *bits, size_t i) {
@@ -123,9 +120,7 @@ int tk_wheel_core_init(tk_wheel_core *w, const tk_allocator *a, int64_t tick_ns,
     w->words = words;
     w->mask = n - 1;
     w->current_tick = 0;
-    w->start_ns = start_ns;
-    w->tick_ns = tick_ns;
-    w->tick_recip = tick_ns == 1 ? 0 : (uint64_t)(((tk__u128)1 << 64) / (uint64_t)tick_ns);
+    tk__grid_init(&w->grid, start_ns, tick_ns);
     w->size = 0;
     w->ticks_per_wheel = n;
     w->shift = shift;
@@ -140,32 +135,13 @@ void tk_wheel_core_destroy(tk_wheel_core *w) {
     w->occupied = w->stale = NULL;
 }
 
-/* floor(x / tick_ns) by a multiply-high and at most one correction. */
-static inline uint64_t div_tick(const tk_wheel_core *w, uint64_t x) {
-    if (w->tick_recip == 0)
-        return x;
-    uint64_t q = (uint64_t)(((tk__u128)x * w->tick_recip) >> 64);
-    uint64_t r = x - q * (uint64_t)w->tick_ns;
-    while (r >= (uint64_t)w->tick_ns) {
-        q++;
-        r -= (uint64_t)w->tick_ns;
-    }
-    return q;
-}
-
 /* ceil((deadline - start) / tick_ns), 0 if deadline <= start. */
 static inline uint64_t raw_expiry(const tk_wheel_core *w, int64_t deadline_ns) {
-    if (deadline_ns <= w->start_ns)
-        return 0;
-    uint64_t diff = (uint64_t)deadline_ns - (uint64_t)w->start_ns;
-    uint64_t q = div_tick(w, diff);
-    return q + (q * (uint64_t)w->tick_ns != diff);
+    return tk__grid_ceil(&w->grid, deadline_ns);
 }
 
 uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns) {
-    if (now_ns <= w->start_ns)
-        return 0;
-    return div_tick(w, (uint64_t)now_ns - (uint64_t)w->start_ns);
+    return tk__grid_floor(&w->grid, now_ns);
 }
 
 uint64_t tk__wheel_core_tick_of(const tk_wheel_core *w, int64_t deadline_ns) {
@@ -497,8 +473,7 @@ uint64_t tk_wheel_core_current_tick(const tk_wheel_core *w) {
 }
 
 int64_t tk_wheel_core_tick_time(const tk_wheel_core *w, uint64_t tick) {
-    tk__i128 t = (tk__i128)w->start_ns + (tk__i128)tick * (tk__i128)w->tick_ns;
-    return t > (tk__i128)INT64_MAX ? INT64_MAX : (int64_t)t;
+    return tk__grid_time(&w->grid, tick);
 }
 
 size_t tk_wheel_core_size(const tk_wheel_core *w) {

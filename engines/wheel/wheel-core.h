@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "node-sort.h"
+#include "tick-grid.h"
 #include "timerkit/alloc.h"
 #include "timerkit/engine.h"
 #include "timerkit/queue.h"
@@ -38,8 +39,9 @@ typedef struct tk__wheel_slot {
                             unless the slot's `stale` bit is set */
 } tk__wheel_slot;
 
-/* A wheel. Caller-allocated. Fields are private, except that start_ns,
- * tick_ns and ticks_per_wheel may be read (never written) after init. */
+/* A wheel. Caller-allocated. Fields are private, except that grid (its
+ * origin_ns is t_0, its tick_ns the tick) and ticks_per_wheel may be read
+ * (never written) after init. */
 typedef struct tk_wheel_core {
     const tk_allocator *allocator; /* NULL: default */
     tk__wheel_slot *slots;         /* ticks_per_wheel buckets */
@@ -49,9 +51,7 @@ typedef struct tk_wheel_core {
     size_t words;                  /* 64-bit words per bitmap */
     uint64_t mask;                 /* ticks_per_wheel - 1 */
     uint64_t current_tick;         /* c: ticks 0..c have been advanced over */
-    int64_t start_ns;              /* t_0 */
-    int64_t tick_ns;               /* > 0 */
-    uint64_t tick_recip;           /* floor(2^64 / tick_ns) (0 if tick_ns = 1) */
+    tk__grid grid;                 /* t_k = start_ns + k * tick_ns (tick-grid.h) */
     size_t size;                   /* nodes in the wheel */
     uint32_t ticks_per_wheel;      /* power of two */
     uint32_t shift;                /* log2(ticks_per_wheel) */
