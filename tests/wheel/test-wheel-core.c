@@ -11,23 +11,11 @@
 
 #include <cmocka.h>
 
+#include "test-rng.h"
 #include "timerkit/status.h"
 #include "wheel-core.h"
 
 __extension__ typedef __int128 i128;
-
-/* ---- deterministic PRNG ------------------------------------------------------ */
-
-static uint64_t rng_next(uint64_t *s) {
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t *s, uint64_t n) {
-    return n == 0 ? 0 : rng_next(s) % n;
-}
 
 /* ---- reference model ----------------------------------------------------------- */
 
