@@ -6,6 +6,8 @@
 #   make full      the full benchmark suite (long)
 #   make format    clang-format the tree;  make format-check  fail if it is not formatted
 JOBS ?= 2
+# the engines, from their one list (engines/CMakeLists.txt)
+ENGINES = $(shell sed -n '/^set(TIMERKIT_ENGINES/,/^)/s/^  \([a-z][a-z0-9_]*\)$$/\1/p' engines/CMakeLists.txt)
 SUITE ?= quick
 RESULTS ?= results/$(shell date -u +%Y%m%d-%H%M%S)-$(SUITE)
 
@@ -32,8 +34,7 @@ full:
 example: deps
 	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_BUILD_BENCH=OFF
 	cmake --build build/default -j $(JOBS) --target tk_hello
-	build/default/examples/tk_hello heap
-	build/default/examples/tk_hello wheel
+	for e in $(ENGINES); do build/default/examples/tk_hello $$e || exit 1; done
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc')
 format:

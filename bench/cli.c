@@ -311,10 +311,20 @@ static void want_workload(const char *name, void *ctx) {
     exit(2);
 }
 
-static void add_peer(run_opts *o, const char *spec, bool waiting_only) {
+/* Adds the peer `spec` names. A bad spec ends the run (status 2), except
+ * that a suite's spec naming an engine this build lacks (suite: true) is
+ * left out and listed in `skipped` (its length skipped_len). */
+static void add_peer(run_opts *o, const char *spec, bool waiting_only, bool suite, char *skipped,
+                     size_t skipped_len) {
     tkb_peer p;
     char err[1024];
-    if (tkb_peer_parse(spec, &p, err, sizeof err) != 0) {
+    int rc = tkb_peer_parse(spec, &p, err, sizeof err);
+    if (rc == TKB_PEER_UNKNOWN && suite) {
+        size_t k = strlen(skipped);
+        snprintf(skipped + k, skipped_len - k, "%s%s", k ? ", " : "", spec);
+        return;
+    }
+    if (rc != 0) {
         fprintf(stderr, "tkbench: %s\n", err);
         exit(2);
     }
@@ -330,7 +340,7 @@ static void add_peer(run_opts *o, const char *spec, bool waiting_only) {
 }
 
 static void want_peer(const char *spec, void *ctx) {
-    add_peer(ctx, spec, false);
+    add_peer(ctx, spec, false, false, NULL, 0);
 }
 
 typedef struct sizes {
@@ -437,9 +447,27 @@ static int cmd_run(int argc, char **argv) {
 
     if (pl != NULL)
         for_each_item(pl, true, want_peer, &o);
-    else
+    else {
+        char skipped[512] = "";
         for (size_t i = 0; i < tkb_suite_peer_count; i++)
-            add_peer(&o, tkb_suite_peers[i].spec, tkb_suite_peers[i].waiting_only);
+            add_peer(&o, tkb_suite_peers[i].spec, tkb_suite_peers[i].waiting_only, true, skipped,
+                     sizeof skipped);
+        /* every other registered engine, at its defaults, with tasks and embedded timers */
+        for (size_t e = 0; e < tk_engine_count(); e++) {
+            const tk_queue_ops *ops = tk_engine_at(e);
+            bool named = false;
+            for (size_t i = 0; i < o.npeers && !named; i++)
+                named = o.peers[i].engine == ops;
+            if (named)
+                continue;
+            char spec[TKB_SPEC_MAX];
+            add_peer(&o, ops->name, false, true, skipped, sizeof skipped);
+            snprintf(spec, sizeof spec, "%s@embedded", ops->name);
+            add_peer(&o, spec, false, true, skipped, sizeof skipped);
+        }
+        if (skipped[0] != '\0')
+            fprintf(stderr, "tkbench: note: no such engine in this build, skipped: %s\n", skipped);
+    }
     tkb_peer_arrange(o.peers, o.npeers);
 
     /* cases (static: see run_opts above) */

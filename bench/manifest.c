@@ -536,7 +536,7 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
             snprintf(p->label, sizeof p->label, "%s", v[i].peer);
             snprintf(p->file, sizeof p->file, "%s", v[i].peer);
             p->kind = "unknown";
-            p->description = "a peer this tkbench does not know";
+            snprintf(p->description, sizeof p->description, "a peer this tkbench does not know");
         }
         snprintf(p->id, sizeof p->id, "%s", v[i].peer);
     }

@@ -16,14 +16,15 @@
  *   allocates a tk_timer and a record pointer and frees them when it fires.
  * - stop() always removes the timer from the engine, whatever the
  *   remove-on-cancel policy (on here, as for the task peers, for the
- *   warm-up task only). With the wheel the tick thread still holds a
- *   stopped timer until its next pass (later while it falls behind
- *   sustained churn): release() notes such timers and sync()
- *   waits until every one is idle, so that the workloads free or re-prepare
- *   only idle storage. The wheel peers' ops add reusable(), which tells the
- *   hold-model loops whether a stopped timer can be started again yet (not
- *   until the tick thread lets go); the heap's stop is synchronous, so
- *   heap-embedded restarts the same timer. */
+ *   warm-up task only). An engine with TK_QUEUE_CAP_DEFERRED_RELEASE may
+ *   keep hold of a stopped timer for a while (the wheel's tick thread, until
+ *   its next pass, later while it falls behind sustained churn): release()
+ *   notes such timers and sync() waits until every one is idle, so that the
+ *   workloads free or re-prepare only idle storage. For those engines the
+ *   ops add reusable() (tkb_svc_executor_timer_deferred), which tells the
+ *   hold-model loops whether a stopped timer can be started again yet; any
+ *   other engine's stop is synchronous, and its peer restarts the same
+ *   timer. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@
 #include "timerkit.h"
 #include "tkbench.h"
 
-bool tkb_wheel_wakeups(tk_executor *ex, uint64_t *out); /* peer-wheel-stats.c */
+bool tkb_engine_wakeups(tk_executor *ex, uint64_t *out); /* peer-engine-stats.c */
 int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config *qc,
                       tk_executor **out); /* peer-executor.c */
 
@@ -194,9 +195,9 @@ static void et_release(void *self, void *timer) {
     pthread_mutex_unlock(&s->mu);
 }
 
-/* Waits until every released timer is idle. The wheel's tick thread lets go
- * of stopped timers at its next pass, many at once, so only the first waits
- * are long. */
+/* Waits until every released timer is idle. An engine thread that holds
+ * stopped timers (the wheel's tick thread) lets go of them at its next pass,
+ * many at once, so only the first waits are long. */
 static void et_sync(void *self) {
     etsvc *s = self;
     pthread_mutex_lock(&s->mu);
@@ -226,7 +227,7 @@ static bool et_reusable(void *self, void *timer) {
 }
 
 static bool et_wakeups(void *self, uint64_t *out) {
-    return tkb_wheel_wakeups(((etsvc *)self)->ex, out);
+    return tkb_engine_wakeups(((etsvc *)self)->ex, out);
 }
 
 /* Every op but reusable(): the two tables below differ only in that. */
@@ -235,12 +236,14 @@ static bool et_wakeups(void *self, uint64_t *out) {
     .schedule = et_schedule, .schedule_at = et_schedule_at, .cancel = et_cancel,                   \
     .release = et_release, .prepare = et_prepare, .sync = et_sync, .wakeups = et_wakeups
 
-/* The heap's remove() answers at once, so a stopped timer is idle when
- * tk_timer_stop() returns (no worker can hold one of the hold-model loops'
- * timers: they are 10-20 s ahead) and the loops restart the same storage, as
- * for every other peer. A failed restart would show as "schedule failed". */
+/* An engine without TK_QUEUE_CAP_DEFERRED_RELEASE: its remove() completes at
+ * once, so a stopped timer is idle when tk_timer_stop() returns (no worker
+ * can hold one of the hold-model loops' timers: they are 10-20 s ahead) and
+ * the loops restart the same storage, as for every other peer. A failed
+ * restart would show as "schedule failed". */
 const tkb_svc_ops tkb_svc_executor_timer = {ET_OPS};
 
-/* The wheel hands a stopped timer back at its tick thread's next pass, so
- * the hold-model loops ask reusable() and re-arm a spare meanwhile. */
-const tkb_svc_ops tkb_svc_executor_timer_wheel = {ET_OPS, .reusable = et_reusable};
+/* An engine with TK_QUEUE_CAP_DEFERRED_RELEASE hands a stopped timer back
+ * later (the wheel: at its tick thread's next pass), so the hold-model loops
+ * ask reusable() and re-arm a spare meanwhile. */
+const tkb_svc_ops tkb_svc_executor_timer_deferred = {ET_OPS, .reusable = et_reusable};

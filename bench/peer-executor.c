@@ -1,6 +1,7 @@
-/* tkbench: timerkit's executor (with the heap or a wheel engine) as an
- * executor-level peer: what a user of the library sees. remove_on_cancel is
- * on; the pool threads' timer slack is set through tk_executor_options. */
+/* tkbench: timerkit's executor, with any engine of the registry and the
+ * parameters of the peer's spec, as an executor-level peer: what a user of
+ * the library sees. remove_on_cancel is on; the pool threads' timer slack is
+ * set through tk_executor_options. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include "timerkit.h"
 #include "tkbench.h"
 
-bool tkb_wheel_wakeups(tk_executor *ex, uint64_t *out); /* peer-wheel-stats.c */
+bool tkb_engine_wakeups(tk_executor *ex, uint64_t *out); /* peer-engine-stats.c */
 int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config *qc,
                       tk_executor **out);
 
@@ -86,7 +87,7 @@ static int ex_cancel(void *self, void *timer) {
 }
 
 static bool ex_wakeups(void *self, uint64_t *out) {
-    return tkb_wheel_wakeups(((exsvc *)self)->ex, out);
+    return tkb_engine_wakeups(((exsvc *)self)->ex, out);
 }
 
 const tkb_svc_ops tkb_svc_executor = {

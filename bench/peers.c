@@ -11,7 +11,20 @@
  * spec (engine, then each parameter the spec states, then the mode:
  * "wheel-1ms-1024", "heap-spin150us", "wheel-1ms-1024-embedded"), names it in
  * figures and tables. The labels of the suites' peers are accepted as
- * aliases of their specs. */
+ * aliases of their specs.
+ *
+ * Every engine in the registry (tk_engine_count(), tk_engine_at()) is a peer,
+ * and everything tkbench needs of it comes from its tables:
+ *   - its description: its name and capabilities;
+ *   - its core level: the generic core-level peer (peer-core.c) over its
+ *     tk_core_ops, if it has a core (tk_queue_ops.core) and the spec sets no
+ *     setting of the blocking adapter (TK_PARAM_ADAPTER: spin, max_pending),
+ *     which change only how an executor's threads wait, not the core;
+ *   - its executor level, always: tasks (peer-executor.c), or with @embedded
+ *     the embedded timers (peer-executor-timer.c), whose hold-model loops ask
+ *     whether a stopped timer may be started again when the engine can keep
+ *     hold of a removed node (TK_QUEUE_CAP_DEFERRED_RELEASE);
+ *   - its style slots, from its place in the registry (tkb_peer_arrange()). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdio.h>
@@ -40,7 +53,6 @@
 #endif
 
 #define EMBEDDED_MODE "embedded"
-#define OTHER_SLOT 10 /* slots 10-12: peers without a slot of their own */
 
 /* Peers that are not engines of the library. */
 typedef struct baseline {
@@ -63,36 +75,25 @@ static const baseline baselines[] = {
     {"floor", "floor", "the machine's limits, measured in the same run", NULL, NULL, 0, NULL, 9},
 };
 
-/* How tkbench drives each engine of the library: its core, its embedded
- * timers (whose stopped timers the wheel's tick thread hands back later:
- * tkb_svc_ops.reusable), and its style slots (a family of `span` slots from
- * `slot`, ranked by parameters). An engine missing here runs at executor
- * level only, with slots among the others. */
-typedef struct engine_peer {
-    const char *engine;
-    const char *description;
-    const tkb_core_ops *core;
-    const tkb_svc_ops *embedded;
-    int slot, span;
-} engine_peer;
-
-static const engine_peer engine_peers[] = {
-    {"heap", "4-ary indexed heap (engines/heap)", &tkb_core_heap, &tkb_svc_executor_timer, 1, 1},
-    {"wheel", "hashed wheel (engines/wheel)", &tkb_core_wheel, &tkb_svc_executor_timer_wheel, 2, 3},
-};
-
-static const engine_peer *engine_peer_of(const tk_queue_ops *ops) {
-    for (size_t i = 0; i < TKB_COUNT(engine_peers); i++)
-        if (strcmp(engine_peers[i].engine, ops->name) == 0)
-            return &engine_peers[i];
-    return NULL;
-}
-
 static const baseline *baseline_find(const char *name, size_t len) {
     for (size_t i = 0; i < TKB_COUNT(baselines); i++)
         if (strlen(baselines[i].name) == len && strncmp(baselines[i].name, name, len) == 0)
             return &baselines[i];
     return NULL;
+}
+
+/* "hashed timing wheel with a tick thread (...); O(1) remove, ticked, own thread, ...": the
+ * engine's own one-line description (or "timerkit engine NAME"), then its capabilities. */
+static void engine_description(const tk_queue_ops *ops, char *buf, size_t len) {
+    size_t k = ops->description != NULL
+                   ? (size_t)snprintf(buf, len, "%s", ops->description)
+                   : (size_t)snprintf(buf, len, "timerkit engine %s", ops->name);
+    const char *sep = "; ";
+    for (unsigned bit = 1; bit != 0 && k < len; bit <<= 1)
+        if ((ops->caps & bit) != 0 && tk_queue_cap_name(bit) != NULL) {
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", sep, tk_queue_cap_name(bit));
+            sep = ", ";
+        }
 }
 
 /* Does the parameter differ from its default? */
@@ -193,7 +194,7 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
         snprintf(p->id, sizeof p->id, "%s", b->name);
         snprintf(p->label, sizeof p->label, "%s", b->name);
         p->kind = b->kind;
-        p->description = b->description;
+        snprintf(p->description, sizeof p->description, "%s", b->description);
         p->core = b->core;
         p->svc = b->svc;
         p->core_max_n = b->core_max_n;
@@ -210,7 +211,8 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
         known_names(known, sizeof known);
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(name_len < 60 ? name_len : 60), body);
-        return fail(err, err_len, "unknown peer '%s'; known: %s", name, known);
+        fail(err, err_len, "unknown peer '%s'; known: %s", name, known);
+        return TKB_PEER_UNKNOWN;
     }
     if (rc != TK_OK)
         return fail(err, err_len, "%s: %s", spec, msg);
@@ -223,20 +225,21 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
         (int)sizeof p->spec)
         return fail(err, err_len, "%s: the canonical spec is too long%s", spec, "");
     snprintf(p->id, sizeof p->id, "%s", p->spec);
-    const engine_peer *ep = engine_peer_of(ops);
-    p->description = ep != NULL ? ep->description : "an engine of the library";
+    engine_description(ops, p->description, sizeof p->description);
     if (p->embedded)
-        p->svc = ep != NULL ? ep->embedded : &tkb_svc_executor_timer_wheel;
+        p->svc = (ops->caps & TK_QUEUE_CAP_DEFERRED_RELEASE) != 0 ? &tkb_svc_executor_timer_deferred
+                                                                  : &tkb_svc_executor_timer;
     else
         p->svc = &tkb_svc_executor;
-    p->core = ep != NULL && !p->embedded && !has_adapter_params(p) ? ep->core : NULL;
+    p->core = ops->core != NULL && !p->embedded && !has_adapter_params(p) ? &tkb_core_engine : NULL;
     engine_label(p);
     set_file(p);
     return 0;
 }
 
 int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len) {
-    if (parse_spec(spec, p, err, err_len) == 0)
+    int rc = parse_spec(spec, p, err, err_len);
+    if (rc == 0)
         return 0;
     /* an alias: the label of one of the suites' peers */
     for (size_t i = 0; spec != NULL && i < tkb_suite_peer_count; i++) {
@@ -246,19 +249,19 @@ int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len) {
             return 0;
         }
     }
-    return -1;
+    return rc;
 }
 
 void tkb_peer_list(FILE *f) {
     fprintf(f, "peers (spec: NAME[:key=value,...][@%s]):\n", EMBEDDED_MODE);
     for (size_t i = 0; i < tk_engine_count(); i++) {
         const tk_queue_ops *ops = tk_engine_at(i);
-        const engine_peer *ep = engine_peer_of(ops);
+        char desc[TKB_SPEC_MAX];
+        engine_description(ops, desc, sizeof desc);
         tk_queue_config def;
         tk_queue_config_init(&def);
         fprintf(f, "  %-12s engine    %s; levels: %sexecutor; @%s: embedded timers\n", ops->name,
-                ep != NULL ? ep->description : "an engine of the library",
-                ep != NULL ? "core, " : "", EMBEDDED_MODE);
+                desc, ops->core != NULL ? "core, " : "", EMBEDDED_MODE);
         for (size_t k = 0; k < ops->param_count; k++) {
             const tk_queue_param *prm = &ops->params[k];
             char v[64];
@@ -277,66 +280,117 @@ void tkb_peer_list(FILE *f) {
     fprintf(f, "default peers of every suite (alias = spec):\n");
     for (size_t i = 0; i < tkb_suite_peer_count; i++) {
         tkb_peer q;
-        if (parse_spec(tkb_suite_peers[i].spec, &q, NULL, 0) != 0)
+        char err[256];
+        int rc = parse_spec(tkb_suite_peers[i].spec, &q, err, sizeof err);
+        if (rc != 0) {
+            fprintf(f, "  %-26s   (%s)\n", tkb_suite_peers[i].spec,
+                    rc == TKB_PEER_UNKNOWN ? "skipped: no such engine in this build" : err);
             continue;
+        }
         fprintf(f, "  %-26s = %s%s\n", q.label, q.spec,
                 tkb_suite_peers[i].waiting_only ? "  (only where waiting is measured)" : "");
     }
+    fprintf(f, "  and every other registered engine at its defaults, as NAME and NAME@%s\n",
+            EMBEDDED_MODE);
 }
 
-int64_t tkb_peer_span_ns(const tkb_peer *p) {
-    if (p->engine == NULL || (p->engine->caps & TK_QUEUE_CAP_TICKED) == 0)
-        return TKB_NS_PER_MS * 1024;
-    int64_t slots = 1;
-    while (slots < (int64_t)p->qc.ticks_per_wheel)
-        slots <<= 1; /* the wheel rounds its size up to a power of two */
-    return p->qc.tick_ns * slots;
+/* ---- style slots and display order ------------------------------------------
+ *
+ * plots/style.gp has TKB_SLOTS style slots (colour, dash, point, fill). A
+ * baseline keeps its own (5-9). The engines' peers share the others, by
+ * parameter set: the engine and its parameters except the blocking
+ * adapter's, which a task peer and its @embedded variant have in common.
+ *   - Each parameter set in the run takes a slot. Engine k of the registry
+ *     (k = 0, 1, ...; engines/CMakeLists.txt's order, then run-time
+ *     registrations) owns slot k + 1 for its first set if k < 4, so an
+ *     engine keeps its colour whatever else runs. An engine's further sets
+ *     take, in this order, the free slots of 1-4 that no registered engine
+ *     owns, then 10-12, then those of 1-4 whose engine is not in the run.
+ *   - The @embedded variant of a set in slot s <= 4 takes s + 12: a colour of
+ *     its own and the point shape of slot s.
+ *   - Any other peer (a spinning variant, the @embedded variant of a set in
+ *     10-12, a peer this tkbench does not know) takes a free slot: 10-12
+ *     first, then any. Only when all 16 are taken do slots repeat (10-12).
+ * An engine's sets rank by how many parameters they set away from the
+ * default (the engine's defaults first), then by their values in table
+ * order. Display order: engine by engine in registry order, each set's task
+ * peer then its @embedded variant, then the engine's spinning variants; then
+ * the baselines; then peers this tkbench does not know, as given. */
+
+#define FAMILY_SLOTS 4    /* slots 1-4: the engines' parameter sets */
+#define EMBEDDED_SHIFT 12 /* slots 13-16: the @embedded variants of slots 1-4 */
+
+static size_t engine_index(const tk_queue_ops *ops) {
+    size_t n = tk_engine_count();
+    for (size_t i = 0; i < n; i++)
+        if (tk_engine_at(i) == ops)
+            return i;
+    return n;
 }
 
-/* ---- style slots and display order ------------------------------------------ */
-/* Where a family peer ranks among its engine's peers in this run: by its
- * parameters in table order, compared as numbers. */
-static int compare_params(const tkb_peer *a, const tkb_peer *b) {
-    for (size_t i = 0; i < a->engine->param_count; i++) {
-        const tk_queue_param *prm = &a->engine->params[i];
-        char va[64], vb[64];
-        if (tk_queue_param_format(prm, &a->qc, va, sizeof va) != TK_OK ||
-            tk_queue_param_format(prm, &b->qc, vb, sizeof vb) != TK_OK)
+/* Compares parameter prm of two configs of one engine, as numbers when both
+ * are representable, else as written. */
+static int compare_param(const tk_queue_param *prm, const tk_queue_config *a,
+                         const tk_queue_config *b) {
+    int64_t va, vb;
+    if (tk_queue_config_get_value(a, prm->key, &va) == TK_OK &&
+        tk_queue_config_get_value(b, prm->key, &vb) == TK_OK)
+        return va < vb ? -1 : va > vb;
+    char sa[64], sb[64];
+    if (tk_queue_param_format(prm, a, sa, sizeof sa) != TK_OK ||
+        tk_queue_param_format(prm, b, sb, sizeof sb) != TK_OK)
+        return 0;
+    return strverscmp(sa, sb);
+}
+
+/* The parameter-set order of two peers of one engine (adapter settings
+ * aside): fewer parameters away from the default first, then by value. */
+static int compare_sets(const tkb_peer *a, const tkb_peer *b) {
+    const tk_queue_ops *e = a->engine;
+    int da = 0, db = 0;
+    for (size_t i = 0; i < e->param_count; i++)
+        if ((e->params[i].flags & TK_PARAM_ADAPTER) == 0) {
+            da += param_set(&e->params[i], &a->qc);
+            db += param_set(&e->params[i], &b->qc);
+        }
+    if (da != db)
+        return da < db ? -1 : 1;
+    for (size_t i = 0; i < e->param_count; i++) {
+        if ((e->params[i].flags & TK_PARAM_ADAPTER) != 0)
             continue;
-        int c = strverscmp(va, vb);
+        int c = compare_param(&e->params[i], &a->qc, &b->qc);
         if (c != 0)
             return c;
     }
     return 0;
 }
 
-/* The slot of an engine peer without adapter parameters, before the mode:
- * its family's first slot plus its rank, or 0 (none of its own). */
-static int family_slot(const tkb_peer *p, const tkb_peer *peers, size_t count) {
-    const engine_peer *ep = engine_peer_of(p->engine);
-    if (ep == NULL || has_adapter_params(p))
-        return 0;
-    int rank = 0;
-    for (size_t i = 0; i < count; i++) {
-        const tkb_peer *q = &peers[i];
-        if (q->engine != p->engine || has_adapter_params(q) || compare_params(q, p) >= 0)
-            continue;
-        /* count each smaller parameter set once, whatever its mode */
-        bool first = true;
-        for (size_t j = 0; j < i; j++)
-            if (peers[j].engine == q->engine && !has_adapter_params(&peers[j]) &&
-                compare_params(&peers[j], q) == 0)
-                first = false;
-        rank += first;
-    }
-    return rank < ep->span ? ep->slot + rank : 0;
+/* A peer that belongs to a parameter set: an engine's, without adapter
+ * settings. */
+static bool in_set(const tkb_peer *p) {
+    return p->engine != NULL && !has_adapter_params(p);
 }
 
 typedef struct arranged {
     tkb_peer p;
-    int order; /* display order key */
+    size_t engine;  /* registry index (engine peers) */
+    size_t set;     /* index of the first peer of its parameter set (in_set) */
+    size_t setrank; /* a set's first peer: the set's position among the run's sets */
+    int setslot;    /* a set's first peer: the set's slot */
+    long long order;
     size_t index;
 } arranged;
+
+/* qsort context is not portable: the sets are sorted through this. */
+static const arranged *g_sets_of;
+
+static int by_set(const void *a, const void *b) {
+    const arranged *x = &g_sets_of[*(const size_t *)a], *y = &g_sets_of[*(const size_t *)b];
+    if (x->engine != y->engine)
+        return x->engine < y->engine ? -1 : 1;
+    int c = compare_sets(&x->p, &y->p);
+    return c != 0 ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
 
 static int by_order(const void *a, const void *b) {
     const arranged *x = a, *y = b;
@@ -345,27 +399,122 @@ static int by_order(const void *a, const void *b) {
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* The first slot of `order` (count entries) not used yet, marked used; 0 if
+ * none. */
+static int take_slot(bool *used, const int *order, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (order[i] >= 1 && order[i] <= TKB_SLOTS && !used[order[i]]) {
+            used[order[i]] = true;
+            return order[i];
+        }
+    return 0;
+}
+
+/* A free slot for a peer outside the families' rules: 10-12, then any, then
+ * 10-12 again (a repeat). */
+static int other_slot(bool *used, int *cycle) {
+    static const int order[] = {10, 11, 12, 1, 2, 3, 4, 13, 14, 15, 16, 5, 6, 7, 8, 9};
+    int s = take_slot(used, order, TKB_COUNT(order));
+    return s != 0 ? s : 10 + (*cycle)++ % 3;
+}
+
 void tkb_peer_arrange(tkb_peer *peers, size_t count) {
     arranged *a = calloc(count ? count : 1, sizeof *a);
-    if (a == NULL)
+    size_t *sets = calloc(count ? count : 1, sizeof *sets);
+    if (a == NULL || sets == NULL) {
+        free(a);
+        free(sets);
         return; /* slots stay as parsed; order unchanged */
-    int others = 0;
-    for (size_t i = 0; i < count; i++) {
-        tkb_peer *p = &peers[i];
-        int base = p->engine != NULL ? family_slot(p, peers, count) : p->slot;
-        if (base == 0) {
-            p->slot = OTHER_SLOT + others++ % 3;
-            a[i].order = 1000 + (int)i; /* after every family peer, in the order given */
-        } else {
-            /* an embedded variant: 12 slots on, right after its base in order */
-            p->slot = p->embedded ? (base <= 4 ? base + 12 : OTHER_SLOT + others++ % 3) : base;
-            a[i].order = base * 2 + p->embedded;
-        }
-        a[i].p = *p;
-        a[i].index = i;
     }
+    bool used[TKB_SLOTS + 1] = {false};
+    size_t nsets = 0, nengines = tk_engine_count();
+    for (size_t i = 0; i < count; i++) {
+        a[i].p = peers[i];
+        a[i].index = i;
+        if (peers[i].engine == NULL) {
+            if (peers[i].slot >= 1 && peers[i].slot <= TKB_SLOTS)
+                used[peers[i].slot] = true; /* a baseline's own */
+            continue;
+        }
+        a[i].engine = engine_index(peers[i].engine);
+        a[i].set = i;
+        if (!in_set(&peers[i]))
+            continue;
+        for (size_t j = 0; j < i; j++)
+            if (in_set(&peers[j]) && peers[j].engine == peers[i].engine &&
+                compare_sets(&peers[j], &peers[i]) == 0) {
+                a[i].set = a[j].set;
+                break;
+            }
+        if (a[i].set == i)
+            sets[nsets++] = i;
+    }
+    g_sets_of = a;
+    qsort(sets, nsets, sizeof *sets, by_set);
+    g_sets_of = NULL;
+
+    /* the sets' slots: each engine's first set in the slot it owns, then
+     * the others from `further` */
+    int further[2 * FAMILY_SLOTS + 3], nfurther = 0;
+    bool engine_in_run[FAMILY_SLOTS] = {false};
+    for (size_t k = 0; k < nsets; k++)
+        if (a[sets[k]].engine < FAMILY_SLOTS)
+            engine_in_run[a[sets[k]].engine] = true;
+    for (int s = 1; s <= FAMILY_SLOTS; s++)
+        if ((size_t)(s - 1) >= nengines)
+            further[nfurther++] = s; /* owned by no engine */
+    for (int s = 10; s <= 12; s++)
+        further[nfurther++] = s;
+    for (int s = 1; s <= FAMILY_SLOTS; s++)
+        if ((size_t)(s - 1) < nengines && !engine_in_run[s - 1])
+            further[nfurther++] = s; /* its engine is not in the run */
+    for (size_t k = 0; k < nsets; k++) {
+        arranged *x = &a[sets[k]];
+        x->setrank = k;
+        if ((k == 0 || a[sets[k - 1]].engine != x->engine) && x->engine < FAMILY_SLOTS)
+            used[x->setslot = (int)x->engine + 1] = true;
+    }
+    int cycle = 0;
+    for (size_t k = 0; k < nsets; k++) {
+        arranged *x = &a[sets[k]];
+        if (x->setslot == 0)
+            x->setslot = take_slot(used, further, (size_t)nfurther);
+        if (x->setslot == 0)
+            x->setslot = other_slot(used, &cycle);
+    }
+
+    /* every peer's slot and display order */
+    for (size_t i = 0; i < count; i++) {
+        arranged *x = &a[i];
+        tkb_peer *p = &x->p;
+        if (p->engine == NULL) {
+            if (p->slot < 1 || p->slot > TKB_SLOTS)
+                p->slot = 0; /* a peer this tkbench does not know */
+            x->order = p->slot != 0 ? 2000000000LL + p->slot * 100000LL + (long long)i
+                                    : 3000000000LL + (long long)i;
+            continue;
+        }
+        long long engine_order = (long long)(x->engine + 1) * 10000000LL;
+        if (!in_set(p)) {
+            p->slot = 0;
+            x->order = engine_order + 5000000LL + (long long)i; /* after the engine's sets */
+            continue;
+        }
+        x->order = engine_order + (long long)a[x->set].setrank * 2 + p->embedded;
+        int s = a[x->set].setslot;
+        if (!p->embedded)
+            p->slot = s; /* a set has one task peer: the spec names it */
+        else if (s >= 1 && s <= FAMILY_SLOTS && !used[s + EMBEDDED_SHIFT])
+            used[p->slot = s + EMBEDDED_SHIFT] = true;
+        else
+            p->slot = 0;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (a[i].p.slot == 0)
+            a[i].p.slot = other_slot(used, &cycle);
     qsort(a, count, sizeof *a, by_order);
     for (size_t i = 0; i < count; i++)
         peers[i] = a[i].p;
     free(a);
+    free(sets);
 }

@@ -13,8 +13,10 @@
  * Two peer interfaces, one per level (docs/workloads.md):
  * - tkb_core_ops: a single-threaded data structure driven with virtual time
  *   (no locks, no clock reads inside the loops). Every op takes a whole batch
- *   so the loop over timers is inside the peer file and calls the engine
- *   directly: the harness adds one indirect call per batch, not per timer.
+ *   so the loop over timers is inside the peer file: the harness adds one
+ *   indirect call per batch, not per timer. Inside, every engine's core is
+ *   called through its tk_core_ops (peer-core.c): one indirect call per
+ *   operation, the same for every engine; a baseline calls its own API.
  * - tkb_svc_ops: a running timer service seen from a user thread (the
  *   executor with an engine; libuv or libevent on a loop thread of ours).
  *   Thread-safe; callbacks run on the service's thread(s). */
@@ -112,11 +114,12 @@ typedef struct tkb_svc_ops {
      * after the storage is zeroed. NULL for other peers. */
     void (*prepare)(void *self, char *timers, size_t count, size_t stride, bool records);
     /* May the storage of a cancelled timer take a new schedule() at once?
-     * NULL: always. A stopped tk_timer that the wheel's tick thread still
-     * holds cannot be started until it lets go (at its next pass, later
-     * while it falls behind sustained churn), so the hold-model loops re-arm
-     * a spare timer instead (tkb_spare_churn in harness.h). Thread-safe,
-     * cheap (one atomic load). */
+     * NULL: always. A stopped tk_timer that an engine thread still holds
+     * (an engine with TK_QUEUE_CAP_DEFERRED_RELEASE: the wheel's tick thread
+     * until its next pass, later while it falls behind sustained churn)
+     * cannot be started until it lets go, so the hold-model loops re-arm a
+     * spare timer instead (tkb_spare_churn in harness.h). Thread-safe, cheap
+     * (one atomic load). */
     bool (*reusable)(void *self, void *timer);
     /* Waits until everything submitted so far has been applied (hand-off
      * queues drained). May be NULL. */
@@ -144,40 +147,49 @@ static inline size_t tkb_svc_stride(const tkb_svc_ops *ops, size_t record_size) 
 #define TKB_SPEC_MAX 160
 
 struct tkb_peer {
-    char id[TKB_SPEC_MAX];      /* its name in results.csv and hist/: the spec (older
-                                   folders: whatever name they used) */
-    char spec[TKB_SPEC_MAX];    /* canonical spec: the peer's name in every result */
-    char label[TKB_SPEC_MAX];   /* short name for figures and tables ("wheel-1ms-1024") */
-    char file[TKB_SPEC_MAX];    /* the label as a file-name part (hist/) */
-    const char *kind;           /* "engine", "baseline", "strawman", "floor" */
-    const char *description;    /* one line */
-    const tk_queue_ops *engine; /* timerkit engine, or NULL */
-    tk_queue_config qc;         /* its parameters (engines) */
-    bool embedded;              /* @embedded: the executor's embedded timers */
-    const tkb_core_ops *core;   /* NULL: no core level */
-    const tkb_svc_ops *svc;     /* NULL: no executor level */
-    size_t core_max_n;          /* largest population its core runs (0: no limit) */
-    const char *missing;        /* why it is not built, or NULL */
-    bool waiting_only;          /* runs only in workloads that measure waiting (suites.c) */
-    int slot;                   /* style slot, 1-16 (plots/style.gp) */
+    char id[TKB_SPEC_MAX];          /* its name in results.csv and hist/: the spec (older
+                                       folders: whatever name they used) */
+    char spec[TKB_SPEC_MAX];        /* canonical spec: the peer's name in every result */
+    char label[TKB_SPEC_MAX];       /* short name for figures and tables ("wheel-1ms-1024") */
+    char file[TKB_SPEC_MAX];        /* the label as a file-name part (hist/) */
+    const char *kind;               /* "engine", "baseline", "strawman", "floor" */
+    char description[TKB_SPEC_MAX]; /* one line */
+    const tk_queue_ops *engine;     /* timerkit engine, or NULL */
+    tk_queue_config qc;             /* its parameters (engines) */
+    bool embedded;                  /* @embedded: the executor's embedded timers */
+    const tkb_core_ops *core;       /* NULL: no core level */
+    const tkb_svc_ops *svc;         /* NULL: no executor level */
+    size_t core_max_n;              /* largest population its core runs (0: no limit) */
+    const char *missing;            /* why it is not built, or NULL */
+    bool waiting_only;              /* runs only in workloads that measure waiting (suites.c) */
+    int slot;                       /* style slot, 1-TKB_SLOTS (plots/style.gp) */
 };
 
-/* Parses `spec` into *p. Returns 0, or -1 with a message in err that names
- * what is wrong and lists what is known (the CLI exits with status 2). */
+/* Style slots in plots/style.gp (NSLOTS there). */
+#define TKB_SLOTS 16
+
+/* tkb_peer_parse()'s status when NAME is neither an engine of the registry
+ * nor a baseline. */
+#define TKB_PEER_UNKNOWN (-2)
+
+/* Parses `spec` into *p. Returns 0, or TKB_PEER_UNKNOWN or -1 (anything
+ * else wrong), with a message in err that names what is wrong and lists what
+ * is known (the CLI exits with status 2). */
 int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len);
 /* Prints the peers a spec may name, with their parameters, to f. */
 void tkb_peer_list(FILE *f);
 /* Gives each of the `count` peers its style slot and sorts them into display
- * order (an engine's embedded variant right after it). */
+ * order (engines in registry order, an engine's embedded variant right after
+ * it; peers.c tells the rule). */
 void tkb_peer_arrange(tkb_peer *peers, size_t count);
-/* One revolution of a ticked engine's wheel (tick x slots); for other peers
- * 1.024 s. */
-int64_t tkb_peer_span_ns(const tkb_peer *p);
 
-/* Core and service implementations (defined only when built). */
-extern const tkb_core_ops tkb_core_heap, tkb_core_wheel, tkb_core_naive_heap, tkb_core_sorted_list,
+/* Core and service implementations (defined only when built).
+ * tkb_core_engine: any engine's pure core (peer-core.c). The embedded-timer
+ * services differ in one op: tkb_svc_executor_timer_deferred, for engines
+ * with TK_QUEUE_CAP_DEFERRED_RELEASE, adds reusable(). */
+extern const tkb_core_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_sorted_list,
     tkb_core_libuv, tkb_core_libevent;
-extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_wheel,
+extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_deferred,
     tkb_svc_libuv, tkb_svc_libevent;
 
 /* ---- suites (suites.c) ---------------------------------------------------------- */

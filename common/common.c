@@ -1,4 +1,4 @@
-/* timerkit: status table, default allocator, clock, engine config defaults. */
+/* timerkit: status table, default allocator, clock, the engine-neutral config. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -66,13 +66,11 @@ int tk_queue_config_init(tk_queue_config *cfg) {
     if (cfg == NULL)
         return TK_EINVAL;
     memset(cfg, 0, sizeof(*cfg));
-    cfg->allocator = NULL;
-    cfg->initial_capacity = 64;
-    cfg->tick_ns = TK_NS_PER_MS;
-    cfg->ticks_per_wheel = 512;
-    cfg->max_pending = 0;
-    cfg->thread_name = "tk-wheel";
+    cfg->allocator = NULL;   /* tk_allocator_default() */
+    cfg->thread_name = NULL; /* the engine's own default */
     cfg->spin_ns = 0;
+    cfg->max_pending = 0;
+    cfg->engine = NULL; /* no engine's parameters: each engine's defaults */
     return TK_OK;
 }
 

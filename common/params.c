@@ -1,12 +1,13 @@
 /* timerkit: engine parameter tables (tk_queue_param): reading, writing,
- * parsing and range-checking the tk_queue_config fields they describe.
+ * parsing and checking the parameters they describe.
  *
- * A table entry names its field by offset and size. A duration is an int64_t
- * of nanoseconds; a count is an unsigned integer of 1, 2, 4 or 8 bytes. Both
+ * A table entry names its field by offset and size: in the engine's own
+ * parameter struct (tk_queue_config.params), or, for TK_PARAM_ADAPTER
+ * entries, in tk_queue_config itself. A duration is an int64_t of
+ * nanoseconds; a count is an unsigned integer of 1, 2, 4 or 8 bytes. Both
  * are carried here as a uint64_t `raw` (a duration's two's-complement bits).
- * When a config is checked or formatted, a field that holds 0 stands for its
- * tk_queue_config_init() default (tk_queue_config's contract); a parsed value
- * is checked as written, so "capacity=0" is below a minimum of 1.
+ * A config that names no engine (cfg->engine NULL) stands for every
+ * engine's defaults: its engine fields read as the table's defaults.
  *
  * tk_queue_config_parse(), which needs the engine registry, lives in
  * executor/engine-spec.c and calls tk__queue_params_parse() for the part
@@ -51,9 +52,16 @@ void tk__err_printf(char *err, size_t err_len, const char *fmt, ...) {
 
 /* ---- fields ---------------------------------------------------------------- */
 
-/* True if p names a field this file can read and write. */
-static bool field_ok(const tk_queue_param *p) {
-    if (p->offset > sizeof(tk_queue_config) || p->size > sizeof(tk_queue_config) - p->offset)
+/* The end of the tk_queue_config fields an adapter entry may name. */
+#define ADAPTER_FIELDS_END offsetof(tk_queue_config, engine)
+
+/* True if p names a field of a supported type and size inside its struct
+ * (ops's parameter struct, or tk_queue_config's adapter fields). */
+static bool field_ok(const tk_queue_ops *ops, const tk_queue_param *p) {
+    size_t room = (p->flags & TK_PARAM_ADAPTER) != 0 ? ADAPTER_FIELDS_END : ops->params_size;
+    if (room > TK_QUEUE_PARAMS_SIZE && (p->flags & TK_PARAM_ADAPTER) == 0)
+        return false;
+    if (p->offset > room || p->size > room - p->offset)
         return false;
     switch (p->type) {
     case TK_PARAM_DURATION:
@@ -64,16 +72,44 @@ static bool field_ok(const tk_queue_param *p) {
     return false;
 }
 
-/* True if p is a usable table entry: a key, a field, a sane range. */
-static bool param_ok(const tk_queue_param *p) {
-    if (p->key == NULL || p->key[0] == '\0' || !field_ok(p) || p->min > p->max)
-        return false;
-    return p->type != TK_PARAM_COUNT || p->min >= 0;
+/* True if raw fits in p's field (a parsed count may not). */
+static bool fits_field(const tk_queue_param *p, uint64_t raw) {
+    return p->size >= sizeof(uint64_t) || raw < (UINT64_C(1) << (8 * p->size));
 }
 
-static uint64_t field_get(const tk_queue_config *cfg, const tk_queue_param *p) {
-    const unsigned char *at = (const unsigned char *)cfg + p->offset;
-    switch (p->size) {
+enum { IN_RANGE = 0, BELOW, ABOVE };
+
+static int range_of(const tk_queue_param *p, uint64_t raw) {
+    if (p->type == TK_PARAM_DURATION) {
+        int64_t v = (int64_t)raw;
+        return v < p->min ? BELOW : v > p->max ? ABOVE : IN_RANGE;
+    }
+    /* param_ok(): 0 <= min <= max for a count */
+    if (raw < (uint64_t)p->min)
+        return BELOW;
+    if (raw > (uint64_t)p->max || !fits_field(p, raw))
+        return ABOVE;
+    return IN_RANGE;
+}
+
+/* True if p is a usable table entry of ops: a key, a field, a sane range
+ * with the default inside it. */
+static bool param_ok(const tk_queue_ops *ops, const tk_queue_param *p) {
+    if (p->key == NULL || p->key[0] == '\0' || !field_ok(ops, p) || p->min > p->max)
+        return false;
+    if (p->type == TK_PARAM_COUNT && (p->min < 0 || !fits_field(p, (uint64_t)p->max)))
+        return false; /* a range its field cannot hold */
+    return range_of(p, (uint64_t)p->def) == IN_RANGE;
+}
+
+static const unsigned char *field_at_const(const tk_queue_config *cfg, const tk_queue_param *p) {
+    if ((p->flags & TK_PARAM_ADAPTER) != 0)
+        return (const unsigned char *)cfg + p->offset;
+    return cfg->params.bytes + p->offset;
+}
+
+static uint64_t load(const unsigned char *at, size_t size) {
+    switch (size) {
     case 1: {
         uint8_t v;
         memcpy(&v, at, sizeof(v));
@@ -97,9 +133,19 @@ static uint64_t field_get(const tk_queue_config *cfg, const tk_queue_param *p) {
     }
 }
 
-/* Stores raw, which the caller has range-checked to fit p's field. */
+/* The value of p in cfg: its field, or the table default for an engine
+ * field of a config that names no engine. */
+static uint64_t field_get(const tk_queue_config *cfg, const tk_queue_param *p) {
+    if ((p->flags & TK_PARAM_ADAPTER) == 0 && cfg->engine == NULL)
+        return (uint64_t)p->def;
+    return load(field_at_const(cfg, p), p->size);
+}
+
+/* Stores raw, which the caller has range-checked to fit p's field. The
+ * config must name its engine for an engine field. */
 static void field_set(tk_queue_config *cfg, const tk_queue_param *p, uint64_t raw) {
-    unsigned char *at = (unsigned char *)cfg + p->offset;
+    unsigned char *at = (p->flags & TK_PARAM_ADAPTER) != 0 ? (unsigned char *)cfg + p->offset
+                                                           : cfg->params.bytes + p->offset;
     switch (p->size) {
     case 1: {
         uint8_t v = (uint8_t)raw;
@@ -120,37 +166,6 @@ static void field_set(tk_queue_config *cfg, const tk_queue_param *p, uint64_t ra
         memcpy(at, &raw, sizeof(raw));
         break;
     }
-}
-
-/* The value p's field stands for in cfg: its own, or its default if 0. */
-static uint64_t field_value(const tk_queue_config *cfg, const tk_queue_param *p) {
-    uint64_t raw = field_get(cfg, p);
-    if (raw == 0) {
-        tk_queue_config defaults;
-        tk_queue_config_init(&defaults);
-        raw = field_get(&defaults, p);
-    }
-    return raw;
-}
-
-/* True if raw fits in p's field (a parsed count may not). */
-static bool fits_field(const tk_queue_param *p, uint64_t raw) {
-    return p->size >= sizeof(uint64_t) || raw < (UINT64_C(1) << (8 * p->size));
-}
-
-enum { IN_RANGE = 0, BELOW, ABOVE };
-
-static int range_of(const tk_queue_param *p, uint64_t raw) {
-    if (p->type == TK_PARAM_DURATION) {
-        int64_t v = (int64_t)raw;
-        return v < p->min ? BELOW : v > p->max ? ABOVE : IN_RANGE;
-    }
-    /* param_ok(): 0 <= min <= max for a count */
-    if (raw < (uint64_t)p->min)
-        return BELOW;
-    if (raw > (uint64_t)p->max || !fits_field(p, raw))
-        return ABOVE;
-    return IN_RANGE;
 }
 
 /* ---- text ------------------------------------------------------------------ */
@@ -375,6 +390,41 @@ static int parse_value(const tk_queue_ops *ops, const tk_queue_param *p, const c
 
 /* ---- tables ---------------------------------------------------------------- */
 
+int tk__queue_params_table_check(const tk_queue_ops *ops, char *err, size_t err_len) {
+    const char *name = engine_name(ops);
+    if (ops->param_count > 0 && ops->params == NULL) {
+        tk__err_printf(err, err_len, "%s: param_count is %zu but params is NULL", name,
+                       ops->param_count);
+        return TK_EINVAL;
+    }
+    if (ops->params_size > TK_QUEUE_PARAMS_SIZE) {
+        tk__err_printf(err, err_len,
+                       "%s: params_size %zu is larger than TK_QUEUE_PARAMS_SIZE (%d bytes)", name,
+                       ops->params_size, TK_QUEUE_PARAMS_SIZE);
+        return TK_EINVAL;
+    }
+    for (size_t i = 0; i < ops->param_count; i++) {
+        const tk_queue_param *p = &ops->params[i];
+        if (!param_ok(ops, p)) {
+            tk__err_printf(err, err_len,
+                           "%s: entry %zu ('%s') of the parameter table is malformed (a key, a "
+                           "type, a field inside %s, min <= def <= max)",
+                           name, i, p->key != NULL ? p->key : "(no key)",
+                           (p->flags & TK_PARAM_ADAPTER) != 0 ? "tk_queue_config's adapter fields"
+                                                              : "params_size");
+            return TK_EINVAL;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(ops->params[j].key, p->key) == 0) {
+                tk__err_printf(err, err_len, "%s: the parameter table has the key '%s' twice", name,
+                               p->key);
+                return TK_EINVAL;
+            }
+        }
+    }
+    return TK_OK;
+}
+
 static const tk_queue_param *find_param(const tk_queue_ops *ops, const char *key, size_t n) {
     for (size_t i = 0; i < ops->param_count; i++) {
         const char *k = ops->params[i].key;
@@ -397,17 +447,11 @@ static bool given_before(const char *list, const char *item, const char *key, si
     return false;
 }
 
-static bool table_ok(const tk_queue_ops *ops) {
-    return ops->param_count == 0 || ops->params != NULL;
-}
-
 int tk__queue_params_parse(const tk_queue_ops *ops, const char *list, tk_queue_config *cfg,
                            char *err, size_t err_len) {
     const char *name = engine_name(ops);
-    if (!table_ok(ops)) {
-        tk__err_printf(err, err_len, "%s: the engine's parameter table is malformed", name);
+    if (tk__queue_params_table_check(ops, err, err_len) != TK_OK)
         return TK_EINVAL;
-    }
     char known[256];
     known_keys(ops, known, sizeof(known));
     if (*list == '\0') {
@@ -439,11 +483,6 @@ int tk__queue_params_parse(const tk_queue_ops *ops, const char *list, tk_queue_c
                            echo_len(klen), item, known);
             return TK_EINVAL;
         }
-        if (!param_ok(p)) {
-            tk__err_printf(err, err_len, "%s: parameter '%s' has a malformed table entry", name,
-                           p->key);
-            return TK_EINVAL;
-        }
         if (eq == NULL) {
             tk__err_printf(err, err_len, "%s: parameter '%s' has no '='; write %s=VALUE", name,
                            p->key, p->key);
@@ -470,31 +509,40 @@ int tk__queue_params_parse(const tk_queue_ops *ops, const char *list, tk_queue_c
     }
 }
 
-int tk__queue_config_check(const tk_queue_ops *ops, const tk_queue_config *cfg, char *err,
-                           size_t err_len) {
+/* Sets every engine field of cfg (whose engine is ops) to its default. */
+static void set_defaults(tk_queue_config *cfg, const tk_queue_ops *ops) {
+    memset(cfg->params.bytes, 0, sizeof(cfg->params.bytes));
+    cfg->engine = ops;
+    for (size_t i = 0; i < ops->param_count; i++)
+        if ((ops->params[i].flags & TK_PARAM_ADAPTER) == 0)
+            field_set(cfg, &ops->params[i], (uint64_t)ops->params[i].def);
+}
+
+int tk__queue_config_resolve(const tk_queue_ops *ops, const tk_queue_config *cfg,
+                             tk_queue_config *out, char *err, size_t err_len) {
     tk__err_printf(err, err_len, "%s", "");
     if (ops == NULL) {
         tk__err_printf(err, err_len, "no engine");
         return TK_EINVAL;
     }
     const char *name = engine_name(ops);
-    if (!table_ok(ops)) {
-        tk__err_printf(err, err_len, "%s: the engine's parameter table is malformed", name);
+    if (tk__queue_params_table_check(ops, err, err_len) != TK_OK)
         return TK_EINVAL;
-    }
-    tk_queue_config defaults;
-    if (cfg == NULL) {
-        tk_queue_config_init(&defaults);
-        cfg = &defaults;
+    tk_queue_config c;
+    if (cfg == NULL)
+        tk_queue_config_init(&c);
+    else
+        c = *cfg;
+    if (c.engine == NULL) {
+        set_defaults(&c, ops);
+    } else if (c.engine != ops) {
+        tk__err_printf(err, err_len, "%s: the config holds the parameters of engine '%s'", name,
+                       engine_name(c.engine));
+        return TK_EINVAL;
     }
     for (size_t i = 0; i < ops->param_count; i++) {
         const tk_queue_param *p = &ops->params[i];
-        if (!param_ok(p)) {
-            tk__err_printf(err, err_len, "%s: entry %zu of the parameter table is malformed", name,
-                           i);
-            return TK_EINVAL;
-        }
-        uint64_t raw = field_value(cfg, p);
+        uint64_t raw = field_get(&c, p);
         int where = range_of(p, raw);
         if (where != IN_RANGE) {
             char value[VALUE_TEXT], bound[VALUE_TEXT];
@@ -505,10 +553,125 @@ int tk__queue_config_check(const tk_queue_ops *ops, const tk_queue_config *cfg, 
             return TK_EINVAL;
         }
     }
+    if (ops->validate != NULL && ops->validate(c.params.bytes, err, err_len) != TK_OK) {
+        if (err != NULL && err_len > 0 && err[0] == '\0')
+            tk__err_printf(err, err_len, "%s: the parameters do not work together", name);
+        return TK_EINVAL;
+    }
+    if (out != NULL)
+        *out = c;
     return TK_OK;
 }
 
 /* ---- public ---------------------------------------------------------------- */
+
+const char *tk_queue_cap_name(unsigned cap) {
+    switch (cap) {
+    case TK_QUEUE_CAP_EXACT_ORDER:
+        return "exact order";
+    case TK_QUEUE_CAP_O1_REMOVE:
+        return "O(1) remove";
+    case TK_QUEUE_CAP_TICKED:
+        return "ticked";
+    case TK_QUEUE_CAP_OWN_THREAD:
+        return "own thread";
+    case TK_QUEUE_CAP_BOUNDED:
+        return "bounded";
+    case TK_QUEUE_CAP_BATCH_TAKE:
+        return "batch take";
+    case TK_QUEUE_CAP_DEFERRED_RELEASE:
+        return "deferred release";
+    default:
+        return NULL;
+    }
+}
+
+int tk_queue_config_check(const tk_queue_ops *engine, const tk_queue_config *cfg, char *err,
+                          size_t err_len) {
+    return tk__queue_config_resolve(engine, cfg, NULL, err, err_len);
+}
+
+int tk_queue_config_init_for(tk_queue_config *cfg, const tk_queue_ops *engine) {
+    if (cfg == NULL || engine == NULL || tk__queue_params_table_check(engine, NULL, 0) != TK_OK)
+        return TK_EINVAL;
+    tk_queue_config_init(cfg);
+    set_defaults(cfg, engine);
+    return TK_OK;
+}
+
+int tk_queue_config_set(tk_queue_config *cfg, const char *key, const char *value, char *err,
+                        size_t err_len) {
+    tk__err_printf(err, err_len, "%s", "");
+    if (cfg == NULL || key == NULL || value == NULL) {
+        tk__err_printf(err, err_len, "%s is NULL",
+                       cfg == NULL   ? "cfg"
+                       : key == NULL ? "key"
+                                     : "value");
+        return TK_EINVAL;
+    }
+    const tk_queue_ops *ops = cfg->engine;
+    if (ops == NULL) {
+        tk__err_printf(err, err_len,
+                       "the config names no engine; start from tk_queue_config_init_for()");
+        return TK_EINVAL;
+    }
+    if (tk__queue_params_table_check(ops, err, err_len) != TK_OK)
+        return TK_EINVAL;
+    const tk_queue_param *p = find_param(ops, key, strlen(key));
+    if (p == NULL) {
+        char known[256];
+        known_keys(ops, known, sizeof(known));
+        tk__err_printf(err, err_len, "%s: unknown parameter '%.*s'; known: %s", engine_name(ops),
+                       echo_len(strlen(key)), key, known);
+        return TK_EINVAL;
+    }
+    uint64_t raw = 0;
+    int rc = parse_value(ops, p, value, strlen(value), &raw, err, err_len);
+    if (rc != TK_OK)
+        return rc;
+    field_set(cfg, p, raw);
+    return TK_OK;
+}
+
+/* The entry `key` of cfg's engine's table, or NULL (no engine, unknown key,
+ * malformed table). */
+static const tk_queue_param *config_param(const tk_queue_config *cfg, const char *key) {
+    if (cfg == NULL || key == NULL || cfg->engine == NULL ||
+        tk__queue_params_table_check(cfg->engine, NULL, 0) != TK_OK)
+        return NULL;
+    return find_param(cfg->engine, key, strlen(key));
+}
+
+int tk_queue_config_set_value(tk_queue_config *cfg, const char *key, int64_t value) {
+    const tk_queue_param *p = config_param(cfg, key);
+    if (p == NULL)
+        return TK_EINVAL;
+    if (p->type == TK_PARAM_COUNT && value < 0)
+        return TK_EINVAL;
+    if (range_of(p, (uint64_t)value) != IN_RANGE)
+        return TK_EINVAL;
+    field_set(cfg, p, (uint64_t)value);
+    return TK_OK;
+}
+
+int tk_queue_config_get_value(const tk_queue_config *cfg, const char *key, int64_t *value) {
+    const tk_queue_param *p = config_param(cfg, key);
+    if (p == NULL || value == NULL)
+        return TK_EINVAL;
+    uint64_t raw = field_get(cfg, p);
+    if (p->type == TK_PARAM_COUNT && raw > (uint64_t)INT64_MAX)
+        return TK_EINVAL;
+    *value = (int64_t)raw;
+    return TK_OK;
+}
+
+/* True if p is an entry of ops's table. */
+static bool entry_of(const tk_queue_ops *ops, const tk_queue_param *p) {
+    for (size_t i = 0; i < ops->param_count; i++)
+        if (&ops->params[i] == p)
+            return true;
+    return false;
+}
 
 int tk_queue_param_format(const tk_queue_param *p, const tk_queue_config *cfg, char *buf,
                           size_t len) {
@@ -516,12 +679,22 @@ int tk_queue_param_format(const tk_queue_param *p, const tk_queue_config *cfg, c
         return TK_EINVAL;
     if (len > 0)
         buf[0] = '\0';
-    if (!field_ok(p))
+    if (p->type != TK_PARAM_DURATION && p->type != TK_PARAM_COUNT)
+        return TK_EINVAL;
+    if (p->size != 1 && p->size != 2 && p->size != 4 && p->size != 8)
+        return TK_EINVAL;
+    if (p->type == TK_PARAM_DURATION && p->size != sizeof(int64_t))
+        return TK_EINVAL;
+    if (cfg->engine != NULL && !entry_of(cfg->engine, p))
+        return TK_EINVAL;
+    if (cfg->engine != NULL && !field_ok(cfg->engine, p))
+        return TK_EINVAL;
+    if ((p->flags & TK_PARAM_ADAPTER) != 0 && p->offset + p->size > ADAPTER_FIELDS_END)
         return TK_EINVAL;
     if (len == 0)
         return TK_EFULL;
     char value[VALUE_TEXT];
-    value_text(p, field_value(cfg, p), value);
+    value_text(p, field_get(cfg, p), value);
     text t;
     text_init(&t, buf, len);
     text_put(&t, value);
@@ -534,20 +707,19 @@ int tk_queue_config_format(const tk_queue_ops *engine, const tk_queue_config *cf
         return TK_EINVAL;
     if (len > 0)
         buf[0] = '\0';
-    if (engine->name == NULL || tk__queue_config_check(engine, cfg, NULL, 0) != TK_OK)
+    tk_queue_config c;
+    if (engine->name == NULL || tk__queue_config_resolve(engine, cfg, &c, NULL, 0) != TK_OK)
         return TK_EINVAL;
     if (len == 0)
         return TK_EFULL;
-    tk_queue_config defaults;
-    tk_queue_config_init(&defaults);
     text t;
     text_init(&t, buf, len);
     text_put(&t, engine->name);
     const char *sep = ":";
     for (size_t i = 0; i < engine->param_count; i++) {
         const tk_queue_param *p = &engine->params[i];
-        uint64_t raw = field_value(cfg, p);
-        if ((p->flags & TK_PARAM_ALWAYS) == 0 && raw == field_get(&defaults, p))
+        uint64_t raw = field_get(&c, p);
+        if ((p->flags & TK_PARAM_ALWAYS) == 0 && raw == (uint64_t)p->def)
             continue;
         char value[VALUE_TEXT];
         value_text(p, raw, value);

@@ -2,7 +2,8 @@
  * a fixed-rate task, a cancel, embedded timers (one that re-arms itself, one
  * stopped before it fires), and an orderly shutdown.
  *
- *   hello [heap|wheel]
+ *   hello [ENGINE]      (heap, wheel, hwheel, ...: any registered engine;
+ *                        none: the build-time default)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
@@ -84,7 +85,10 @@ int main(int argc, char **argv) {
     if (argc > 1) {
         opt.engine = tk_engine_by_name(argv[1]);
         if (opt.engine == NULL) {
-            fprintf(stderr, "unknown engine '%s' (try heap or wheel)\n", argv[1]);
+            fprintf(stderr, "unknown engine '%s'; known:", argv[1]);
+            for (size_t i = 0; i < tk_engine_count(); i++)
+                fprintf(stderr, " %s", tk_engine_at(i)->name);
+            fputc('\n', stderr);
             return 2;
         }
     }

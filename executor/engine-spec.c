@@ -74,12 +74,18 @@ int tk_queue_config_parse(const char *spec, const tk_queue_ops **engine, tk_queu
         return TK_ENOENT;
     }
     tk_queue_config parsed;
-    tk_queue_config_init(&parsed);
+    if (tk_queue_config_init_for(&parsed, ops) != TK_OK) {
+        (void)tk__queue_params_table_check(ops, err, err_len); /* says what is malformed */
+        return TK_EINVAL;
+    }
     if (spec[name_len] == ':') {
         int rc = tk__queue_params_parse(ops, spec + name_len + 1, &parsed, err, err_len);
         if (rc != TK_OK)
             return rc;
     }
+    /* the values together: what the engine's validate() says of them */
+    if (tk__queue_config_resolve(ops, &parsed, NULL, err, err_len) != TK_OK)
+        return TK_EINVAL;
     *engine = ops;
     *cfg = parsed;
     return TK_OK;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common-internal.h"
+#include "timerkit/engine.h"
 #include "timerkit/executor.h"
 #include "timerkit/queue.h"
 

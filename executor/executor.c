@@ -162,12 +162,6 @@ int tk_executor_options_init(tk_executor_options *opt) {
     return TK_OK;
 }
 
-static bool ops_complete(const tk_queue_ops *o) {
-    return o->create != NULL && o->destroy != NULL && o->offer != NULL && o->take != NULL &&
-           o->remove != NULL && o->remove_first != NULL && o->size != NULL && o->drain != NULL &&
-           o->remove_if != NULL && o->close != NULL;
-}
-
 int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     if (out == NULL)
         return TK_EINVAL;
@@ -179,14 +173,22 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     }
     if (opt->core_pool_size > TK_EXECUTOR_MAX_THREADS)
         return TK_EINVAL;
+    if (opt->timer_slack_ns > TK_EXECUTOR_MAX_TIMER_SLACK_NS)
+        return TK_EINVAL;
     if ((int)opt->rejection < TK_REJECT_ABORT || (int)opt->rejection > TK_REJECT_CUSTOM)
         return TK_EINVAL;
     if (opt->rejection == TK_REJECT_CUSTOM && opt->reject == NULL)
         return TK_EINVAL;
     if (opt->allocator != NULL && (opt->allocator->alloc == NULL || opt->allocator->free == NULL))
         return TK_EINVAL;
-    const tk_queue_ops *ops = opt->engine != NULL ? opt->engine : tk_engine_default();
-    if (ops == NULL || !ops_complete(ops))
+    /* the engine: the options', else the config's, else the build's default */
+    const tk_queue_ops *ops = opt->engine;
+    if (ops == NULL && opt->engine_config != NULL)
+        ops = opt->engine_config->engine;
+    if (ops == NULL)
+        ops = tk_engine_default();
+    if (tk_engine_check(ops, NULL, 0) != TK_OK ||
+        tk_queue_config_check(ops, opt->engine_config, NULL, 0) != TK_OK)
         return TK_EINVAL;
 
     tk_allocator alloc = opt->allocator != NULL ? *opt->allocator : *tk_allocator_default();
@@ -229,10 +231,10 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     if (opt->engine_config != NULL)
         cfg = *opt->engine_config;
     else
-        memset(&cfg, 0, sizeof(cfg)); /* zero: every engine default */
+        tk_queue_config_init(&cfg); /* names no engine: the engine's defaults */
     if (cfg.allocator == NULL)
         cfg.allocator = &ex->alloc; /* one allocator for everything */
-    rc = ops->create(&cfg, queue_release, ex, &ex->q);
+    rc = tk_queue_create(ops, &cfg, queue_release, ex, &ex->q);
     if (rc != TK_OK)
         goto fail_queue;
     *out = ex;

@@ -1,177 +1,197 @@
 #!/usr/bin/env python3
-"""Regenerates the seed corpus of fuzz_engines (fuzz/corpus/). Deterministic.
+"""Regenerates the seed corpus of the engine fuzzer (fuzz/corpus/). Deterministic.
 
-Each seed is a small hand-shaped program in the format documented at the top
-of fuzz_engines.c: two header bytes (tick/wheel choice, start choice), then
-opcodes with operands. Run from anywhere: python3 fuzz/make_corpus.py
+Each seed is a program for the core-model interpreter, in the format written
+at the top of fuzz/core-model.h: a header (flags, origin, parameter mode,
+parameter seed), then operations of five bytes (opcode, a, b, c, d). The
+opcodes, flags and sizes are read from core-model.h itself, so this script
+follows the interpreter. No engine is named here: every program runs on every
+registered engine's core, and the parameter seeds below are many, so that
+each engine's parameters take each of their choices (default, minimum, just
+above it, a value between, maximum) in some seed.
+
+Run from anywhere: python3 fuzz/make_corpus.py   (old seeds are deleted first)
 """
 import os
 import random
+import re
 
-ADD, REMOVE, ADV, JUMP, QUERY = 0, 3, 4, 6, 7
-# heap-only operations and bursts; the wheel and the model follow them
-POP, RESCHED, REMOVE_IF, DRAIN, MASS_CANCEL, BURST = 8, 9, 10, 11, 13, 14
-OWNER = 0x20  # header byte 1: the harness resizes the heap as the adapter does
 here = os.path.dirname(os.path.abspath(__file__))
 out = os.path.join(here, "corpus")
 
+# ---- constants from core-model.h -------------------------------------------------
+with open(os.path.join(here, "core-model.h")) as f:
+    header_text = f.read()
+OP = {m.group(1): int(m.group(2)) for m in re.finditer(r"TKM_OP_([A-Z_]+) = (\d+)", header_text)}
+FLAG = {m.group(1): int(m.group(2), 16)
+        for m in re.finditer(r"#define TKM_FLAG_([A-Z_]+) 0x([0-9a-fA-F]+)u", header_text)}
+HEADER_SIZE = int(re.search(r"#define TKM_HEADER_SIZE (\d+)", header_text).group(1))
+OP_SIZE = int(re.search(r"#define TKM_OP_SIZE (\d+)", header_text).group(1))
+SLOTS = int(re.search(r"#define TKM_SLOTS (\d+)", header_text).group(1))
+for name in ("INSERT", "BURST", "REMOVE", "ADVANCE", "WALK", "QUERY", "REMOVE_IF", "REMOVE_FIRST",
+             "CANCEL", "RESCHEDULE", "INSERT_NOMEM", "DRAIN", "CHECK", "STEP", "COUNT"):
+    assert name in OP, "core-model.h has no TKM_OP_" + name
+assert HEADER_SIZE == 12 and OP_SIZE == 5, "the header layout below assumes 12 + 5-byte ops"
 
-def hdr(tick_choice, wheel_choice, start_choice, cap=0, owner=0):
-    return bytes([(tick_choice & 7) | ((wheel_choice & 7) << 3), (start_choice & 3) | ((cap & 63) << 2) | owner])
+OWNER = FLAG["OWNER_RESIZE"]
+SWEEP = FLAG["ALLOC_SWEEP"]
+# deadline kinds (decode_deadline, byte mod 14) and instant kinds (decode_instant, mod 12)
+D_NS, D_US, D_10US, D_MS, D_POW2, D_ORIGIN, D_BEFORE, D_MAX, D_LOW, D_TIE, D_NEAR_TIE, \
+    D_GRID, D_LATE, D_MB = range(14)
+T_SAME, T_NS, T_US, T_100US, T_POW2, T_DEADLINE, T_DUE, T_GRID, T_NEXT, T_END, T_SMALLEST, \
+    T_MS = range(12)
+MAX_ALL, MAX_1, MAX_2, MAX_3 = 0, 1, 2, 3
 
 
-def add(slot, d, extra=None):
-    b = [ADD, slot, d]
-    if extra is not None:
-        b += extra
-    return bytes(b)
+def hdr(flags=0, origin=0, mode=0, seed=0):
+    return bytes([flags, origin, mode, 0]) + seed.to_bytes(8, "little")
 
 
-def near(v):        # class 0: within ~16 ticks, off grid
-    return v & 63
+def op(code, a=0, b=0, c=0, d=0):
+    return bytes([OP[code], a & 255, b & 255, c & 255, d & 255])
 
 
-def grid(v):        # class 1: (v - 8) ticks
-    return 64 | (v & 63)
+def insert(slot, kind, x=0, y=0):
+    return op("INSERT", slot, kind, x, y)
 
 
-def rounds(u16):    # class 2: u16 * tick / 2
-    return [128, u16 & 255, u16 >> 8]
+def advance(kind, x=0, y=0, mx=MAX_ALL):
+    return op("ADVANCE", kind, x, y, mx)
 
 
-def edge(k):        # class 3: edge case k
-    return 192 | (k & 15)
+def walk(kind, x=0, y=0, mx=MAX_ALL):
+    return op("WALK", kind, x, y, mx)
 
+
+QUERY = op("QUERY", 6, T_NS, 3, 0) + op("QUERY", 1, T_POW2, 40, 0)
+CHECK = op("CHECK")
 
 seeds = {}
-# FIFO ties: many timers on one deadline, then expire.
-for cfg in range(4):
-    s = hdr(cfg, cfg + 1, cfg)
-    for i in range(12):
-        s += add(i, grid(10))
-    s += bytes([ADV, 3, ADV, 3, ADV, 3, QUERY])
-    seeds["fifo_ties_%d" % cfg] = s
-# Add / remove / re-add the same slot.
-for cfg in range(3):
-    s = hdr(3 + cfg, 2, 1)
+
+
+def mixed(rng, n):
+    """A program touching every opcode, operands from rng."""
+    s = b""
+    for i in range(n):
+        code = i % OP["COUNT"] if i < OP["COUNT"] else rng.randrange(OP["COUNT"])
+        s += bytes([code] + [rng.randrange(256) for _ in range(4)])
+    return s
+
+
+# Parameters: many seeds in hashed mode (2), plus defaults (0) and minima (1),
+# each with a program that inserts over a spread of deadlines and walks time.
+base = b""
+for i, kind in enumerate([D_NS, D_US, D_10US, D_MS, D_POW2, D_GRID, D_TIE, D_LATE, D_MB]):
+    for j in range(3):
+        base += insert(i * 3 + j, kind, 17 * j + i, 5 * j)
+base += QUERY + walk(T_100US, 3, 0, MAX_3) + walk(T_MS, 40, 0) + CHECK
+base += walk(T_POW2, 36, 0, MAX_2) + walk(T_POW2, 50, 0) + QUERY
+for mode in (0, 1):
+    for owner in (0, OWNER):
+        seeds["params_mode%d%s" % (mode, "_owner" if owner else "")] = hdr(owner, 0, mode) + base
+for k in range(24):
+    seeds["params_hashed_%02d" % k] = hdr(OWNER if k % 2 else 0, k % 8, 2, 0x9E3779B97F4A7C15 * (k + 1) % 2**64) + base
+
+# Every deadline kind, then time moved to each slot's deadline, its due()
+# and the next grid point, with small maxima.
+for kind in range(14):
+    s = hdr(0, kind % 8, 2, 1000 + kind)
     for i in range(8):
-        s += add(i, near(i * 7))
-    s += bytes([REMOVE, 3, REMOVE, 5, REMOVE, 3]) + add(3, near(1)) + add(5, grid(9))
-    s += bytes([QUERY, ADV, 3, ADV, 3, JUMP, 20, QUERY])
-    seeds["add_remove_readd_%d" % cfg] = s
-# Revolution boundaries: exactly one span, span +- 1, two spans.
-for wc in range(7):  # wheel size choices 1, 2, 3, 8, 5, 64, 100
-    s = hdr(wc % 8, wc, wc % 4)
-    for i, k in enumerate([6, 7, 8, 9, 10, 4, 5, 12, 2, 3]):
-        s += bytes([ADD, i, edge(k)])
-    s += bytes([QUERY])
-    for _ in range(6):
-        s += bytes([ADV, 3, QUERY])
-    s += bytes([JUMP, 0x80 | 9, QUERY])
-    seeds["revolution_edges_wheel%d" % wc] = s
-# Past and far-future deadlines, INT64_MAX.
-s = hdr(4, 3, 2)
-for i, k in enumerate([0, 1, 2, 3, 11, 13, 0, 1]):
-    s += bytes([ADD, i, edge(k)] + ([7, 1] if k == 13 else []))
-s += bytes([ADV, 0, QUERY, JUMP, 0xff, QUERY, REMOVE, 0, REMOVE, 6, QUERY])
-seeds["extremes"] = s
-# Multi-round timers then jumps over them.
-for cfg in range(4):
-    s = hdr(cfg * 2, 1 + cfg, cfg)
-    for i in range(10):
-        s += bytes([ADD, i] + rounds(37 * i + 5 * cfg + 1))
-    s += bytes([QUERY, JUMP, 0x80 | 3, QUERY, JUMP, 0x80 | 40, QUERY, JUMP, 0x80 | 127, QUERY])
-    seeds["rounds_jump_%d" % cfg] = s
-# Interleaved add/advance, removals of expired nodes (ENOENT).
-for cfg in range(3):
-    s = hdr(cfg + 1, 4, 3)
-    for i in range(16):
-        s += add(i, near(i * 3)) + bytes([ADV, 0])
-    for i in range(16):
-        s += bytes([REMOVE, i])
-    s += bytes([QUERY])
-    seeds["interleave_expired_remove_%d" % cfg] = s
-# Random but valid-looking programs.
-rng = random.Random(20261122)
-for n in range(12):
-    s = hdr(rng.randrange(8), rng.randrange(8), rng.randrange(4), rng.randrange(64))
-    for _ in range(rng.randrange(20, 120)):
-        op = rng.choice([ADD, ADD, ADD, REMOVE, ADV, ADV, JUMP, QUERY])
-        if op == ADD:
-            s += bytes([ADD, rng.randrange(48), rng.randrange(256), rng.randrange(256), rng.randrange(256)])
-        elif op in (REMOVE, ADV, JUMP):
-            s += bytes([op, rng.randrange(256)])
-        else:
-            s += bytes([QUERY])
-    seeds["random_%02d" % n] = s
-# Removal paths: mass cancellation, cancel-and-reschedule, removals under the
-# root and at the end, remove_if, drains, bursts into a small array, in both
-# resizing modes (the heap resizing itself, or resized by the harness).
+        s += insert(i, kind, 31 * i + 3, 7 * i)
+    for i in range(8):
+        s += walk(T_DEADLINE, i, 0, MAX_1) + advance(T_DUE, i, 1, MAX_2) + op("STEP", i, 2, MAX_1)
+    s += QUERY + advance(T_END, 0) + QUERY
+    seeds["deadline_kind_%02d" % kind] = s
+
+# Every instant kind, from a held set of nodes.
+for kind in range(12):
+    s = hdr(OWNER if kind % 2 else 0, (kind * 3) % 8, 2, 2000 + kind)
+    s += op("BURST", 15, 0, 3, D_10US) + op("BURST", 15, 16, 5, D_MS) + op("BURST", 7, 32, 1, D_GRID)
+    for x in (0, 1, 2, 7, 40, 200):
+        s += advance(kind, x, x // 3, x % 4) + walk(kind, x + 1, x % 3, MAX_2)
+    s += QUERY + CHECK
+    seeds["instant_kind_%02d" % kind] = s
+
+# FIFO ties: many nodes on one deadline and on one grid point.
+for origin in range(4):
+    s = hdr(0, origin, 2, 3000 + origin) + insert(0, D_US, 5, 0)
+    for i in range(1, 24):
+        s += insert(i, D_TIE, 0)
+    for i in range(24, 40):
+        s += insert(i, D_GRID, 1, 9)
+    s += advance(T_DEADLINE, 0, 0, MAX_3) + advance(T_DEADLINE, 0, 1, MAX_1) + walk(T_DUE, 24, 1, MAX_2)
+    s += op("REMOVE_FIRST") + QUERY + walk(T_POW2, 62, 0, MAX_ALL)
+    seeds["fifo_ties_%d" % origin] = s
+
+# Remove, re-add, remove what was handed out (TK_ENOENT), insert a held node (TK_EINVAL).
+s = hdr(0, 1, 0)
+for i in range(12):
+    s += insert(i, D_US, 3 * i, i)
+s += op("REMOVE", 3) + op("REMOVE", 5) + op("REMOVE", 3) + insert(3, D_NS, 1) + insert(5, D_GRID, 2, 4)
+s += insert(5, D_TIE, 5) + op("QUERY", 2, 5, T_US, 9) + walk(T_US, 20, 0, MAX_2)
+for i in range(12):
+    s += op("REMOVE", i)
+s += QUERY + CHECK
+seeds["remove_readd"] = s
+
+# Removal paths: remove_if patterns, remove_first, cancel, reschedule, drain.
 for owner in (0, OWNER):
-    tag = "owner" if owner else "auto"
-    # many timers, cancel most of them, then expire the rest
-    s = hdr(3, 5, 1, 3, owner)
+    tag = "owner" if owner else "self"
+    s = hdr(owner, 2, 1)  # minima: the smallest arrays, many resizes
+    for k in range(4):
+        s += op("BURST", 15, 16 * k, 2 * k + 1, [D_US, D_MS, D_GRID, D_TIE][k])
+    s += op("REMOVE_IF", 0, 0x03) + op("REMOVE_IF", 1, 0x08) + op("REMOVE_IF", 2, 0x1c) + QUERY
+    s += op("CANCEL", 1) + op("REMOVE_FIRST") + op("REMOVE_FIRST") + CHECK
+    s += op("RESCHEDULE", 7, 0, D_NS, 0) + op("RESCHEDULE", 7, 3, D_LATE, 9) + QUERY
+    s += op("BURST", 15, 5, 7, D_POW2) + op("DRAIN") + QUERY
+    s += op("BURST", 15, 9, 3, D_10US) + op("CANCEL", 7) + walk(T_100US, 200, 0, MAX_3) + CHECK
+    seeds["removals_%s" % tag] = s
+
+# Allocation failures: the init sweep, and inserts whose allocation fails,
+# growing from the smallest array in both resizing modes.
+for owner in (0, OWNER):
+    s = hdr(SWEEP | owner, 3, 1)
     for i in range(40):
-        s += add(i, grid(9 + i % 30))
-    s += bytes([MASS_CANCEL, 5, QUERY, ADV, 3, JUMP, 40, QUERY])
-    seeds["mass_cancel_%s" % tag] = s
-    # cancel-and-reschedule bursts: every removal's slot refilled at once
-    s = hdr(1, 3, 0, 1, owner)
-    for i in range(30):
-        s += add(i, near(i * 2))
-    for k in range(6):
-        s += bytes([RESCHED, 7] + [(k * 11 + j * 5) % 48 for j in range(8)])
-        s += bytes([POP, QUERY])
-    s += bytes([JUMP, 30, QUERY])
-    seeds["reschedule_%s" % tag] = s
-    # removals that leave tombstones under the root, then pops bring them up
-    s = hdr(4, 2, 2, 0, owner)
+        s += op("INSERT_NOMEM", i, D_US, i, i)
+    s += QUERY + op("CANCEL", 3) + op("INSERT_NOMEM", 41, D_LATE, 3) + walk(T_MS, 50) + CHECK
+    seeds["nomem_%s" % ("owner" if owner else "self")] = s
+
+# The edges of time: origins near INT64_MAX and INT64_MIN/2, deadlines at both
+# ends, time run to the end.
+for origin in (5, 6, 4, 7):
+    s = hdr(0, origin, 2, 4000 + origin)
+    for i, (kind, x) in enumerate([(D_MAX, 0), (D_MAX, 1), (D_MAX, 3), (D_LOW, 0), (D_LOW, 1),
+                                   (D_LOW, 2), (D_LOW, 3), (D_BEFORE, 62), (D_BEFORE, 10),
+                                   (D_ORIGIN, 0), (D_ORIGIN, 255), (D_POW2, 62), (D_POW2, 61)]):
+        s += insert(i, kind, x, 7)
+    s += QUERY + walk(T_POW2, 62, 0, MAX_2) + QUERY + advance(T_END, 0, 0, MAX_1)
+    s += advance(T_END, 0, 0, MAX_ALL) + insert(20, D_MAX, 2) + insert(21, D_NS, 1) + QUERY + CHECK
+    seeds["time_edges_origin%d" % origin] = s
+
+# Small steps on the grid: a node on each of the next grid points, time moved
+# one grid point at a time, just before and after.
+for mode in (0, 1, 2):
+    s = hdr(0, 2, mode, 5000 + mode)
+    for i in range(16):
+        s += insert(i, D_GRID + 14 * (i % 3), i, i * 16)
     for i in range(24):
-        s += add(i, grid(10 + i))
-    s += bytes([REMOVE, 1, REMOVE, 2, REMOVE, 3, REMOVE, 4, REMOVE, 23, REMOVE, 22])
-    s += bytes([POP, QUERY, POP, QUERY, REMOVE_IF, 0x41, QUERY, DRAIN, QUERY])
-    seeds["remove_root_and_tail_%s" % tag] = s
-    # bursts of adds into a small array, removals between, remove_if, drain
-    s = hdr(6, 4, 3, 0, owner)
-    for k in range(5):
-        s += bytes([BURST, 15])
-        for j in range(16):
-            s += bytes([(k * 16 + j) % 48, near(j * 37 + k)])
-        s += bytes([REMOVE, (k * 7) % 48, REMOVE, (k * 7 + 3) % 48, REMOVE_IF, 0x80 | k])
-        s += bytes([QUERY, ADV, 2])
-    s += bytes([DRAIN, QUERY])
-    seeds["bursts_%s" % tag] = s
-    # a full array, two removals, two adds: the array must not grow
-    s = hdr(3, 2, 0, 7, owner)
-    for i in range(8):
-        s += add(i, grid(10 + i))
-    s += bytes([REMOVE, 5, REMOVE, 6]) + add(5, grid(20)) + add(6, grid(21))
-    s += bytes([QUERY, JUMP, 30, QUERY])
-    seeds["full_array_remove_add_%s" % tag] = s
-rng = random.Random(20270301)
-for n in range(8):
-    s = hdr(rng.randrange(8), rng.randrange(8), rng.randrange(4), rng.randrange(64))
-    for _ in range(rng.randrange(40, 160)):
-        op = rng.choice([ADD, ADD, ADD, REMOVE, REMOVE, ADV, JUMP, QUERY, POP, RESCHED,
-                         REMOVE_IF, DRAIN, MASS_CANCEL, BURST])
-        if op == ADD:
-            s += bytes([ADD, rng.randrange(48), rng.randrange(256), rng.randrange(256), rng.randrange(256)])
-        elif op in (REMOVE, ADV, JUMP, REMOVE_IF, MASS_CANCEL):
-            s += bytes([op, rng.randrange(256)])
-        elif op == RESCHED:
-            s += bytes([op, rng.randrange(256)] + [rng.randrange(48) for _ in range(8)])
-        elif op == BURST:
-            k = rng.randrange(8)
-            s += bytes([op, k])
-            for _ in range(k + 1):
-                s += bytes([rng.randrange(48), rng.randrange(192), rng.randrange(256), rng.randrange(256)])
-        else:
-            s += bytes([op])
-    seeds["heap_ops_random_%02d" % n] = s
+        s += op("STEP", i, i % 3, i % 4)
+    s += walk(T_NEXT, 0, 1) + walk(T_NEXT, 1, 2, MAX_1) + QUERY
+    seeds["grid_steps_mode%d" % mode] = s
+
+# Random programs over every opcode.
+rng = random.Random(20261126)
+for n in range(16):
+    flags = rng.choice([0, 0, OWNER, SWEEP, OWNER | SWEEP])
+    s = hdr(flags, rng.randrange(8), rng.randrange(4), rng.getrandbits(64))
+    seeds["random_%02d" % n] = s + mixed(rng, rng.randrange(30, 200))
+
 seeds["empty"] = b""
-seeds["header_only"] = hdr(7, 7, 3)
+seeds["header_only"] = hdr(OWNER | SWEEP, 3, 2, 12345)
 
 os.makedirs(out, exist_ok=True)
+for name in os.listdir(out):
+    os.remove(os.path.join(out, name))
 for name, data in sorted(seeds.items()):
     with open(os.path.join(out, name), "wb") as f:
         f.write(data)

@@ -1,10 +1,14 @@
 # timerkit shared figure style (gnuplot 5.4). Loaded by every figure plots/render.py draws.
 #
-# Peers are drawn by a fixed "slot", so a peer keeps its colour, dash and point in every figure and
-# every run (each peer's `slot` in the results folder's manifest.json; tkbench assigns them so):
-#   1 heap   2-4 wheel-* (version-sorted)   5 libuv   6 libevent   7 naive-heap   8 sorted-list
-#   9 floor   10-12 any other peer (alphabetical, cycling)
-#   13 heap-embedded   14-16 wheel-*-embedded (the variant of the wheel in slot 2, 3, 4)
+# Peers are drawn by a "slot", so a peer keeps its colour, dash and point in every figure of a run
+# and, as far as the runs' peers allow, across runs (each peer's `slot` in the results folder's
+# manifest.json; tkbench assigns them, bench/peers.c, tkb_peer_arrange):
+#   1-4   engine k of the registry (engines/CMakeLists.txt order) owns slot k+1 for its first
+#         parameter set (1 heap, 2 wheel, 3 the next engine...); an engine's further parameter sets
+#         take the free ones of 1-4, then 10-12
+#   5 libuv   6 libevent   7 naive-heap   8 sorted-list   9 floor
+#   10-12 further parameter sets, spinning variants, any other peer
+#   13-16 the embedded-timer variant of the peer in slot 1-4
 # The embedded-timer variants (executor level only) have colours of their own, the point shape of
 # their base peer (so a pair reads as one engine) and dash types of their own.
 # Colours: gnuplot's "podo" sequence (Okabe-Ito, colour-blind safe) without its yellow #f0e442,
@@ -49,10 +53,10 @@ array PD[NSLOTS]   # dash type (single run)
 array PT[NSLOTS]   # point type, filled
 array PTO[NSLOTS]  # point type, open
 array PF[NSLOTS]   # bar fill pattern (single run)
-PC[1]  = "#000000"; PD[1]  = 1;  PT[1]  = 7;  PTO[1]  = 6;  PF[1]  = 2   # heap: black, solid, circle
-PC[2]  = "#e69f00"; PD[2]  = 2;  PT[2]  = 5;  PTO[2]  = 4;  PF[2]  = 5   # wheel a: orange, dashed, square
-PC[3]  = "#56b4e9"; PD[3]  = 4;  PT[3]  = 9;  PTO[3]  = 8;  PF[3]  = 4   # wheel b: sky blue, dash-dot, triangle
-PC[4]  = "#009e73"; PD[4]  = 6;  PT[4]  = 11; PTO[4]  = 10; PF[4]  = 1   # wheel c: green, long dash-dot-dot, inverted triangle
+PC[1]  = "#000000"; PD[1]  = 1;  PT[1]  = 7;  PTO[1]  = 6;  PF[1]  = 2   # engine 1 (heap): black, solid, circle
+PC[2]  = "#e69f00"; PD[2]  = 2;  PT[2]  = 5;  PTO[2]  = 4;  PF[2]  = 5   # engine 2 (wheel): orange, dashed, square
+PC[3]  = "#56b4e9"; PD[3]  = 4;  PT[3]  = 9;  PTO[3]  = 8;  PF[3]  = 4   # engine 3: sky blue, dash-dot, triangle
+PC[4]  = "#009e73"; PD[4]  = 6;  PT[4]  = 11; PTO[4]  = 10; PF[4]  = 1   # engine 4: green, long dash-dot-dot, inverted triangle
 PC[5]  = "#0072b2"; PD[5]  = 3;  PT[5]  = 13; PTO[5]  = 12; PF[5]  = 7   # libuv: blue, dotted, diamond
 PC[6]  = "#d55e00"; PD[6]  = 5;  PT[6]  = 15; PTO[6]  = 14; PF[6]  = 6   # libevent: vermillion, dash-dot-dot, pentagon
 PC[7]  = "#cc79a7"; PD[7]  = 7;  PT[7]  = 2;  PTO[7]  = 2;  PF[7]  = 0   # naive-heap: reddish purple, long dash, cross
@@ -61,10 +65,10 @@ PC[9]  = "#9a9a9a"; PD[9]  = 9;  PT[9]  = 1;  PTO[9]  = 1;  PF[9]  = 3   # floor
 PC[10] = "#882255"; PD[10] = 10; PT[10] = 5;  PTO[10] = 4;  PF[10] = 6   # others: Tol's wine, teal, olive,
 PC[11] = "#44aa99"; PD[11] = 11; PT[11] = 13; PTO[11] = 12; PF[11] = 1   # each with a dash of its own
 PC[12] = "#999933"; PD[12] = 12; PT[12] = 9;  PTO[12] = 8;  PF[12] = 5
-PC[13] = "#332288"; PD[13] = 13; PT[13] = 7;  PTO[13] = 6;  PF[13] = 3   # heap-embedded: Tol's indigo, circle as heap
-PC[14] = "#aa4499"; PD[14] = 14; PT[14] = 5;  PTO[14] = 4;  PF[14] = 7   # wheel a embedded: Tol's purple, square
-PC[15] = "#117733"; PD[15] = 15; PT[15] = 9;  PTO[15] = 8;  PF[15] = 6   # wheel b embedded: Tol's green, triangle
-PC[16] = "#ddaa33"; PD[16] = 16; PT[16] = 11; PTO[16] = 10; PF[16] = 0   # wheel c embedded: Tol's yellow, inv. triangle
+PC[13] = "#332288"; PD[13] = 13; PT[13] = 7;  PTO[13] = 6;  PF[13] = 3   # slot 1 embedded: Tol's indigo, circle
+PC[14] = "#aa4499"; PD[14] = 14; PT[14] = 5;  PTO[14] = 4;  PF[14] = 7   # slot 2 embedded: Tol's purple, square
+PC[15] = "#117733"; PD[15] = 15; PT[15] = 9;  PTO[15] = 8;  PF[15] = 6   # slot 3 embedded: Tol's green, triangle
+PC[16] = "#ddaa33"; PD[16] = 16; PT[16] = 11; PTO[16] = 10; PF[16] = 0   # slot 4 embedded: Tol's yellow, inv. triangle
 set dashtype 6  (10,3,2,3,2,3)
 set dashtype 7  (12,4)
 set dashtype 8  (4,3)

@@ -3,10 +3,11 @@
 #
 # Passes (each a separate build under build/):
 #   default   RelWithDebInfo, heap as the build-time default: every CTest test
-#   wheel     the same tree with the wheel as the build-time default
+#   wheel     the same tree with the wheel as the build-time default: what runs on every engine
 #   asan      ASan + UBSan: every CTest test
 #   tsan      ThreadSanitizer: every CTest test
-#   valgrind  memcheck over the tests named in VALGRIND_TESTS (default pass binaries)
+#   valgrind  memcheck over the tests named in VALGRIND_TESTS (default: the conformance and
+#             queue-contract suites on every engine, faults, bad input, stress, the core model)
 #   fuzz      the differential fuzzer for TK_FUZZ_SECONDS (default 60; 0 skips)
 #   bench     Release: the benchmark CLI's tests (ctest -L bench): the smoke suite and its
 #             figures, a workload of the test build only, bad input, old folders (no speed asserted)
@@ -74,7 +75,9 @@ for pass in $passes; do
     wheel)
       log "wheel as the build-time default engine"
       if configure wheel -DTIMERKIT_DEFAULT_ENGINE=wheel -DTIMERKIT_BUILD_BENCH=OFF; then
-        ctest_pass wheel -R 'conformance|example|reliability_bad_input'
+        # what runs on every engine (the suites, the core model, reliability), with the
+        # wheel as the default engine
+        ctest_pass wheel -R 'conformance|queue_contract|example|reliability|fuzz_replay|core_model'
       else count wheel 1; fi ;;
     asan)
       log "ASan + UBSan"
@@ -85,13 +88,22 @@ for pass in $passes; do
     tsan)
       log "ThreadSanitizer"
       if configure tsan -DTIMERKIT_SANITIZE=thread -DTIMERKIT_BUILD_BENCH=OFF; then
-        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest_pass tsan -E 'plots_|fuzz_replay'
+        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest_pass tsan -E 'plots_'
       else count tsan 1; fi ;;
     valgrind)
       log "valgrind memcheck"
       [ -d build/default ] || configure default -DTIMERKIT_BUILD_BENCH=OFF
       if ! command -v valgrind >/dev/null; then echo "valgrind missing"; count valgrind 1; continue; fi
-      IFS=';' read -r -a vg_cmds <<<"${VALGRIND_TESTS:-tests/conformance/tk_conformance --engine heap;tests/conformance/tk_conformance --engine wheel;tests/reliability/reliability_bad_input;tests/reliability/reliability_faults}"
+      # the conformance and queue-contract suites on every registered engine, the fault,
+      # bad-input and stress tests (every engine too), and the core-model test (every engine's
+      # core against the model)
+      vg_default=""
+      for e in $(build/default/tests/conformance/tk_conformance --list-engines); do
+        vg_default+="tests/conformance/tk_conformance --engine $e;tests/queue/tk_queue_contract --engine $e;"
+      done
+      vg_default+="tests/reliability/reliability_bad_input;tests/reliability/reliability_faults;"
+      vg_default+="tests/reliability/reliability_stress;fuzz/tk_core_model"
+      IFS=';' read -r -a vg_cmds <<<"${VALGRIND_TESTS:-$vg_default}"
       for cmd in "${vg_cmds[@]}"; do
         read -r -a argv <<<"$cmd"
         if [ ! -x "build/default/${argv[0]}" ]; then echo "valgrind: build/default/${argv[0]} not built"; count "valgrind:$cmd" 1; continue; fi

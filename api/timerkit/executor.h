@@ -160,11 +160,11 @@ typedef struct tk_executor_hooks {
 } tk_executor_hooks;
 
 typedef struct tk_executor_options {
-    unsigned core_pool_size;              /* threads; 0 is allowed (one thread is still
-                                             started when work arrives, as in Java);
-                                             at most TK_EXECUTOR_MAX_THREADS */
-    const tk_queue_ops *engine;           /* NULL: tk_engine_default() */
-    const tk_queue_config *engine_config; /* NULL: engine defaults */
+    unsigned core_pool_size;    /* threads; 0 is allowed (one thread is still
+                                   started when work arrives, as in Java);
+                                   at most TK_EXECUTOR_MAX_THREADS */
+    const tk_queue_ops *engine; /* NULL: engine_config's engine, else tk_engine_default() */
+    const tk_queue_config *engine_config; /* NULL: engine defaults; copied by create */
     const char *thread_name_prefix;       /* NULL: "tk-pool" */
     tk_thread_factory_fn thread_factory;  /* NULL: pthread_create */
     void *thread_factory_ctx;
@@ -179,7 +179,8 @@ typedef struct tk_executor_options {
                                               alone (default -1); >= 0: set it with
                                               prctl(PR_SET_TIMERSLACK) on every pool
                                               thread (0 restores the process default,
-                                              so use 1 for the tightest); for
+                                              so use 1 for the tightest); at most
+                                              TK_EXECUTOR_MAX_TIMER_SLACK_NS; for
                                               lateness below the OS's timer wake-up,
                                               see tk_queue_config.spin_ns (heap) */
     const tk_allocator *allocator;         /* NULL: tk_allocator_default(). Copied at
@@ -191,6 +192,11 @@ typedef struct tk_executor_options {
 } tk_executor_options;
 
 #define TK_EXECUTOR_MAX_THREADS 4096u
+
+/* Largest timer_slack_ns create() accepts: a thread may sleep up to its
+ * slack past every timed wait, so a larger one would hold any delayed task
+ * (and any task of a ticked engine, which waits for its tick) that long. */
+#define TK_EXECUTOR_MAX_TIMER_SLACK_NS INT64_C(1000000000) /* 1 s */
 
 typedef enum tk_pool_state {
     TK_POOL_RUNNING = 0,

@@ -5,6 +5,11 @@
  * of intrusive nodes (tk_node): offer() inserts a node, take()/poll() hand out
  * nodes whose deadline has passed, in (deadline_ns, seq) order.
  *
+ * This header is what a user of engines needs: nodes, the engine's config
+ * and parameters, spec strings, the registry. What an engine's author needs
+ * besides (the pure core interface, the generic blocking adapter, run-time
+ * registration) is in engine.h; docs/engines.md tells how to write one.
+ *
  * Ownership. A node belongs to exactly one party at a time. offer() that
  * returns TK_OK moves it into the queue; it comes back to the caller through
  * take()/poll()/take_batch() (expired), remove() returning TK_OK, drain(),
@@ -32,13 +37,17 @@
 
 TK_EXTERN_C_BEGIN
 
+/* Bytes of engine-private storage in every node (tk_node.tk__priv). */
+#define TK_NODE_PRIV_SIZE 32
+
 /* The intrusive header a task embeds. Owners set deadline_ns and seq before
  * offer(); engines read them and use only tk__priv. */
 typedef struct tk_node {
     int64_t deadline_ns; /* absolute CLOCK_MONOTONIC deadline */
     uint64_t seq;        /* tie-breaker: equal deadlines leave in seq order */
     /* Engine-private storage: valid only while the node is in that engine.
-     * Not for users; named so each engine can reach its own view. */
+     * Not for users. The built-in heap and wheel reach it through their
+     * named views; any other engine through tk_node_priv() (engine.h). */
     union tk__node_priv {
         struct {
             size_t index; /* slot in the heap array */
@@ -50,9 +59,10 @@ typedef struct tk_node {
             uint32_t state;       /* state and aux together: the engine's */
             uint32_t aux;         /* 64-bit state word, accessed atomically */
         } wheel;
-        /* Links of the lists handed back by drain()/remove_if()/take_batch(). */
+        /* Links of the lists handed back by drain()/remove_if()/take_batch().
+         * It overlays the first word of the area in every engine. */
         struct tk_node *detached_next;
-        uint64_t raw[4];
+        uint64_t raw[TK_NODE_PRIV_SIZE / 8];
     } tk__priv;
 } tk_node;
 
@@ -62,31 +72,55 @@ static inline tk_node *tk_node_next_detached(const tk_node *n) {
     return n->tk__priv.detached_next;
 }
 
-typedef struct tk_queue tk_queue; /* an engine instance; opaque */
+typedef struct tk_queue tk_queue;         /* an engine instance; opaque */
+typedef struct tk_queue_ops tk_queue_ops; /* an engine: its operations and parameters */
+typedef struct tk_core_ops tk_core_ops;   /* an engine's pure core (engine.h) */
 
-/* Engine parameters. Zero-initialise, then set what you need: every zero
- * field means "the engine's default". Fields an engine does not use are
- * ignored. tk_queue_config_init() sets the defaults explicitly. The fields an
- * engine uses, and the range it accepts for each, are listed in its
- * parameter table (tk_queue_ops.params); create() returns TK_EINVAL for a
- * value outside it. tk_queue_config_parse() fills a config from a string. */
+/* Room, in bytes, for one engine's own parameters inside a tk_queue_config. */
+#define TK_QUEUE_PARAMS_SIZE 128
+
+/* An engine's configuration: a few settings every engine understands, and
+ * the engine's own parameters (tick, slots, levels...), which only that
+ * engine's parameter table (tk_queue_ops.params) describes.
+ *
+ * Fill one with tk_queue_config_init_for(cfg, engine) and set parameters by
+ * key (tk_queue_config_set(), tk_queue_config_set_value()), or parse a spec
+ * string (tk_queue_config_parse()). A config from tk_queue_config_init(), or
+ * all zero, holds no engine's parameters: it stands for the defaults of
+ * whichever engine it is given to. Copy it by value.
+ *
+ * Changed in 0.2: the engine fields initial_capacity (heap), tick_ns and
+ * ticks_per_wheel (wheel) left this struct for their engines' own
+ * parameters; set them by key ("capacity", "tick", "slots"), for example
+ * tk_queue_config_set_value(&cfg, "tick", 2 * TK_NS_PER_MS) on a config
+ * from tk_queue_config_init_for(&cfg, tk_engine_wheel()). */
 typedef struct tk_queue_config {
     const tk_allocator *allocator; /* NULL: tk_allocator_default() */
-    size_t initial_capacity;       /* heap: initial array slots (default 64) */
-    int64_t tick_ns;               /* wheel: tick duration (default 1 ms) */
-    uint32_t ticks_per_wheel;      /* wheel: rounded up to a power of two (default 512) */
-    size_t max_pending;            /* wheel: offers beyond it get TK_EFULL (0: unbounded) */
-    const char *thread_name;       /* wheel: tick thread name (default "tk-wheel") */
-    /* heap: the thread waiting for the head sleeps until spin_ns before its
-     * deadline and busy-waits the rest, so a task starts within a few
+    const char *thread_name;       /* engines with a thread of their own; NULL: its default */
+    /* The blocking adapter's settings. An engine honours one if its table has
+     * the key (spin, max_pending): the built-in engines all do.
+     * spin_ns: the thread waiting for the next due node sleeps until spin_ns
+     * before it and busy-waits the rest, so a node leaves within a few
      * microseconds of its deadline instead of after the OS's timer wake-up
      * latency (tens of microseconds, more on a VM). Costs up to spin_ns of
-     * one core's time per wait that ends in a due task. wheel: the same for
-     * the tick thread and the tick instant it sleeps until (up to spin_ns
-     * per tick that has work: with 1 ms ticks and 150 us, up to 15% of a
-     * core while timers keep expiring; nothing while idle). 0 (the default)
-     * never spins. Must be 0 to 1 s (TK_EINVAL otherwise). */
+     * one core's time per wait that ends in a due node. 0 (the default)
+     * never spins; at most 1 s.
+     * max_pending: offers beyond this many queued nodes get TK_EFULL (0, the
+     * default: unbounded). */
     int64_t spin_ns;
+    size_t max_pending;
+    /* The engine whose parameters `params` holds (set by
+     * tk_queue_config_init_for() and tk_queue_config_parse()), or NULL: no
+     * engine's, so each engine uses its defaults. */
+    const tk_queue_ops *engine;
+    /* The engine's own parameter struct, laid out by that engine. Private:
+     * read and write it through the functions below. */
+    union {
+        unsigned char bytes[TK_QUEUE_PARAMS_SIZE];
+        int64_t align_int;
+        void *align_ptr;
+        double align_double;
+    } params;
 } tk_queue_config;
 
 /* Hands back a node whose remove() returned TK_EINPROGRESS, once the engine
@@ -107,40 +141,46 @@ typedef enum tk_queue_close_mode {
 
 /* ---- engine parameters -----------------------------------------------------
  *
- * Each engine describes the tk_queue_config fields it uses in a table of
- * tk_queue_param (tk_queue_ops.params). tk_queue_config_parse() and
+ * Each engine describes its parameters in a table of tk_queue_param
+ * (tk_queue_ops.params): its own, which live in its parameter struct inside
+ * tk_queue_config.params, and those of the blocking adapter it honours
+ * (TK_PARAM_ADAPTER: fields of tk_queue_config itself). The table holds each
+ * parameter's key, range and default. tk_queue_config_parse() and
  * tk_queue_config_format() read and write a config as a spec string,
  *
  *     ENGINE[:KEY=VALUE[,KEY=VALUE]...]      "wheel:tick=1ms,slots=1024"
  *
- * and each engine's create() checks a config against the same table. */
+ * and every engine's create() checks a config against the same table (and
+ * the engine's validate(), for combinations), through
+ * tk_queue_config_check(). */
 
 /* How a parameter's value is written. */
 typedef enum tk_param_type {
     /* An int64_t field of nanoseconds, written as a decimal number and a unit
      * (ns, us, ms, s): "150us", "1.5ms", "2s". */
     TK_PARAM_DURATION = 1,
-    /* An unsigned integer field (any width), written in decimal: "1024". */
+    /* An unsigned integer field (1, 2, 4 or 8 bytes), written in decimal:
+     * "1024". */
     TK_PARAM_COUNT = 2
 } tk_param_type;
 
 /* tk_queue_param.flags. TK_PARAM_ALWAYS: always written in the canonical
- * spec, even at its default. TK_PARAM_ADAPTER: configures the blocking
- * adapter only; the engine's pure core ignores it. */
+ * spec, even at its default. TK_PARAM_ADAPTER: a setting of the blocking
+ * adapter, a field of tk_queue_config itself (offset is offsetof
+ * (tk_queue_config, field)); the engine's pure core ignores it. */
 #define TK_PARAM_ALWAYS 0x1u
 #define TK_PARAM_ADAPTER 0x2u
 
-/* One parameter of an engine: a tk_queue_config field, its spec key and the
- * range the engine accepts. Tables are static and immutable. A field that
- * holds 0 means its tk_queue_config_init() default, as everywhere in
- * tk_queue_config; the range applies to the value that results. */
+/* One parameter of an engine. Tables are static and immutable. */
 typedef struct tk_queue_param {
     const char *key;    /* spec key: "tick" */
     tk_param_type type; /* TK_PARAM_DURATION or TK_PARAM_COUNT */
     unsigned flags;     /* TK_PARAM_* */
-    size_t offset;      /* offsetof(tk_queue_config, field) */
+    size_t offset;      /* in the engine's parameter struct (TK_PARAM_ADAPTER:
+                           offsetof(tk_queue_config, field)) */
     size_t size;        /* sizeof that field */
     int64_t min, max;   /* accepted range, inclusive (ns for a duration) */
+    int64_t def;        /* default, within [min, max] */
     const char *help;   /* one line, for listings: "tick duration" */
 } tk_queue_param;
 
@@ -152,21 +192,30 @@ typedef struct tk_queue_param {
 #define TK_QUEUE_CAP_BOUNDED 0x10u   /* honours max_pending: offer past it gets TK_EFULL */
 /* The engine's take_batch() costs less per node than take() calls, so a
  * consumer that can use batches should (the executor's one-thread pool
- * does). The heap says so: one hold of its lock pops many due nodes without
- * a leader hand-off each. The wheel does not: its take() is already short,
- * and a batch holds ready_lock long enough (a cache miss per node) to hold
- * up the tick thread's publishing. Measurements: docs/engine-notes.md. */
+ * does). The engines on the generic blocking adapter say so: one hold of its
+ * lock hands out many due nodes without a leader hand-off each. The wheel
+ * does not: its take() is already short, and a batch holds ready_lock long
+ * enough (a cache miss per node) to hold up the tick thread's publishing.
+ * Measurements: docs/engine-notes.md. */
 #define TK_QUEUE_CAP_BATCH_TAKE 0x20u
+/* remove() may answer TK_EINPROGRESS: the node comes back later through the
+ * `release` callback (the wheel, whose tick thread may hold it). Without
+ * this flag remove() always completes at once and `release` is never called. */
+#define TK_QUEUE_CAP_DEFERRED_RELEASE 0x40u
 
-typedef struct tk_queue_ops {
-    const char *name; /* short engine name: "heap", "wheel" */
-    unsigned caps;    /* TK_QUEUE_CAP_* */
+struct tk_queue_ops {
+    const char *name;        /* short engine name: "heap", "wheel"; letters, digits, '_', '-' */
+    const char *description; /* one line for listings ("hashed timing wheel"), or NULL */
+    unsigned caps;           /* TK_QUEUE_CAP_* */
 
-    /* Builds a queue. `cfg` may be NULL (all defaults). `release` may be NULL
-     * only if the engine never returns TK_EINPROGRESS from remove().
-     * Returns TK_OK, TK_EINVAL (bad parameter), TK_ENOMEM, TK_ETHREAD. */
-    int (*create)(const tk_queue_config *cfg, tk_queue_release_fn release, void *release_ctx,
-                  tk_queue **out);
+    /* Builds a queue of engine `self` (this table). `cfg` may be NULL (all
+     * defaults); the engine checks it with tk_queue_config_check(). `release`
+     * may be NULL only if the engine never returns TK_EINPROGRESS from
+     * remove(). Returns TK_OK, TK_EINVAL (bad parameter, or a config of
+     * another engine), TK_ENOMEM, TK_ETHREAD. Call it through
+     * tk_queue_create(). */
+    int (*create)(const tk_queue_ops *self, const tk_queue_config *cfg, tk_queue_release_fn release,
+                  void *release_ctx, tk_queue **out);
 
     /* Frees the queue. No thread may be inside another op, and none may call
      * one later. Nodes still queued are not touched (drain first); nodes
@@ -185,16 +234,20 @@ typedef struct tk_queue_ops {
      * Returns TK_OK or TK_ECLOSED (see close()). Never returns a node early. */
     int (*take)(tk_queue *q, tk_node **out);
 
-    /* As take(), but waits at most `timeout_ns` (0 or negative: do not wait).
-     * Returns TK_OK, TK_ETIMEDOUT or TK_ECLOSED. */
+    /* As take(), but gives up once `timeout_ns` have passed (0 or negative:
+     * do not wait): TK_ETIMEDOUT comes no earlier than that, and a node due
+     * within the timeout is handed out. Returns TK_OK, TK_ETIMEDOUT or
+     * TK_ECLOSED. */
     int (*poll)(tk_queue *q, int64_t timeout_ns, tk_node **out);
 
     /* Removes `n`, due or not. Returns TK_OK (removed; the caller owns it
      * again), TK_EINPROGRESS (it will never be handed out again, but the
-     * engine still references it: it comes back through `release`), or
-     * TK_ENOENT (not in this queue: already handed out or never offered).
-     * `n` must have been offered to this queue at some point (or have a
-     * zeroed tk__priv): engines cannot tell nodes of another queue apart. */
+     * engine still references it: it comes back through `release`; only
+     * engines with TK_QUEUE_CAP_DEFERRED_RELEASE), TK_ENOENT (not in this
+     * queue: already handed out or never offered) or TK_EINVAL (q or n
+     * NULL). `n` must have been
+     * offered to this queue at some point (or have a zeroed tk__priv):
+     * engines cannot tell nodes of another queue apart. */
     int (*remove)(tk_queue *q, tk_node *n);
 
     /* Removes the node with the smallest (deadline, seq), due or not, into
@@ -262,28 +315,107 @@ typedef struct tk_queue_ops {
      * and 0. */
     int (*take_batch)(tk_queue *q, size_t max, tk_node **out, size_t *count);
 
+    /* Optional (NULL if the engine does not count them): the number of times
+     * a thread of the engine woke from a sleep with a deadline since
+     * create() (the wheel's tick thread; the generic adapter's leader), for
+     * measuring what an idle queue costs. Thread-safe, cheap (a relaxed
+     * atomic load). */
+    uint64_t (*wakeups)(tk_queue *q);
+
     /* The engine's parameters, in the order the canonical spec writes them:
      * param_count entries (params may be NULL when param_count is 0). Static
      * and immutable. */
     const tk_queue_param *params;
     size_t param_count;
-} tk_queue_ops;
+    /* Bytes of the engine's parameter struct in tk_queue_config.params (at
+     * most TK_QUEUE_PARAMS_SIZE; 0 if it has only adapter parameters). */
+    size_t params_size;
+    /* Optional: checks what the table's ranges cannot, the parameters
+     * together (a span tick x slots that overflows). `params` is the
+     * engine's parameter struct, every field already within its range.
+     * Returns TK_OK, or TK_EINVAL with a one-line message in err (err_len
+     * bytes, always NUL-terminated when err_len > 0) naming the engine and
+     * the parameters. */
+    int (*validate)(const void *params, char *err, size_t err_len);
 
-/* Sets every field of `cfg` to its default. Returns TK_EINVAL if NULL. */
+    /* The engine's pure core (engine.h): the single-threaded structure
+     * behind the queue, which the differential fuzzer, the core-level
+     * benchmarks and the core tests drive directly, and a caller may run
+     * from its own event loop. NULL if the engine has none. */
+    const tk_core_ops *core;
+};
+
+/* A short name of one capability flag, for listings: "exact order",
+ * "O(1) remove", "ticked", "own thread", "bounded", "batch take", "deferred
+ * release"; NULL if `cap` is not exactly one known TK_QUEUE_CAP_* flag. */
+TK_API const char *tk_queue_cap_name(unsigned cap);
+
+/* Sets every field of `cfg` to its default and names no engine: the config
+ * then stands for the defaults of the engine it is given to. Returns
+ * TK_EINVAL if NULL. */
 TK_API int tk_queue_config_init(tk_queue_config *cfg);
 
-/* The engines built into this library. Never NULL. */
+/* Sets `cfg` to `engine`'s defaults: the shared fields as
+ * tk_queue_config_init() sets them, cfg->engine = engine, and each
+ * parameter to its table default. Returns TK_OK, or TK_EINVAL (a NULL
+ * argument, or a malformed table: see tk_engine_check()). */
+TK_API int tk_queue_config_init_for(tk_queue_config *cfg, const tk_queue_ops *engine);
+
+/* Sets parameter `key` of cfg's engine to `value`, written as in a spec
+ * ("1ms", "1024"). cfg must name its engine (tk_queue_config_init_for() or
+ * tk_queue_config_parse()). Returns TK_OK, or TK_EINVAL with a one-line
+ * message in err (as tk_queue_config_parse() writes it; err may be NULL): a
+ * NULL argument, a config without an engine, an unknown key, a malformed
+ * value or one outside the parameter's range. cfg is unchanged on failure.
+ * Combinations are checked by tk_queue_config_check() and create(). */
+TK_API int tk_queue_config_set(tk_queue_config *cfg, const char *key, const char *value, char *err,
+                               size_t err_len);
+
+/* Sets parameter `key` of cfg's engine to `value`: nanoseconds for a
+ * duration, the count for a count. Returns TK_OK, or TK_EINVAL (NULL, no
+ * engine, unknown key, or value outside the parameter's range); cfg is
+ * unchanged on failure. */
+TK_API int tk_queue_config_set_value(tk_queue_config *cfg, const char *key, int64_t value);
+
+/* Reads parameter `key` of cfg's engine into *value (nanoseconds for a
+ * duration, the count for a count). cfg must name its engine. Returns TK_OK,
+ * or TK_EINVAL (a NULL argument, a config without an engine, an unknown key,
+ * or a count above INT64_MAX). */
+TK_API int tk_queue_config_get_value(const tk_queue_config *cfg, const char *key, int64_t *value);
+
+/* Checks `cfg` (NULL: all defaults) as `engine`'s create() will: a config
+ * that names another engine, a parameter outside its range (a zero where a
+ * value is required, a negative duration) or a combination the engine's
+ * validate() refuses. Returns TK_OK, or TK_EINVAL with a one-line message
+ * in err naming the engine and the parameter ("wheel: tick=5us is below the
+ * minimum 10us"; err may be NULL); TK_EINVAL with "no engine" if engine is
+ * NULL. Thread-safe. */
+TK_API int tk_queue_config_check(const tk_queue_ops *engine, const tk_queue_config *cfg, char *err,
+                                 size_t err_len);
+
+/* Builds a queue of `engine`: checks the table (tk_engine_check()), then
+ * calls engine->create(engine, cfg, ...). Returns what create() returns, or
+ * TK_EINVAL for a NULL engine or out, or an incomplete table. */
+TK_API int tk_queue_create(const tk_queue_ops *engine, const tk_queue_config *cfg,
+                           tk_queue_release_fn release, void *release_ctx, tk_queue **out);
+
+/* The engines built into this library. Never NULL. Every registered engine,
+ * these and any other, is also found by name (tk_engine_by_name()). */
 TK_API const tk_queue_ops *tk_engine_heap(void);
 TK_API const tk_queue_ops *tk_engine_wheel(void);
 
 /* The engine selected at build time (CMake TIMERKIT_DEFAULT_ENGINE). */
 TK_API const tk_queue_ops *tk_engine_default(void);
 
-/* Looks an engine up by name; NULL if there is none. */
+/* Looks an engine up by name among the registered engines: those built into
+ * the library and those added with tk_engine_register() (engine.h); NULL if
+ * there is none. */
 TK_API const tk_queue_ops *tk_engine_by_name(const char *name);
 
 /* Registered engines, for tests and benchmarks that run every engine:
- * index 0 .. tk_engine_count()-1; NULL past the end. */
+ * index 0 .. tk_engine_count()-1, the built-in ones first, in their build
+ * order, then those registered at run time, in the order they were; NULL
+ * past the end. Thread-safe. */
 TK_API size_t tk_engine_count(void);
 TK_API const tk_queue_ops *tk_engine_at(size_t index);
 
@@ -294,15 +426,15 @@ TK_API const tk_queue_ops *tk_engine_at(size_t index);
  * order. A duration VALUE is a decimal number and a unit, ns, us, ms or s
  * ("150us", "1.5ms", "2s"), that comes to a whole number of nanoseconds; a
  * count VALUE is an unsigned decimal integer. The spec holds no whitespace.
- * On success sets *engine, and *cfg to the tk_queue_config_init() defaults
- * with the given keys' values (allocator and thread_name stay at their
- * defaults).
+ * On success sets *engine, and *cfg to tk_queue_config_init_for(engine)
+ * with the given keys' values.
  * Returns TK_OK; TK_ENOENT if ENGINE is not a registered engine; TK_EINVAL
  * if spec, engine or cfg is NULL, spec is empty, has whitespace, no engine
  * name before ':', nothing after ':' or ',', an unknown or repeated key, a
- * key without '=' or without a value, an empty key, or a value that is
+ * key without '=' or without a value, an empty key, a value that is
  * malformed (a sign, no unit on a duration, trailing characters, not a whole
- * number of ns), overflows, or lies outside the parameter's range.
+ * number of ns), overflows, or lies outside the parameter's range, or
+ * parameters that do not work together (the engine's validate()).
  * On failure *engine and *cfg are left unchanged, and if err is not NULL and
  * err_len > 0, err receives a one-line message naming the engine and the
  * parameter, with the known engines or keys where that helps ("wheel: tick=5us
@@ -314,26 +446,27 @@ TK_API int tk_queue_config_parse(const char *spec, const tk_queue_ops **engine,
 /* Writes the canonical spec of (engine, cfg) into buf: the engine's name,
  * then ':' and KEY=VALUE for each parameter of its table, in table order,
  * joined by ',', each one only if it has TK_PARAM_ALWAYS or differs from its
- * tk_queue_config_init() default (a zero field counts as its default). Values
- * are written as tk_queue_param_format() writes them. "heap", "heap:spin=150us",
- * "wheel:tick=1ms,slots=512". tk_queue_config_parse() of the result gives
- * back engine and the same parameter values. 128 bytes hold any spec of the
+ * default. Values are written as tk_queue_param_format() writes them.
+ * "heap", "heap:spin=150us", "wheel:tick=1ms,slots=512". cfg may name no
+ * engine (all defaults). tk_queue_config_parse() of the result gives back
+ * engine and the same parameter values. 128 bytes hold any spec of the
  * built-in engines.
- * Returns TK_OK; TK_EINVAL if engine, cfg or buf is NULL or a parameter of
- * cfg lies outside the engine's range (create() would refuse it; buf then
- * holds ""); TK_EFULL if the spec does not fit in len bytes (buf then holds
- * as much of it as fits, NUL-terminated, when len > 0). */
+ * Returns TK_OK; TK_EINVAL if engine, cfg or buf is NULL or cfg does not
+ * pass tk_queue_config_check() (create() would refuse it; buf then holds
+ * ""); TK_EFULL if the spec does not fit in len bytes (buf then holds as
+ * much of it as fits, NUL-terminated, when len > 0). */
 TK_API int tk_queue_config_format(const tk_queue_ops *engine, const tk_queue_config *cfg, char *buf,
                                   size_t len);
 
-/* Writes the value of parameter p in cfg as the canonical spec writes it
- * (no key): a duration in the largest of s, ms, us, ns that divides it
- * exactly ("1ms", "150us", "1500us", "0ns"; negative values with '-'), a
- * count in decimal ("1024"). A zero field is written as its
- * tk_queue_config_init() default. The value is not range-checked.
- * Returns TK_OK; TK_EINVAL if p, cfg or buf is NULL, or p has an unknown
- * type or a field size it cannot hold; TK_EFULL if the value does not fit in
- * len bytes (buf then holds as much as fits, NUL-terminated, when len > 0). */
+/* Writes the value of parameter p (an entry of cfg's engine's table, or of
+ * any engine's when cfg names none: its default is written) as the canonical
+ * spec writes it (no key): a duration in the largest of s, ms, us, ns that
+ * divides it exactly ("1ms", "150us", "1500us", "0ns"; negative values with
+ * '-'), a count in decimal ("1024"). The value is not range-checked.
+ * Returns TK_OK; TK_EINVAL if p, cfg or buf is NULL, p is not an entry of
+ * cfg's engine's table, or p has an unknown type or a field size it cannot
+ * hold; TK_EFULL if the value does not fit in len bytes (buf then holds as
+ * much as fits, NUL-terminated, when len > 0). */
 TK_API int tk_queue_param_format(const tk_queue_param *p, const tk_queue_config *cfg, char *buf,
                                  size_t len);
 

@@ -70,7 +70,8 @@
  *
  * Accuracy is not this file's business: the core has no clock and hands out
  * exactly what it is asked for (pop_due() compares with the `now` it is
- * given). See heap-adapter.c for the never-early guarantee. */
+ * given). The never-early guarantee is the generic adapter's
+ * (adapter/blocking.c, "Accuracy"). */
 #include "heap-core.h"
 
 #include <assert.h>

@@ -1,8 +1,9 @@
 /* timerkit: the heap engine's pure core, an indexed d-ary min-heap of tk_node.
  *
  * Single-threaded: no locks, no threads, no clock (pop_due() is told `now`).
- * The blocking adapter (heap-adapter.c), the unit tests, the benchmarks and
- * the differential fuzzer all drive this same API. The structure, its
+ * The engine's core view (heap-engine.c, through which the generic blocking
+ * adapter, the fuzzer and the benchmarks drive it) and the unit tests use
+ * this API. The structure, its
  * invariants and its cost are described at the top of heap-core.c.
  *
  * Order: (deadline_ns, seq) ascending; equal deadlines leave FIFO by seq.

@@ -31,7 +31,7 @@
  * no tick a node left behind may belong to), advances the core to the tick
  * of the current time, and publishes the expired nodes to the ready set (under ready_lock), which
  * the executor's workers take from, in chunks of whole ticks of about EXPIRE_CHUNK nodes (see
- * "Catching up"): a chunk is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each sorted while it
+ * "Catching up"): a chunk is cut into pieces of TK__NODE_SORT_PIECE nodes, each sorted while it
  * is in cache (the first before ready_lock is taken) and added as a sorted run (or appended to
  * the previous run when it continues it), and a winner tree over the runs' heads hands the
  * smallest out first (wheel-ready.h), so publishing costs O(batch), whatever the number of
@@ -141,7 +141,7 @@
  * linked PUBLISH_PIECE (1024) nodes per hold of ready_lock, and takers take
  * its first pieces while the rest is linked. Any other chunk holds
  * ready_lock while it is linked and while its pieces after the first are
- * sorted: O(chunk). A chunk of up to TK__WHEEL_SORT_PIECE nodes (the usual
+ * sorted: O(chunk). A chunk of up to TK__NODE_SORT_PIECE nodes (the usual
  * one) is sorted before the lock is taken, so takers go on taking earlier
  * nodes meanwhile; a larger one (a single tick of more nodes) sorts each
  * further piece just before linking it, under the lock, which links nodes
@@ -157,7 +157,7 @@
  * or ready_lock for a ready node, plus O(log runs) if it heads its run);
  * take/poll O(log runs) (at most TK_WHEEL_READY_RUNS = 256 runs; one in the
  * steady state), take_batch O(k log runs) for k nodes; per tick pass
- * O(cancelled + moved + expired log min(expired, TK__WHEEL_SORT_PIECE)), the
+ * O(cancelled + moved + expired log min(expired, TK__NODE_SORT_PIECE)), the
  * last term O(expired) when the batch is already in order (the usual case);
  * peek/remove_first flush the pending stack and scan the earliest buckets;
  * drain/remove_if O(n).
@@ -232,23 +232,18 @@ static void size_sub(struct tk_queue *q, size_t k, bool ready_locked) {
 
 static void wheel_destroy(tk_queue *q);
 
-static int wheel_create(const tk_queue_config *cfg, tk_queue_release_fn release, void *release_ctx,
-                        tk_queue **out) {
+static int wheel_create(const tk_queue_ops *self, const tk_queue_config *cfg,
+                        tk_queue_release_fn release, void *release_ctx, tk_queue **out) {
     if (out == NULL)
         return TK_EINVAL;
     *out = NULL;
     tk_queue_config c;
-    tk_queue_config_init(&c);
-    if (cfg != NULL) {
-        c.allocator = cfg->allocator;
-        c.tick_ns = cfg->tick_ns != 0 ? cfg->tick_ns : c.tick_ns;
-        c.ticks_per_wheel = cfg->ticks_per_wheel != 0 ? cfg->ticks_per_wheel : c.ticks_per_wheel;
-        c.max_pending = cfg->max_pending;
-        c.thread_name = cfg->thread_name != NULL ? cfg->thread_name : c.thread_name;
-        c.spin_ns = cfg->spin_ns;
-    }
-    if (tk__queue_config_check(tk_engine_wheel(), &c, NULL, 0) != TK_OK)
-        return TK_EINVAL; /* a field outside its range in tk__wheel_params */
+    if (tk__queue_config_resolve(self != NULL ? self : tk_engine_wheel(), cfg, &c, NULL, 0) !=
+        TK_OK)
+        return TK_EINVAL; /* a parameter outside its range, or a span that overflows */
+    const tk__wheel_params *prm = tk__queue_config_params(&c);
+    if (c.thread_name == NULL)
+        c.thread_name = "tk-wheel";
 
     struct tk_queue *q = tk__alloc(c.allocator, sizeof(*q));
     if (q == NULL)
@@ -261,7 +256,7 @@ static int wheel_create(const tk_queue_config *cfg, tk_queue_release_fn release,
     q->release = release;
     q->release_ctx = release_ctx;
     q->max_pending = c.max_pending;
-    q->tick_ns = c.tick_ns;
+    q->tick_ns = prm->tick_ns;
     strncpy(q->thread_name, c.thread_name, sizeof(q->thread_name) - 1);
     atomic_init(&q->pending_top, NULL);
     atomic_init(&q->cancel_top, NULL);
@@ -273,8 +268,7 @@ static int wheel_create(const tk_queue_config *cfg, tk_queue_release_fn release,
     atomic_init(&q->started, false);
     atomic_init(&q->stop, false);
 
-    int rc =
-        tk_wheel_core_init(&q->core, c.allocator, c.tick_ns, c.ticks_per_wheel, tk_clock_now_ns());
+    int rc = tk_wheel_core_init(&q->core, c.allocator, prm->tick_ns, prm->slots, tk_clock_now_ns());
     if (rc != TK_OK) {
         tk__free(c.allocator, q, sizeof(*q));
         return rc;
@@ -558,7 +552,7 @@ static tk_node *first_locked(struct tk_queue *q) {
         return r;
     if (r == NULL)
         return c;
-    return tk__wheel_before(c, r) ? c : r;
+    return tk_node_before(c, r) ? c : r;
 }
 
 static int wheel_remove_first(tk_queue *q, tk_node **out) {
@@ -679,7 +673,7 @@ static tk_node *wheel_drain(tk_queue *q) {
     extract_ctx x = {NULL, NULL};
     size_t k;
     tk_node *list = extract(q, &x, &k);
-    return tk__wheel_sort(list, NULL);
+    return tk__node_sort(list, NULL);
 }
 
 static tk_node *wheel_remove_if(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx), void *ctx) {
@@ -741,10 +735,15 @@ void tk__wheel_stats_get(tk_queue *q, tk__wheel_stats *st) {
     st->ready_merges = atomic_load_explicit(&q->st_ready_merges, memory_order_relaxed);
 }
 
+static uint64_t wheel_wakeups(tk_queue *q) {
+    return q == NULL ? 0 : atomic_load_explicit(&q->st_wakeups, memory_order_relaxed);
+}
+
 static const tk_queue_ops wheel_ops = {
     .name = "wheel",
+    .description = "hashed timing wheel with a tick thread (Netty's HashedWheelTimer)",
     .caps = TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_QUEUE_CAP_OWN_THREAD |
-            TK_QUEUE_CAP_BOUNDED,
+            TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_DEFERRED_RELEASE,
     .create = wheel_create,
     .destroy = wheel_destroy,
     .offer = wheel_offer,
@@ -759,8 +758,12 @@ static const tk_queue_ops wheel_ops = {
     .close = wheel_close,
     .check = wheel_check,
     .take_batch = wheel_take_batch,
-    .params = tk__wheel_params,
-    .param_count = sizeof(tk__wheel_params) / sizeof(tk__wheel_params[0]),
+    .wakeups = wheel_wakeups,
+    .params = tk__wheel_param_table,
+    .param_count = TK__WHEEL_PARAM_COUNT,
+    .params_size = sizeof(tk__wheel_params),
+    .validate = tk__wheel_params_validate,
+    .core = &tk__wheel_core_ops,
 };
 
 TK_API const tk_queue_ops *tk_engine_wheel(void) {

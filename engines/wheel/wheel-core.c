@@ -35,7 +35,7 @@
  * (deadline, seq) (a natural merge sort: one O(k) pass when the batch is
  * already in order, as it usually is, nodes leaving in offer order; pairwise
  * merging stops at cache-sized pieces, which are merged in one pass, see
- * tk__wheel_sort_pieces(); tk__wheel_core_expire_to() leaves the sorting to
+ * tk__node_sort_pieces(); tk__wheel_core_expire_to() leaves the sorting to
  * a caller that merges the pieces itself), so the
  * wheel hands nodes out in exactly the heap's order: nodes expiring at tick
  * t have deadline in (t_{t-1}, t_t], except nodes that were already due when
@@ -73,9 +73,6 @@
 #include <string.h>
 
 #include "common-internal.h"
-
-__extension__ typedef unsigned __int128 tk__u128;
-__extension__ typedef __int128 tk__i128;
 
 #define SLOT_OF(w, e) ((size_t)((e) & (w)->mask))
 
@@ -123,9 +120,7 @@ int tk_wheel_core_init(tk_wheel_core *w, const tk_allocator *a, int64_t tick_ns,
     w->words = words;
     w->mask = n - 1;
     w->current_tick = 0;
-    w->start_ns = start_ns;
-    w->tick_ns = tick_ns;
-    w->tick_recip = tick_ns == 1 ? 0 : (uint64_t)(((tk__u128)1 << 64) / (uint64_t)tick_ns);
+    tk__grid_init(&w->grid, start_ns, tick_ns);
     w->size = 0;
     w->ticks_per_wheel = n;
     w->shift = shift;
@@ -140,32 +135,13 @@ void tk_wheel_core_destroy(tk_wheel_core *w) {
     w->occupied = w->stale = NULL;
 }
 
-/* floor(x / tick_ns) by a multiply-high and at most one correction. */
-static inline uint64_t div_tick(const tk_wheel_core *w, uint64_t x) {
-    if (w->tick_recip == 0)
-        return x;
-    uint64_t q = (uint64_t)(((tk__u128)x * w->tick_recip) >> 64);
-    uint64_t r = x - q * (uint64_t)w->tick_ns;
-    while (r >= (uint64_t)w->tick_ns) {
-        q++;
-        r -= (uint64_t)w->tick_ns;
-    }
-    return q;
-}
-
 /* ceil((deadline - start) / tick_ns), 0 if deadline <= start. */
 static inline uint64_t raw_expiry(const tk_wheel_core *w, int64_t deadline_ns) {
-    if (deadline_ns <= w->start_ns)
-        return 0;
-    uint64_t diff = (uint64_t)deadline_ns - (uint64_t)w->start_ns;
-    uint64_t q = div_tick(w, diff);
-    return q + (q * (uint64_t)w->tick_ns != diff);
+    return tk__grid_ceil(&w->grid, deadline_ns);
 }
 
 uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns) {
-    if (now_ns <= w->start_ns)
-        return 0;
-    return div_tick(w, (uint64_t)now_ns - (uint64_t)w->start_ns);
+    return tk__grid_floor(&w->grid, now_ns);
 }
 
 uint64_t tk__wheel_core_tick_of(const tk_wheel_core *w, int64_t deadline_ns) {
@@ -247,175 +223,6 @@ bool tk_wheel_core_contains(const tk_wheel_core *w, const tk_node *n) {
     return false;
 }
 
-/* ---- sorting ------------------------------------------------------------ */
-
-#define DNEXT(n) ((n)->tk__priv.detached_next)
-
-/* Merges two non-empty sorted pieces; on equal keys a's nodes go first. */
-static tk__wheel_piece merge2(tk__wheel_piece a, tk__wheel_piece b) {
-    tk_node head;
-    tk_node *t = &head;
-    tk_node *x = a.head, *y = b.head;
-    while (x != NULL && y != NULL) {
-        if (tk__wheel_before(y, x)) {
-            DNEXT(t) = y;
-            t = y;
-            y = DNEXT(y);
-        } else {
-            DNEXT(t) = x;
-            t = x;
-            x = DNEXT(x);
-        }
-    }
-    DNEXT(t) = x != NULL ? x : y;
-    tk__wheel_piece out = {DNEXT(&head), x != NULL ? a.tail : y != NULL ? b.tail : t};
-    return out;
-}
-
-tk__wheel_piece tk__wheel_sort_piece(tk_node **list, size_t max) {
-    /* Natural bottom-up merging: the nodes are cut into maximal
-     * non-descending runs and runs[i] holds a merge of about 2^i of them. */
-    tk__wheel_piece runs[64];
-    size_t top = 0, taken = 0;
-    assert(max >= 1 && *list != NULL);
-    while (*list != NULL && taken < max) {
-        tk__wheel_piece cur = {*list, *list};
-        taken++;
-        while (taken < max && DNEXT(cur.tail) != NULL &&
-               !tk__wheel_before(DNEXT(cur.tail), cur.tail)) {
-            cur.tail = DNEXT(cur.tail);
-            taken++;
-        }
-        *list = DNEXT(cur.tail);
-        DNEXT(cur.tail) = NULL;
-        size_t i = 0;
-        for (; i < top && runs[i].head != NULL; i++) {
-            cur = merge2(runs[i], cur);
-            runs[i].head = NULL;
-        }
-        if (i == top)
-            top++;
-        runs[i] = cur;
-    }
-    tk__wheel_piece out = {NULL, NULL};
-    for (size_t i = 0; i < top; i++)
-        if (runs[i].head != NULL)
-            out = out.head == NULL ? runs[i] : merge2(runs[i], out);
-    return out;
-}
-
-/* Heap order of the pieces being merged: by head key, then by piece index
- * (list order), which keeps the merge stable. */
-static inline bool piece_before(const tk__wheel_piece *p, uint16_t i, uint16_t j) {
-    const tk_node *a = p[i].head, *b = p[j].head;
-    if (tk__wheel_before(a, b))
-        return true;
-    return !tk__wheel_before(b, a) && i < j;
-}
-
-static void sift_down(const tk__wheel_piece *p, uint16_t *heap, size_t n, size_t at) {
-    uint16_t v = heap[at];
-    for (;;) {
-        size_t c = 2 * at + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && piece_before(p, heap[c + 1], heap[c]))
-            c++;
-        if (!piece_before(p, heap[c], v))
-            break;
-        heap[at] = heap[c];
-        at = c;
-    }
-    heap[at] = v;
-}
-
-/* Merges n >= 2 sorted pieces in one pass, taking the smallest head off a
- * binary heap of the pieces each step. */
-static tk__wheel_piece merge_many(tk__wheel_piece *p, size_t n) {
-    uint16_t heap[TK__WHEEL_SORT_MAX_WAYS];
-    for (size_t i = 0; i < n; i++)
-        heap[i] = (uint16_t)i;
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(p, heap, n, i);
-    tk_node head;
-    tk_node *t = &head;
-    while (n > 1) {
-        uint16_t i = heap[0];
-        tk_node *x = p[i].head;
-        DNEXT(t) = x;
-        t = x;
-        p[i].head = DNEXT(x);
-        if (p[i].head == NULL) {
-            heap[0] = heap[--n];
-        } else if (DNEXT(p[i].head) != NULL) {
-            /* the node after the new head is this piece's next miss */
-            __builtin_prefetch(DNEXT(p[i].head));
-        }
-        sift_down(p, heap, n, 0);
-    }
-    DNEXT(t) = p[heap[0]].head; /* the last piece, whole */
-    tk__wheel_piece out = {DNEXT(&head), p[heap[0]].tail};
-    return out;
-}
-
-/* Cuts `list` into sorted pieces of about `piece` (>= 1) consecutive nodes,
- * joining a piece to the previous one when it continues it in order, and
- * stores at most `cap` (>= 2) of them in out[]: when more would be needed,
- * adjacent pieces are merged pairwise first. Returns their number. */
-static size_t sort_split(tk_node *list, size_t piece, tk__wheel_piece *out, size_t cap) {
-    size_t n = 0;
-    while (list != NULL) {
-        tk__wheel_piece s = tk__wheel_sort_piece(&list, piece);
-        if (n > 0 && !tk__wheel_before(s.head, out[n - 1].tail)) {
-            DNEXT(out[n - 1].tail) = s.head;
-            out[n - 1].tail = s.tail;
-            continue;
-        }
-        while (n == cap) {
-            /* no room: merge adjacent pairs (list order, so still stable) */
-            size_t m = 0;
-            for (size_t i = 0; i + 1 < n; i += 2)
-                out[m++] = merge2(out[i], out[i + 1]);
-            if (n % 2 != 0)
-                out[m++] = out[n - 1];
-            n = m;
-        }
-        out[n++] = s;
-    }
-    return n;
-}
-
-tk_node *tk__wheel_sort_pieces(tk_node *list, tk_node **tail, size_t piece, size_t ways) {
-    /* Merging pairs of runs pass after pass (a textbook list merge sort)
-     * costs a cache miss per node per pass once the runs outgrow the cache:
-     * 20 passes for a million nodes. So pairwise merging stops at pieces of
-     * `piece` consecutive nodes, whose lines stay in cache while they are
-     * sorted, and the pieces are then merged in a single pass through a heap
-     * of their heads. A piece that continues the previous one in order is
-     * appended to it, so a list already sorted (the usual batch, nodes
-     * leaving their bucket in offer order) costs one O(k) pass. */
-    tk__wheel_piece p[TK__WHEEL_SORT_MAX_WAYS];
-    if (piece == 0)
-        piece = 1;
-    if (ways < 2)
-        ways = 2;
-    if (ways > TK__WHEEL_SORT_MAX_WAYS)
-        ways = TK__WHEEL_SORT_MAX_WAYS;
-    size_t n = sort_split(list, piece, p, ways);
-    tk__wheel_piece out = {NULL, NULL};
-    if (n == 1)
-        out = p[0];
-    else if (n > 1)
-        out = merge_many(p, n);
-    if (tail != NULL)
-        *tail = out.tail;
-    return out.head;
-}
-
-tk_node *tk__wheel_sort(tk_node *list, tk_node **tail) {
-    return tk__wheel_sort_pieces(list, tail, TK__WHEEL_SORT_PIECE, TK__WHEEL_SORT_MAX_WAYS);
-}
-
 /* ---- advancing ---------------------------------------------------------- */
 
 /* Moves the current tick to t (> current) and expires bucket t & mask, which
@@ -452,7 +259,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
         uint64_t ea = tk__wheel_core_expiry(a);
         if (ea <= t) {
             unlink_node(w, s, a);
-            ordered = ordered && (new_head == NULL || !tk__wheel_before(new_head, a));
+            ordered = ordered && (new_head == NULL || !tk_node_before(new_head, a));
             a->tk__priv.detached_next = new_head;
             if (new_head == NULL)
                 new_tail = a;
@@ -466,7 +273,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
         uint64_t eb = tk__wheel_core_expiry(b);
         if (eb <= t) {
             unlink_node(w, s, b);
-            ordered = ordered && (old_tail == NULL || !tk__wheel_before(b, old_tail));
+            ordered = ordered && (old_tail == NULL || !tk_node_before(b, old_tail));
             b->tk__priv.detached_next = NULL;
             if (old_tail != NULL)
                 old_tail->tk__priv.detached_next = b;
@@ -487,7 +294,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
         out = new_head;
         last = new_tail;
     } else {
-        ordered = ordered && (new_head == NULL || !tk__wheel_before(new_head, old_tail));
+        ordered = ordered && (new_head == NULL || !tk_node_before(new_head, old_tail));
         old_tail->tk__priv.detached_next = new_head;
         out = old_head;
         last = new_head != NULL ? new_tail : old_tail;
@@ -503,7 +310,7 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
         *in_order = ordered;
         return out;
     }
-    return tk__wheel_sort(out, tail);
+    return tk__node_sort(out, tail);
 }
 
 tk_node *tk_wheel_core_advance(tk_wheel_core *w, size_t *count) {
@@ -532,6 +339,38 @@ static size_t next_occupied(const tk_wheel_core *w, size_t from) {
             return n;
         word = w->occupied[i];
     }
+}
+
+/* Counts the nodes of bucket s whose expiry tick is at or before `tick`,
+ * adding to *k and stopping at `limit`. */
+static void count_bucket_through(const tk_wheel_core *w, size_t s, uint64_t tick, size_t limit,
+                                 size_t *k) {
+    if (w->slots[s].min_expiry > tick)
+        return; /* min_expiry is a lower bound: nothing here is that early */
+    for (const tk_node *p = w->slots[s].head; p != NULL && *k < limit; p = p->tk__priv.wheel.next)
+        if (tk__wheel_core_expiry(p) <= tick)
+            (*k)++;
+}
+
+size_t tk__wheel_core_count_through(const tk_wheel_core *w, uint64_t tick, size_t limit) {
+    uint64_t c = w->current_tick;
+    if (tick <= c || w->size == 0 || limit == 0)
+        return 0;
+    /* The nodes due by `tick` sit in the buckets of ticks c + 1 .. tick, every
+     * bucket once that is a whole revolution or more. */
+    size_t n = w->ticks_per_wheel;
+    uint64_t span = tick - c;
+    size_t first = SLOT_OF(w, c + 1);
+    size_t buckets = span >= n ? n : (size_t)span;
+    size_t end = first + buckets; /* exclusive, may pass n: then wrap to 0 */
+    size_t k = 0;
+    for (size_t s = next_occupied(w, first); s < n && s < end && k < limit;
+         s = next_occupied(w, s + 1))
+        count_bucket_through(w, s, tick, limit, &k);
+    if (end > n)
+        for (size_t s = next_occupied(w, 0); s < end - n && k < limit; s = next_occupied(w, s + 1))
+            count_bucket_through(w, s, tick, limit, &k);
+    return k;
 }
 
 /* Exact minimum expiry tick of bucket s (walks it if stale). */
@@ -634,8 +473,7 @@ uint64_t tk_wheel_core_current_tick(const tk_wheel_core *w) {
 }
 
 int64_t tk_wheel_core_tick_time(const tk_wheel_core *w, uint64_t tick) {
-    tk__i128 t = (tk__i128)w->start_ns + (tk__i128)tick * (tk__i128)w->tick_ns;
-    return t > (tk__i128)INT64_MAX ? INT64_MAX : (int64_t)t;
+    return tk__grid_time(&w->grid, tick);
 }
 
 size_t tk_wheel_core_size(const tk_wheel_core *w) {
@@ -666,7 +504,7 @@ tk_node *tk__wheel_core_first(const tk_wheel_core *w, bool (*accept)(const tk_no
                 uint64_t e = tk__wheel_core_expiry(x);
                 if (e > best_e || (accept != NULL && !accept(x, ctx)))
                     continue;
-                if (best == NULL || e < best_e || tk__wheel_before(x, best)) {
+                if (best == NULL || e < best_e || tk_node_before(x, best)) {
                     best = x;
                     best_e = e;
                 }

@@ -22,7 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "node-sort.h"
+#include "tick-grid.h"
 #include "timerkit/alloc.h"
+#include "timerkit/engine.h"
 #include "timerkit/queue.h"
 
 /* Largest ticks_per_wheel accepted (after rounding up to a power of two). */
@@ -36,8 +39,9 @@ typedef struct tk__wheel_slot {
                             unless the slot's `stale` bit is set */
 } tk__wheel_slot;
 
-/* A wheel. Caller-allocated. Fields are private, except that start_ns,
- * tick_ns and ticks_per_wheel may be read (never written) after init. */
+/* A wheel. Caller-allocated. Fields are private, except that grid (its
+ * origin_ns is t_0, its tick_ns the tick) and ticks_per_wheel may be read
+ * (never written) after init. */
 typedef struct tk_wheel_core {
     const tk_allocator *allocator; /* NULL: default */
     tk__wheel_slot *slots;         /* ticks_per_wheel buckets */
@@ -47,9 +51,7 @@ typedef struct tk_wheel_core {
     size_t words;                  /* 64-bit words per bitmap */
     uint64_t mask;                 /* ticks_per_wheel - 1 */
     uint64_t current_tick;         /* c: ticks 0..c have been advanced over */
-    int64_t start_ns;              /* t_0 */
-    int64_t tick_ns;               /* > 0 */
-    uint64_t tick_recip;           /* floor(2^64 / tick_ns) (0 if tick_ns = 1) */
+    tk__grid grid;                 /* t_k = start_ns + k * tick_ns (tick-grid.h) */
     size_t size;                   /* nodes in the wheel */
     uint32_t ticks_per_wheel;      /* power of two */
     uint32_t shift;                /* log2(ticks_per_wheel) */
@@ -109,7 +111,7 @@ int tk_wheel_core_check(const tk_wheel_core *w);
 /* As tk_wheel_core_advance_to(), but the expired nodes are left unsorted:
  * each tick's nodes in the order they were added, ticks in order (nodes of
  * successive ticks never interleave, so sorting the list, or merging the
- * pieces tk__wheel_sort_piece() cuts it into, gives advance_to()'s order).
+ * pieces tk__node_sort_piece() cuts it into, gives advance_to()'s order).
  * Saves the sort for a caller that merges pieces itself. */
 tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count);
 
@@ -129,6 +131,11 @@ tk_node *tk__wheel_core_expire_some(tk_wheel_core *w, uint64_t tick, size_t enou
 static inline uint64_t tk__wheel_core_expiry(const tk_node *n) {
     return (uint64_t)n->tk__priv.wheel.rounds;
 }
+
+/* The number of nodes an advance to `tick` would expire, counting no further
+ * than `limit`. O(occupied buckets among the next min(tick - c, W)) plus the
+ * nodes of those that may expire. */
+size_t tk__wheel_core_count_through(const tk_wheel_core *w, uint64_t tick, size_t limit);
 
 /* Tick containing `now_ns`: the largest k with t_k <= now_ns (0 if now_ns <
  * start). */
@@ -163,41 +170,5 @@ tk_node *tk__wheel_core_extract_if(tk_wheel_core *w, bool (*pred)(tk_node *n, vo
 /* Calls fn(n, ctx) on every node; stops and returns false when fn does. */
 bool tk__wheel_core_foreach(const tk_wheel_core *w, bool (*fn)(const tk_node *n, void *ctx),
                             void *ctx);
-
-/* Sorts a detached list by (deadline, seq), stable; O(n) if already in order
- * (natural merge sort), else O(n log n): pieces of TK__WHEEL_SORT_PIECE
- * consecutive nodes are sorted by pairwise merges and then merged together
- * in one pass (see wheel-core.c). Returns the new head; *tail (if not NULL)
- * receives the last node. */
-tk_node *tk__wheel_sort(tk_node *list, tk_node **tail);
-
-/* Nodes sorted together by pairwise merges, and most pieces merged in one
- * pass (indices must fit uint16_t). */
-#define TK__WHEEL_SORT_PIECE ((size_t)4096)
-#define TK__WHEEL_SORT_MAX_WAYS ((size_t)256)
-
-/* tk__wheel_sort() with its piece size (>= 1) and ways (2 ..
- * TK__WHEEL_SORT_MAX_WAYS) chosen, so that tests reach every path with
- * small lists. */
-tk_node *tk__wheel_sort_pieces(tk_node *list, tk_node **tail, size_t piece, size_t ways);
-
-/* A sorted piece of a detached list: head .. tail, linked through
- * tk_node_next_detached(), the tail's link NULL. */
-typedef struct tk__wheel_piece {
-    tk_node *head, *tail;
-} tk__wheel_piece;
-
-/* The first phase of tk__wheel_sort(), for a caller that merges the pieces
- * itself: sorts the first `max` (>= 1) nodes of the non-empty list *list
- * (stable), returns them as a piece and advances *list past them. Call it
- * with max = TK__WHEEL_SORT_PIECE until the list is empty; merging the
- * pieces, earlier ones first on equal keys, gives tk__wheel_sort()'s order.
- * O(max) if those nodes are in order, else O(max log max). */
-tk__wheel_piece tk__wheel_sort_piece(tk_node **list, size_t max);
-
-/* (deadline, seq) comparison: true if a goes strictly before b. */
-static inline bool tk__wheel_before(const tk_node *a, const tk_node *b) {
-    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
-}
 
 #endif

@@ -2,27 +2,44 @@
 #ifndef TIMERKIT_WHEEL_INTERNAL_H
 #define TIMERKIT_WHEEL_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "timerkit/engine.h"
 
 #include "timerkit/queue.h"
 #include "wheel-core.h"
 
-/* Smallest tick the adapter accepts (tk_queue_config.tick_ns): 10 us. Below
- * it a busy wheel would spend its thread on wake-ups alone (each one a futex
- * wake-up) and the tick would sit inside the scheduler's noise, so the
- * bound "lateness <= 1 tick + noise" would say nothing
- * (docs/engine-notes.md). The core itself accepts any tick_ns > 0. */
+/* Smallest tick the adapter accepts ("tick"): 10 us. Below it a busy wheel
+ * would spend its thread on wake-ups alone (each one a futex wake-up) and
+ * the tick would sit inside the scheduler's noise, so the bound "lateness <=
+ * 1 tick + noise" would say nothing (docs/engine-notes.md). The core itself
+ * accepts any tick_ns > 0. */
 #define TK_WHEEL_MIN_TICK_NS INT64_C(10000)
 
-/* Largest tick the adapter accepts: one revolution of the largest wheel,
- * tick_ns * TK_WHEEL_MAX_TICKS_PER_WHEEL, still fits in int64_t ns (about
- * 550 s). */
-#define TK_WHEEL_MAX_TICK_NS (INT64_MAX / (int64_t)TK_WHEEL_MAX_TICKS_PER_WHEEL)
+/* The wheel's own parameters (tk_queue_config.params). One revolution,
+ * tick_ns times slots rounded up to a power of two, must fit in int64_t
+ * nanoseconds (tk__wheel_params_validate()). */
+typedef struct tk__wheel_params {
+    int64_t tick_ns; /* "tick": tick duration */
+    uint32_t slots;  /* "slots": buckets per revolution, rounded up to a power of two */
+} tk__wheel_params;
 
-/* The wheel's parameters (tk_queue_ops.params), defined in wheel-params.c:
- * tick, slots, max_pending, spin. create() checks a config against them. */
+/* The wheel's parameter table (tk_queue_ops.params), defined in
+ * wheel-params.c: tick, slots, max_pending, spin. */
 #define TK__WHEEL_PARAM_COUNT 4
-extern const tk_queue_param tk__wheel_params[TK__WHEEL_PARAM_COUNT];
+extern const tk_queue_param tk__wheel_param_table[TK__WHEEL_PARAM_COUNT];
+
+/* tk_queue_ops.validate of the wheel: refuses a revolution (tick x slots,
+ * slots rounded up to a power of two) beyond INT64_MAX ns. */
+int tk__wheel_params_validate(const void *params, char *err, size_t err_len);
+
+/* The wheel's pure core as a tk_core_ops (wheel-core-ops.c): the core of
+ * wheel-core.c told `now` instead of the tick, with a list of the nodes that
+ * are due but not handed out yet (inserted late, or beyond an expire()'s
+ * `max`). Used by the fuzzer, the core-level benchmarks and the core tests;
+ * the wheel's own adapter drives wheel-core.c directly. */
+extern const tk_core_ops tk__wheel_core_ops;
 
 /* Counters of one wheel queue, read with relaxed atomics (a snapshot, not a
  * consistent cut). */

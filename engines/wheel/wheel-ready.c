@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "common-internal.h"
-#include "wheel-core.h" /* tk__wheel_before */
+#include "wheel-core.h" /* tk_node_before */
 
 #define NEXT(n) ((n)->tk__priv.wheel.next)
 #define PREV(n) ((n)->tk__priv.wheel.prev)
@@ -46,7 +46,7 @@ static inline uint16_t better(const tk__wheel_ready *r, uint16_t a, uint16_t b) 
     const tk_node *ha = r->runs[a].head, *hb = r->runs[b].head;
     if (hb == NULL)
         return a;
-    if (ha == NULL || tk__wheel_before(hb, ha))
+    if (ha == NULL || tk_node_before(hb, ha))
         return b;
     return a;
 }
@@ -83,7 +83,7 @@ static inline void mark(tk__wheel_ready *r, size_t i, bool used) {
  * `first` fits behind its tail, else the lowest free slot, else the spare. */
 static size_t pick_slot(const tk__wheel_ready *r, const tk_node *first) {
     size_t h = r->hint;
-    if (is_used(r, h) && !tk__wheel_before(first, r->runs[h].tail))
+    if (is_used(r, h) && !tk_node_before(first, r->runs[h].tail))
         return h;
     for (size_t w = 0; w < WORDS; w++)
         if (~r->used[w] != 0)
@@ -101,7 +101,7 @@ static void merge_spare_into(tk__wheel_ready *r, size_t dst) {
     tk_node *head = NULL, *t = NULL;
     while (b != NULL) {
         tk_node *x;
-        if (a != NULL && !tk__wheel_before(b, a)) {
+        if (a != NULL && !tk_node_before(b, a)) {
             x = a;
             a = NEXT(a);
         } else {
@@ -142,7 +142,7 @@ size_t tk__wheel_ready_publish(tk__wheel_ready *r, tk_node *list,
             slot = pick_slot(r, n);
             run = &r->runs[slot];
         }
-        assert(run->tail == NULL || !tk__wheel_before(n, run->tail));
+        assert(run->tail == NULL || !tk_node_before(n, run->tail));
         PREV(n) = run->tail;
         NEXT(n) = NULL;
         if (run->tail != NULL)
@@ -257,8 +257,7 @@ int tk__wheel_ready_check(const tk__wheel_ready *r, bool (*node_ok)(const tk_nod
         const tk_node *prev = NULL;
         for (const tk_node *n = run->head; n != NULL; prev = n, n = NEXT(n)) {
             if (++len > r->size || PREV(n) != prev || SLOT(n) != (int64_t)i ||
-                (prev != NULL && tk__wheel_before(n, prev)) ||
-                (node_ok != NULL && !node_ok(n, ctx)))
+                (prev != NULL && tk_node_before(n, prev)) || (node_ok != NULL && !node_ok(n, ctx)))
                 return TK_ESTATE;
         }
         if (run->tail != prev || run->len != len)

@@ -8,7 +8,7 @@
  * docs/engine-notes.md says why the set is not one sorted list:
  *
  *   publish  adds one sorted piece (an expired batch, or one of the pieces
- *            tk__wheel_sort_piece() cuts a large batch into) as a run: it is
+ *            tk__node_sort_piece() cuts a large batch into) as a run: it is
  *            appended to the run the previous publish used when it fits
  *            behind that run's tail, else it takes a free slot; O(1) per
  *            node plus O(log RUNS). With every slot taken it is merged into

@@ -40,7 +40,7 @@
  * the keys of successive chunks never interleave.
  *
  * Complexity per pass: O(cancelled + moved + expired log min(expired,
- * TK__WHEEL_SORT_PIECE)), the last term O(expired) when a chunk is in key
+ * TK__NODE_SORT_PIECE)), the last term O(expired) when a chunk is in key
  * order already (the usual case).
  *
  * Accuracy. A node reaches the ready set only once the clock has reached a
@@ -323,7 +323,7 @@ static tk_node *cut_piece(tk_node **list, size_t max) {
  * reaches its first callback once the first piece is linked, not after all
  * of it.
  *
- * Any other batch is cut into pieces of TK__WHEEL_SORT_PIECE nodes, each
+ * Any other batch is cut into pieces of TK__NODE_SORT_PIECE nodes, each
  * sorted and linked into the set (as a run of its own unless it continues
  * the previous one) while its nodes are still in cache; pops merge the runs.
  * The first piece (the whole batch, for a batch of up to a piece) is sorted
@@ -348,11 +348,11 @@ static size_t publish_ready_locked(struct tk_queue *q, tk_node *batch, bool in_o
         }
         return added;
     }
-    tk__wheel_piece first = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
+    tk__node_piece first = tk__node_sort_piece(&batch, TK__NODE_SORT_PIECE);
     lock(&q->ready_lock);
     added += tk__wheel_ready_publish(&q->ready, first.head, claim_ready, NULL);
     while (batch != NULL) {
-        tk__wheel_piece p = tk__wheel_sort_piece(&batch, TK__WHEEL_SORT_PIECE);
+        tk__node_piece p = tk__node_sort_piece(&batch, TK__NODE_SORT_PIECE);
         added += tk__wheel_ready_publish(&q->ready, p.head, claim_ready, NULL);
     }
     published_locked(q, added);

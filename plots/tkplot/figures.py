@@ -76,6 +76,20 @@ def text_pt(s, size=FOOT_PT):
     return sum(_ADV.get(c, 1303 if c.isdigit() else 1400) for c in s) / 2048 * size
 
 
+KEY_PT = 6  # key font size; as KEYFONT in plots/style.gp
+KEY_ROW_PT = 6.3  # height of one key row at KEY_PT, spacing 0.9, as rendered
+
+
+def key_rows(labels, width_pt, sample_pt=30):
+    """Rows a horizontal key of these labels takes in width_pt: gnuplot gives every column the
+    width of the longest entry (its sample and gaps, about sample_pt, and its text)."""
+    if not labels:
+        return 0
+    col = max(text_pt(s, KEY_PT) for s in labels) + sample_pt
+    cols = max(1, int(width_pt // col))
+    return -(-len(labels) // cols)
+
+
 def _join(items):
     out = ""
     for i, (sep, text) in enumerate(items):
@@ -529,11 +543,17 @@ class Figures:
         alls = [self.series[k - 1] for k in allk]
         np_ = len(used)
         g = self.begin(fig, self.data_text(fig, [(s.workload, s.metric.name) for s, _ in used]), multi=True)
-        top, bot, l, r, gap = 0.82, 0.15, 0.065, 0.99, 0.055
+        bot, l, r, gap = 0.15, 0.065, 0.99, 0.055
         if g.foot:
             bot = 0.22
-        if self.titles:
-            top = 0.72
+        # the shared key above the panels, as many rows as its entries need, then room for the
+        # panels' titles
+        w_in, h_in = SIZES[fig.size]
+        labels = [s.label for s in alls] if not self.compare else \
+            [s.label for s in alls] + [f"run {i + 1}" for i in range(self.nruns)]
+        rows = max(1, key_rows(labels, (r - l) * w_in * 72))
+        key_pt = rows * KEY_ROW_PT + 6
+        top = 1 - (key_pt + 12 + (18 if self.titles else 0)) / (h_in * 72)
         pw = float("%.4f" % ((r - l - (np_ - 1) * gap) / np_))
         g("set multiplot")
         if self.titles:
@@ -541,7 +561,8 @@ class Figures:
         # the shared key, drawn by an empty full-width plot
         g(f"set lmargin at screen {l}; set rmargin at screen {r}; set tmargin at screen 0.999; set bmargin at screen {top}")
         g("unset border; unset xtics; unset ytics; unset mxtics; unset mytics; unset grid; set xrange [0:1]; set yrange [0:1]")
-        g(f"set key at screen 0.5, screen {'%.3f' % ((1 + top) / 2 + 0.01)} center center horizontal width 1")
+        key_mid = 1 - (key_pt / 2 + (18 if self.titles else 0)) / (h_in * 72)
+        g(f"set key at screen 0.5, screen {'%.3f' % key_mid} center center horizontal width 1")
         if self.compare:
             g("plot NaN notitle" + self.compare_key("linespoints", "all", alls))
         else:
@@ -781,8 +802,8 @@ class Figures:
         rows = (entries + 1) // 2
         h_in = SIZES[fig.size][1]
         key = (f"set key at screen 0.01, screen 0.995 left top vertical maxrows {rows} Left reverse "
-               f"font ',6' spacing 0.9 samplen 1.5 width -1; set tmargin at screen "
-               f"{'%.3f' % (1 - (rows * 5.2 + 10) / (h_in * 72))}")
+               f"font ',{KEY_PT}' spacing 0.9 samplen 1.5 width -1; set tmargin at screen "
+               f"{'%.3f' % (1 - (rows * KEY_ROW_PT + 16) / (h_in * 72))}")
         unit = fig.series[0].metric.unit if fig.series else \
             self.runs[0].man.units.get("us", load.Unit("us", "µs"))
         g = self.begin(fig, f"{wl} hist/*.hgrm")

@@ -15,7 +15,9 @@ add_test(NAME bench_workload_descriptor
 add_test(NAME bench_cli_errors COMMAND bash ${TKB_T}/check-cli.sh $<TARGET_FILE:tkbench> ${TKB_W}/cli)
 add_test(NAME bench_old_folder
   COMMAND bash ${TKB_T}/check-old-folder.sh $<TARGET_FILE:tkbench> ${TKB_T}/old-folder ${TKB_W}/old)
+add_test(NAME bench_engines
+  COMMAND bash ${TKB_T}/check-engines.sh $<TARGET_FILE:tkbench> ${TKB_W}/engines)
 add_test(NAME bench_names_once
   COMMAND python3 ${TKB_T}/check_names_once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
 set_tests_properties(bench_smoke bench_workload_descriptor bench_cli_errors bench_old_folder
-  bench_names_once PROPERTIES LABELS bench TIMEOUT 300)
+  bench_engines bench_names_once PROPERTIES LABELS bench TIMEOUT 300)

@@ -1,8 +1,12 @@
-/* timerkit conformance suite: the runner, the per-engine fixtures and helpers.
+/* timerkit conformance suite: the runner (tk_conformance_main(), declared in
+ * the test kit's timerkit/testkit.h), the per-engine fixtures and helpers.
  *
  * Usage: tk_conformance [--engine NAME]... [--filter GLOB] [--list]
- * With no --engine, every registered engine runs every case. Test names start
- * with the engine: "heap: never starts a task before its deadline".
+ *        tk_conformance --list-engines       (the registered engines' names)
+ * With no --engine, every registered engine runs every case; an engine
+ * registered with tk_engine_register() before the call is found by name like
+ * a built-in one. Test names start with the engine: "heap: never starts a task
+ * before its deadline".
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -11,6 +15,7 @@
 #include <time.h>
 
 #include "conformance.h"
+#include "timerkit/testkit.h"
 
 #ifndef TK_CONF_DEFAULT_ENGINE
 #define TK_CONF_DEFAULT_ENGINE "heap"
@@ -23,15 +28,14 @@ const char *conf_default_engine_name(void) {
 /* ---- fixtures ------------------------------------------------------------------ */
 
 /* The only engine-specific knowledge in the suite.
- * - Config: a 1 ms tick. Engines that are not ticked ignore the field
- *   ("Fields an engine does not use are ignored"), so one config serves all.
+ * - Config: the engine's own defaults (tk_queue_config_init_for()), as a
+ *   user who names only the engine gets them.
  * - uses_tick: from the TK_QUEUE_CAP_TICKED capability.
  * - pending_limit: from the TK_QUEUE_CAP_BOUNDED capability (max_pending). */
 static void fixture_for(const tk_queue_ops *ops, conf_engine *e) {
     memset(e, 0, sizeof(*e));
     e->ops = ops;
-    tk_queue_config_init(&e->config);
-    e->config.tick_ns = TK_NS_PER_MS;
+    tk_queue_config_init_for(&e->config, ops);
     e->uses_tick = (ops->caps & TK_QUEUE_CAP_TICKED) != 0;
     e->pending_limit = (ops->caps & TK_QUEUE_CAP_BOUNDED) != 0;
 }
@@ -320,11 +324,12 @@ static const group_ref groups[] = {
 };
 
 static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [--engine NAME]... [--filter GLOB] [--list]\n", argv0);
+    fprintf(stderr, "usage: %s [--engine NAME]... [--filter GLOB] [--list] | --list-engines\n",
+            argv0);
     return 2;
 }
 
-int main(int argc, char **argv) {
+int tk_conformance_main(int argc, char **argv) {
     const char *names[16];
     size_t nnames = 0;
     const char *filter = NULL;
@@ -336,7 +341,11 @@ int main(int argc, char **argv) {
             filter = argv[++i];
         else if (strcmp(argv[i], "--list") == 0)
             list = true;
-        else
+        else if (strcmp(argv[i], "--list-engines") == 0 && argc == 2) {
+            for (size_t e = 0; e < tk_engine_count(); e++)
+                printf("%s\n", tk_engine_at(e)->name);
+            return 0;
+        } else
             return usage(argv[0]);
     }
     if (nnames == 0) {

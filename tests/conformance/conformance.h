@@ -34,7 +34,7 @@ typedef struct conf_engine {
     const tk_queue_ops *ops;
     tk_queue_config config; /* what the suite passes as engine_config */
     bool pending_limit;     /* honours tk_queue_config.max_pending */
-    bool uses_tick;         /* reads tk_queue_config.tick_ns */
+    bool uses_tick;         /* expires on a tick (TK_QUEUE_CAP_TICKED) */
 } conf_engine;
 
 /* One behaviour, run for every engine. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "conformance.h"
+#include "param-store.h"
 
 static void status_strings_cover_every_code(void **state) {
     (void)state;
@@ -98,17 +99,27 @@ static void names_pool_states_distinctly(void **state) {
 }
 
 static void queue_config_init_sets_documented_defaults(void **state) {
-    (void)state;
     tk_queue_config cfg;
     memset(&cfg, 0x5a, sizeof(cfg));
     assert_int_equal(tk_queue_config_init(&cfg), TK_OK);
     assert_null(cfg.allocator);
-    assert_int_equal(cfg.initial_capacity, 64);
-    assert_int_equal(cfg.tick_ns, TK_NS_PER_MS);
-    assert_int_equal(cfg.ticks_per_wheel, 512);
+    assert_null(cfg.thread_name);
+    assert_int_equal(cfg.spin_ns, 0);
     assert_int_equal(cfg.max_pending, 0);
-    assert_string_equal(cfg.thread_name, "tk-wheel");
+    assert_null(cfg.engine); /* every engine's defaults */
     assert_int_equal(tk_queue_config_init(NULL), TK_EINVAL);
+    /* tk_queue_config_init_for(): this engine's table defaults, key by key */
+    const tk_queue_ops *ops = CT(state)->eng->ops;
+    memset(&cfg, 0x5a, sizeof(cfg));
+    assert_int_equal(tk_queue_config_init_for(&cfg, ops), TK_OK);
+    assert_ptr_equal(cfg.engine, ops);
+    for (size_t i = 0; i < ops->param_count; i++) {
+        int64_t v = -1;
+        assert_int_equal(tk_queue_config_get_value(&cfg, ops->params[i].key, &v), TK_OK);
+        assert_int_equal(v, ops->params[i].def);
+    }
+    assert_int_equal(tk_queue_config_init_for(NULL, ops), TK_EINVAL);
+    assert_int_equal(tk_queue_config_init_for(&cfg, NULL), TK_EINVAL);
 }
 
 static void deadlines_saturate_instead_of_overflowing(void **state) {
@@ -254,14 +265,33 @@ static void engine_config_is_validated_at_create(void **state) {
     tk_executor_options opt;
     tk_queue_config cfg;
     tk_executor *ex;
-    for (int k = 0; k < 2; k++) {
-        cfg = t->eng->config;
-        cfg.tick_ns = k == 0 ? -1 : INT64_MIN;
+    /* Every parameter of the engine's table, set below its minimum or above
+     * its maximum straight in the config (as a caller writing the struct
+     * could), makes create fail. */
+    const tk_queue_ops *ops = t->eng->ops;
+    size_t refused = 0;
+    for (size_t i = 0; i < ops->param_count; i++) {
+        uint64_t bad[3];
+        int nbad = tkt_param_bad_values(&ops->params[i], bad);
+        for (int k = 0; k < nbad; k++) {
+            cfg = t->eng->config;
+            tkt_param_store(&cfg, &ops->params[i], bad[k]);
+            ct_options(t, &opt, 1);
+            opt.engine_config = &cfg;
+            expect_create(t, &opt, TK_EINVAL);
+            refused++;
+        }
+    }
+    /* every engine has a bounded parameter: spin is at most 1 s */
+    assert_true(refused >= 1);
+    /* a config that holds another engine's parameters is refused too */
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        if (tk_engine_at(e) == ops)
+            continue;
+        assert_int_equal(tk_queue_config_init_for(&cfg, tk_engine_at(e)), TK_OK);
         ct_options(t, &opt, 1);
-        opt.engine_config = &cfg;
-        /* A ticked engine refuses a negative tick; any other engine ignores
-         * the field ("Fields an engine does not use are ignored"). */
-        expect_create(t, &opt, t->eng->uses_tick ? TK_EINVAL : TK_OK);
+        opt.engine_config = &cfg; /* opt.engine stays this engine */
+        expect_create(t, &opt, TK_EINVAL);
     }
     /* Zero fields mean "the engine's default" (queue.h), for every engine. */
     memset(&cfg, 0, sizeof(cfg));

@@ -199,8 +199,8 @@ enum { LIMIT = 4 };
 
 static bool need_pending_limit(ct *t) {
     if (!t->eng->pending_limit) {
-        print_message("[  SKIP    ] engine '%s' has no pending limit: queue.h documents "
-                      "tk_queue_config.max_pending for the wheel only\n",
+        print_message("[  SKIP    ] engine '%s' has no pending limit (it does not claim "
+                      "TK_QUEUE_CAP_BOUNDED)\n",
                       t->eng->ops->name);
         return false;
     }

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs the built tree into a temporary prefix and builds and runs a
-# consumer project against it with find_package(timerkit) and pkg-config.
+# Installs the built tree into a temporary prefix, then builds and runs, against
+# that prefix only, what lives outside the tree:
+#   - a consumer project, with find_package(timerkit) and with pkg-config;
+#   - the example engine (examples/engine), with find_package(timerkit), which
+#     registers its engine and runs the test kit's suites on it.
 #   check-install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1
@@ -14,3 +17,8 @@ cmake --build "$tmp/build" >/dev/null
 "$tmp/build/consumer_cmake"
 "$tmp/build/consumer_pkgconfig"
 echo "install: find_package and pkg-config consumers built and ran"
+
+cmake -S "$src/examples/engine" -B "$tmp/engine" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/engine" >/dev/null
+(cd "$tmp/engine" && ctest --output-on-failure)
+echo "install: the example engine, built outside the tree, passed the test kit's suites"

@@ -281,6 +281,17 @@ class Footer(unittest.TestCase):
         self.assertEqual((l1, l2), ("W1_core schedule_ns | CPU", "3 reps, commit abc"))
 
 
+class KeyRows(unittest.TestCase):
+    def test_rows_grow_with_the_entries_and_shrink_with_the_width(self):
+        labels = ["wheel-100ms-512-embedded", "heap", "hwheel-1ms-6-6"]
+        self.assertEqual(figures.key_rows([], 500), 0)
+        self.assertEqual(figures.key_rows(labels[:1], 500), 1)
+        one = figures.key_rows(labels * 4, 466)  # a double-width figure's key
+        self.assertGreaterEqual(one, 3)  # the longest label sets every column's width
+        self.assertGreater(figures.key_rows(labels * 4, 200), one)
+        self.assertEqual(figures.key_rows(labels * 4, 10), 12)  # no room: one a row
+
+
 class Slots(unittest.TestCase):
     def test_a_later_runs_peer_in_a_taken_slot_moves_to_10_12(self):
         def fake(peers):

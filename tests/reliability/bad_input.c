@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "param-store.h"
 #include "rel-common.h"
 
 /* Returned by a row whose call gave the right status but broke a side
@@ -232,51 +233,46 @@ static void test_queue_ops_bad_input(void **state) {
     } while (0)
     for (size_t e = 0; e < tk_engine_count(); e++) {
         const tk_queue_ops *ops = tk_engine_at(e);
-        bool wheel = (ops->caps & TK_QUEUE_CAP_TICKED) != 0;
+        bool bounded = (ops->caps & TK_QUEUE_CAP_BOUNDED) != 0;
         tk_queue_config cfg;
         tk_queue *q = NULL;
         assert_non_null(ops->name);
         assert_non_null(ops->create);
-        QCHECK(ops->create(NULL, on_release, NULL, NULL), TK_EINVAL);
+        QCHECK(ops->create(ops, NULL, on_release, NULL, NULL), TK_EINVAL);
+        QCHECK(tk_queue_create(ops, NULL, on_release, NULL, NULL), TK_EINVAL);
+        QCHECK(tk_queue_create(NULL, NULL, on_release, NULL, &q), TK_EINVAL);
 
-        /* Invalid wheel parameters: the wheel rejects them, the heap ignores them. */
-        tk_queue_config_init(&cfg);
-        cfg.tick_ns = -1;
-        int rc = ops->create(&cfg, on_release, NULL, &q);
-        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
-        if (rc == TK_OK)
-            ops->destroy(q);
-        tk_queue_config_init(&cfg);
-        cfg.tick_ns = INT64_MIN;
-        rc = ops->create(&cfg, on_release, NULL, &q);
-        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
-        if (rc == TK_OK)
-            ops->destroy(q);
-        tk_queue_config_init(&cfg);
-        cfg.ticks_per_wheel = UINT32_MAX; /* rounds up past 2^31 */
-        rc = ops->create(&cfg, on_release, NULL, &q);
-        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
-        if (rc == TK_OK)
-            ops->destroy(q);
-        tk_queue_config_init(&cfg);
-        cfg.ticks_per_wheel = (UINT32_C(1) << 24) + 1; /* past the wheel's largest size */
-        rc = ops->create(&cfg, on_release, NULL, &q);
-        QCHECK(rc, wheel ? TK_EINVAL : TK_OK);
-        if (rc == TK_OK)
-            ops->destroy(q);
-        tk_queue_config_init(&cfg);
-        cfg.initial_capacity = SIZE_MAX; /* heap: too large to represent */
-        rc = ops->create(&cfg, on_release, NULL, &q);
-        if (wheel)
-            QCHECK(rc, TK_OK);
-        else if (rc != TK_EINVAL && rc != TK_ENOMEM)
+        /* Every parameter of the engine's table outside its range, straight
+         * in the config: create() refuses each. A config of another engine
+         * too. */
+        for (size_t i = 0; i < ops->param_count; i++) {
+            uint64_t badv[3];
+            int nbad = tkt_param_bad_values(&ops->params[i], badv);
+            for (int k = 0; k < nbad; k++) {
+                tk_queue_config_init_for(&cfg, ops);
+                tkt_param_store(&cfg, &ops->params[i], badv[k]);
+                int rc = tk_queue_create(ops, &cfg, on_release, NULL, &q);
+                if (rc != TK_EINVAL)
+                    print_error("  [%s] %s=%llu\n", ops->name, ops->params[i].key,
+                                (unsigned long long)badv[k]);
+                QCHECK(rc, TK_EINVAL);
+                if (rc == TK_OK)
+                    ops->destroy(q);
+            }
+        }
+        for (size_t o = 0; o < tk_engine_count(); o++) {
+            if (tk_engine_at(o) == ops)
+                continue;
+            tk_queue_config_init_for(&cfg, tk_engine_at(o));
+            int rc = tk_queue_create(ops, &cfg, on_release, NULL, &q);
             QCHECK(rc, TK_EINVAL);
-        if (rc == TK_OK)
-            ops->destroy(q);
+            if (rc == TK_OK)
+                ops->destroy(q);
+        }
 
         /* A live queue with hostile nodes. NULL config means defaults. */
         atomic_store(&released, 0);
-        QCHECK(ops->create(NULL, on_release, NULL, &q), TK_OK);
+        QCHECK(tk_queue_create(ops, NULL, on_release, NULL, &q), TK_OK);
         if (q == NULL)
             continue;
         tk_node never, far, past, a, b;
@@ -304,7 +300,7 @@ static void test_queue_ops_bad_input(void **state) {
         QCHECK(ops->peek(q, &dl, &seq), TK_OK);
         assert_int_equal(dl, INT64_MAX);
         QCHECK(ops->check(q), TK_OK);
-        rc = ops->remove(q, &far);
+        int rc = ops->remove(q, &far);
         if (rc != TK_EINPROGRESS)
             QCHECK(rc, TK_OK);
         QCHECK(ops->remove(q, &far), TK_ENOENT);
@@ -347,20 +343,20 @@ static void test_queue_ops_bad_input(void **state) {
                         atomic_load(&released));
         }
 
-        /* Wheel pending limit: the second offer is refused, the caller keeps it. */
-        tk_queue_config_init(&cfg);
+        /* A pending limit: the second offer is refused, the caller keeps it. */
+        tk_queue_config_init_for(&cfg, ops);
         cfg.max_pending = 1;
-        QCHECK(ops->create(&cfg, on_release, NULL, &q), TK_OK);
+        QCHECK(tk_queue_create(ops, &cfg, on_release, NULL, &q), TK_OK);
         a.deadline_ns = b.deadline_ns = INT64_MAX;
         a.seq = 5;
         b.seq = 6;
         QCHECK(ops->offer(q, &a), TK_OK);
-        QCHECK(ops->offer(q, &b), wheel ? TK_EFULL : TK_OK);
+        QCHECK(ops->offer(q, &b), bounded ? TK_EFULL : TK_OK);
         list = ops->drain(q);
         size_t n = 0;
         for (; list != NULL; list = tk_node_next_detached(list))
             n++;
-        assert_int_equal(n, wheel ? 1 : 2);
+        assert_int_equal(n, bounded ? 1 : 2);
         ops->destroy(q);
     }
 #undef QCHECK
@@ -421,40 +417,48 @@ static int r_create_bad_policy(fixture *f) {
     return create_with(f, &o);
 }
 
-static int r_create_negative_tick(fixture *f) {
-    tk_executor_options o = f->opt;
-    tk_queue_config c = f->cfg;
-    c.tick_ns = -TK_NS_PER_MS;
-    o.engine_config = &c;
-    int rc = create_with(f, &o);
-    /* Only the wheel uses tick_ns; other engines ignore it. */
-    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
-        return TK_EINVAL;
-    return rc;
+/* Creates an executor with each value of each parameter of the engine's
+ * table that lies outside the parameter's range, written straight into the
+ * config. Returns TK_EINVAL if every one is refused, else the first other
+ * status (side effect: names the parameter). */
+static int r_create_param_out_of_range(fixture *f) {
+    const tk_queue_ops *ops = f->engine;
+    int tried = 0;
+    for (size_t i = 0; i < ops->param_count; i++) {
+        uint64_t badv[3];
+        int nbad = tkt_param_bad_values(&ops->params[i], badv);
+        for (int k = 0; k < nbad; k++) {
+            tk_executor_options o = f->opt;
+            tk_queue_config c = f->cfg;
+            tkt_param_store(&c, &ops->params[i], badv[k]);
+            o.engine_config = &c;
+            int rc = create_with(f, &o);
+            tried++;
+            if (rc != TK_EINVAL) {
+                side("%s=%llu: %s", ops->params[i].key, (unsigned long long)badv[k],
+                     tk_status_name(rc));
+                return rc == TK_OK ? SIDE_EFFECT : rc;
+            }
+        }
+    }
+    return tried > 0 ? TK_EINVAL : TK_OK;
 }
 
-static int r_create_huge_wheel(fixture *f) {
-    tk_executor_options o = f->opt;
-    tk_queue_config c = f->cfg;
-    c.ticks_per_wheel = UINT32_MAX;
-    o.engine_config = &c;
-    int rc = create_with(f, &o);
-    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
-        return TK_EINVAL;
-    return rc;
-}
-
-/* A tick whose revolution (tick x the 512 slots of the fixture) overflows
- * int64 ns: the wheel refuses it, the heap ignores tick_ns. */
-static int r_create_tick_past_int64_revolution(fixture *f) {
-    tk_executor_options o = f->opt;
-    tk_queue_config c = f->cfg;
-    c.tick_ns = INT64_MAX / 256;
-    o.engine_config = &c;
-    int rc = create_with(f, &o);
-    if ((f->engine->caps & TK_QUEUE_CAP_TICKED) == 0 && rc == TK_OK)
-        return TK_EINVAL;
-    return rc;
+/* A config that holds another engine's parameters. */
+static int r_create_other_engines_config(fixture *f) {
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        if (tk_engine_at(e) == f->engine)
+            continue;
+        tk_executor_options o = f->opt;
+        tk_queue_config c;
+        tk_queue_config_init_for(&c, tk_engine_at(e));
+        o.engine = f->engine;
+        o.engine_config = &c;
+        int rc = create_with(f, &o);
+        if (rc != TK_EINVAL)
+            return rc == TK_OK ? SIDE_EFFECT : rc;
+    }
+    return TK_EINVAL;
 }
 
 static int r_create_pool_zero_still_runs(fixture *f) {
@@ -1389,13 +1393,14 @@ static int r_spec_format_short_buf(fixture *f) {
 
 /* A config create() refuses has no canonical spec. */
 static int r_spec_format_out_of_range(fixture *f) {
-    const tk_queue_param *p = &f->engine->params[0];
+    /* the first parameter of the table that can be out of range, set so */
     tk_queue_config cfg = f->cfg;
-    if (p->type == TK_PARAM_DURATION) {
-        int64_t v = -1;
-        memcpy((char *)&cfg + p->offset, &v, sizeof(v));
-    } else {
-        memset((char *)&cfg + p->offset, 0xff, p->size); /* the field's largest value */
+    for (size_t i = 0; i < f->engine->param_count; i++) {
+        uint64_t badv[3];
+        if (tkt_param_bad_values(&f->engine->params[i], badv) > 0) {
+            tkt_param_store(&cfg, &f->engine->params[i], badv[0]);
+            break;
+        }
     }
     char buf[64] = "junk";
     int rc = tk_queue_config_format(f->engine, &cfg, buf, sizeof(buf));
@@ -1454,20 +1459,420 @@ static int r_param_format_field_past_config(fixture *f) {
     return tk_queue_param_format(&p, &f->cfg, buf, sizeof(buf));
 }
 
+/* ---- configs by key, check, tk_queue_create, tk_engine_check/_register ---- */
+
+/* Returns what `call` returned, or SIDE_EFFECT if it failed and changed
+ * `cfg` (set and set_value leave the config unchanged on failure). */
+#define CONFIG_UNTOUCHED(cfg, call)                                                                \
+    do {                                                                                           \
+        tk_queue_config before_ = (cfg);                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != TK_OK && memcmp(&(cfg), &before_, sizeof(before_)) != 0) {                      \
+            side("the config changed on failure");                                                 \
+            return SIDE_EFFECT;                                                                    \
+        }                                                                                          \
+        return rc_;                                                                                \
+    } while (0)
+
+static int r_init_for_null_cfg(fixture *f) {
+    return tk_queue_config_init_for(NULL, f->engine);
+}
+
+static int r_init_for_null_engine(fixture *f) {
+    (void)f;
+    tk_queue_config c;
+    return tk_queue_config_init_for(&c, NULL);
+}
+
+/* A copy of the engine whose table is one entry with its default outside
+ * its range: [1, 1], default 2. */
+static int r_init_for_malformed_table(fixture *f) {
+    static const tk_queue_param bad[] = {{.key = "x",
+                                          .type = TK_PARAM_DURATION,
+                                          .offset = 0,
+                                          .size = sizeof(int64_t),
+                                          .min = 1,
+                                          .max = 1,
+                                          .def = 2,
+                                          .help = "default outside the range"}};
+    tk_queue_ops o = *f->engine;
+    o.params = bad;
+    o.param_count = 1;
+    o.params_size = sizeof(int64_t);
+    tk_queue_config c;
+    return tk_queue_config_init_for(&c, &o);
+}
+
+static int r_set_null_cfg(fixture *f) {
+    char err[64] = "";
+    int rc = tk_queue_config_set(NULL, f->engine->params[0].key, "1", err, sizeof(err));
+    if (rc == TK_EINVAL && strcmp(err, "cfg is NULL") != 0) {
+        side("message: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_set_null_key(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set(&c, NULL, "1", NULL, 0));
+}
+
+static int r_set_null_value(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set(&c, f->engine->params[0].key, NULL, NULL, 0));
+}
+
+static int r_set_no_engine(fixture *f) {
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    CONFIG_UNTOUCHED(c, tk_queue_config_set(&c, f->engine->params[0].key, "1", NULL, 0));
+}
+
+static int r_set_unknown_key(fixture *f) {
+    tk_queue_config c = f->cfg;
+    char err[256] = "";
+    tk_queue_config before = c;
+    int rc = tk_queue_config_set(&c, "no_such_key", "1", err, sizeof(err));
+    if (rc == TK_EINVAL && strstr(err, "no_such_key") == NULL) {
+        side("the message does not name the key: %s", err);
+        return SIDE_EFFECT;
+    }
+    if (rc != TK_OK && memcmp(&c, &before, sizeof(c)) != 0) {
+        side("the config changed on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_set_malformed_value(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set(&c, f->engine->params[0].key, "x1", NULL, 0));
+}
+
+static int r_set_value_null_cfg(fixture *f) {
+    return tk_queue_config_set_value(NULL, f->engine->params[0].key, f->engine->params[0].def);
+}
+
+static int r_set_value_null_key(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set_value(&c, NULL, 0));
+}
+
+static int r_set_value_no_engine(fixture *f) {
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    const tk_queue_param *p = &f->engine->params[0];
+    CONFIG_UNTOUCHED(c, tk_queue_config_set_value(&c, p->key, p->def));
+}
+
+static int r_set_value_unknown_key(fixture *f) {
+    tk_queue_config c = f->cfg;
+    CONFIG_UNTOUCHED(c, tk_queue_config_set_value(&c, "no_such_key", 0));
+}
+
+/* Each parameter one past its range (where an int64_t can say so). */
+static int r_set_value_out_of_range(fixture *f) {
+    for (size_t i = 0; i < f->engine->param_count; i++) {
+        const tk_queue_param *p = &f->engine->params[i];
+        int64_t outside[2];
+        size_t n = 0;
+        if (p->min > INT64_MIN)
+            outside[n++] = p->min - 1;
+        if (p->max < INT64_MAX)
+            outside[n++] = p->max + 1;
+        for (size_t k = 0; k < n; k++) {
+            tk_queue_config c = f->cfg, before = c;
+            int rc = tk_queue_config_set_value(&c, p->key, outside[k]);
+            if (rc != TK_EINVAL || memcmp(&c, &before, sizeof(c)) != 0) {
+                side("%s=%lld: %s", p->key, (long long)outside[k], tk_status_name(rc));
+                return rc == TK_EINVAL ? SIDE_EFFECT : rc;
+            }
+        }
+    }
+    return TK_EINVAL;
+}
+
+static int r_get_value_null_cfg(fixture *f) {
+    int64_t v = 0;
+    return tk_queue_config_get_value(NULL, f->engine->params[0].key, &v);
+}
+
+static int r_get_value_null_key(fixture *f) {
+    int64_t v = 0;
+    return tk_queue_config_get_value(&f->cfg, NULL, &v);
+}
+
+static int r_get_value_null_value(fixture *f) {
+    return tk_queue_config_get_value(&f->cfg, f->engine->params[0].key, NULL);
+}
+
+static int r_get_value_no_engine(fixture *f) {
+    tk_queue_config c;
+    tk_queue_config_init(&c);
+    int64_t v = 0;
+    return tk_queue_config_get_value(&c, f->engine->params[0].key, &v);
+}
+
+static int r_get_value_unknown_key(fixture *f) {
+    int64_t v = 0;
+    return tk_queue_config_get_value(&f->cfg, "no_such_key", &v);
+}
+
+/* The fixture's config reads back every parameter's default. */
+static int r_get_value_defaults(fixture *f) {
+    for (size_t i = 0; i < f->engine->param_count; i++) {
+        int64_t v = 0;
+        int rc = tk_queue_config_get_value(&f->cfg, f->engine->params[i].key, &v);
+        if (rc != TK_OK)
+            return rc;
+        if (v != f->engine->params[i].def) {
+            side("%s reads %lld", f->engine->params[i].key, (long long)v);
+            return SIDE_EFFECT;
+        }
+    }
+    return TK_OK;
+}
+
+static int r_check_null_engine(fixture *f) {
+    char err[64] = "";
+    int rc = tk_queue_config_check(NULL, &f->cfg, err, sizeof(err));
+    if (rc == TK_EINVAL && strcmp(err, "no engine") != 0) {
+        side("message: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_check_null_cfg_is_defaults(fixture *f) {
+    return tk_queue_config_check(f->engine, NULL, NULL, 0);
+}
+
+static int r_check_own_config(fixture *f) {
+    return tk_queue_config_check(f->engine, &f->cfg, NULL, 0);
+}
+
+/* A config of each other engine, named in the message. */
+static int r_check_other_engines_config(fixture *f) {
+    int tried = 0;
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        const tk_queue_ops *other = tk_engine_at(e);
+        if (other == f->engine)
+            continue;
+        tk_queue_config c;
+        tk_queue_config_init_for(&c, other);
+        char err[256] = "";
+        int rc = tk_queue_config_check(f->engine, &c, err, sizeof(err));
+        tried++;
+        if (rc != TK_EINVAL)
+            return rc == TK_OK ? SIDE_EFFECT : rc;
+        if (strstr(err, other->name) == NULL) {
+            side("the message does not name '%s': %s", other->name, err);
+            return SIDE_EFFECT;
+        }
+    }
+    return tried > 0 ? TK_EINVAL : TK_OK;
+}
+
+static int r_check_param_out_of_range(fixture *f) {
+    int tried = 0;
+    for (size_t i = 0; i < f->engine->param_count; i++) {
+        uint64_t badv[3];
+        int nbad = tkt_param_bad_values(&f->engine->params[i], badv);
+        for (int k = 0; k < nbad; k++) {
+            tk_queue_config c = f->cfg;
+            tkt_param_store(&c, &f->engine->params[i], badv[k]);
+            char err[256] = "";
+            int rc = tk_queue_config_check(f->engine, &c, err, sizeof(err));
+            tried++;
+            if (rc != TK_EINVAL)
+                return rc == TK_OK ? SIDE_EFFECT : rc;
+            if (strstr(err, f->engine->params[i].key) == NULL) {
+                side("the message does not name '%s': %s", f->engine->params[i].key, err);
+                return SIDE_EFFECT;
+            }
+        }
+    }
+    return tried > 0 ? TK_EINVAL : TK_OK;
+}
+
+static int r_queue_create_null_engine(fixture *f) {
+    (void)f;
+    tk_queue *q = (tk_queue *)(uintptr_t)1;
+    int rc = tk_queue_create(NULL, NULL, NULL, NULL, &q);
+    if (q != NULL) {
+        side("*out not cleared on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_queue_create_null_out(fixture *f) {
+    return tk_queue_create(f->engine, &f->cfg, NULL, NULL, NULL);
+}
+
+static int r_queue_create_incomplete_engine(fixture *f) {
+    (void)f;
+    static const tk_queue_ops bogus = {.name = "bogus"};
+    tk_queue *q = (tk_queue *)(uintptr_t)1;
+    int rc = tk_queue_create(&bogus, NULL, NULL, NULL, &q);
+    if (q != NULL) {
+        side("*out not cleared on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_queue_create_own_config(fixture *f) {
+    tk_queue *q = NULL;
+    int rc = tk_queue_create(f->engine, &f->cfg, NULL, NULL, &q);
+    if (rc == TK_OK)
+        f->engine->destroy(q);
+    return rc;
+}
+
+static int r_engine_check_null(fixture *f) {
+    (void)f;
+    char err[64] = "";
+    int rc = tk_engine_check(NULL, err, sizeof(err));
+    if (rc == TK_EINVAL && strcmp(err, "engine is NULL") != 0) {
+        side("message: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_engine_check_own(fixture *f) {
+    return tk_engine_check(f->engine, NULL, 0);
+}
+
+static int r_engine_check_no_ops(fixture *f) {
+    (void)f;
+    static const tk_queue_ops bogus = {.name = "bogus"};
+    char err[128] = "";
+    int rc = tk_engine_check(&bogus, err, sizeof(err));
+    if (rc == TK_EINVAL && strstr(err, "create") == NULL) {
+        side("the message does not name the operation: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_engine_register_null(fixture *f) {
+    (void)f;
+    size_t before = tk_engine_count();
+    int rc = tk_engine_register(NULL, NULL, 0);
+    if (tk_engine_count() != before) {
+        side("the registry grew");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_engine_register_incomplete(fixture *f) {
+    (void)f;
+    static const tk_queue_ops bogus = {.name = "bogus"};
+    size_t before = tk_engine_count();
+    int rc = tk_engine_register(&bogus, NULL, 0);
+    if (tk_engine_count() != before || tk_engine_by_name("bogus") != NULL) {
+        side("the registry took an incomplete table");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* A registered table again: a no-op. */
+static int r_engine_register_registered(fixture *f) {
+    size_t before = tk_engine_count();
+    int rc = tk_engine_register(f->engine, NULL, 0);
+    if (tk_engine_count() != before) {
+        side("the registry grew");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* Another table under a registered engine's name. */
+static int r_engine_register_name_taken(fixture *f) {
+    static tk_queue_ops twin; /* a registry entry would have to outlive the call */
+    twin = *f->engine;
+    size_t before = tk_engine_count();
+    char err[128] = "";
+    int rc = tk_engine_register(&twin, err, sizeof(err));
+    if (tk_engine_count() != before || tk_engine_by_name(f->engine->name) != f->engine) {
+        side("the registry took a second '%s'", f->engine->name);
+        return SIDE_EFFECT;
+    }
+    if (rc == TK_ESTATE && strstr(err, f->engine->name) == NULL) {
+        side("message: %s", err);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
 static const row spec_rows[] = {
-    ROW(r_spec_parse_null_spec, TK_EINVAL),     ROW(r_spec_parse_null_engine, TK_EINVAL),
-    ROW(r_spec_parse_null_cfg, TK_EINVAL),      ROW(r_spec_parse_all_null, TK_EINVAL),
-    ROW(r_spec_parse_empty, TK_EINVAL),         ROW(r_spec_parse_unknown_engine, TK_ENOENT),
-    ROW(r_spec_parse_unknown_key, TK_EINVAL),   ROW(r_spec_parse_out_of_range, TK_EINVAL),
-    ROW(r_spec_parse_whitespace, TK_EINVAL),    ROW(r_spec_parse_trailing_colon, TK_EINVAL),
-    ROW(r_spec_parse_err_len_0, TK_ENOENT),     ROW(r_spec_parse_err_len_1, TK_ENOENT),
-    ROW(r_spec_parse_own_name_ok, TK_OK),       ROW(r_spec_format_null_engine, TK_EINVAL),
-    ROW(r_spec_format_null_cfg, TK_EINVAL),     ROW(r_spec_format_null_buf, TK_EINVAL),
-    ROW(r_spec_format_len_0, TK_EFULL),         ROW(r_spec_format_short_buf, TK_EFULL),
-    ROW(r_spec_format_out_of_range, TK_EINVAL), ROW(r_param_format_null_param, TK_EINVAL),
-    ROW(r_param_format_null_cfg, TK_EINVAL),    ROW(r_param_format_null_buf, TK_EINVAL),
-    ROW(r_param_format_len_0, TK_EFULL),        ROW(r_param_format_len_1, TK_EFULL),
-    ROW(r_param_format_bad_type, TK_EINVAL),    ROW(r_param_format_field_past_config, TK_EINVAL),
+    ROW(r_spec_parse_null_spec, TK_EINVAL),
+    ROW(r_spec_parse_null_engine, TK_EINVAL),
+    ROW(r_spec_parse_null_cfg, TK_EINVAL),
+    ROW(r_spec_parse_all_null, TK_EINVAL),
+    ROW(r_spec_parse_empty, TK_EINVAL),
+    ROW(r_spec_parse_unknown_engine, TK_ENOENT),
+    ROW(r_spec_parse_unknown_key, TK_EINVAL),
+    ROW(r_spec_parse_out_of_range, TK_EINVAL),
+    ROW(r_spec_parse_whitespace, TK_EINVAL),
+    ROW(r_spec_parse_trailing_colon, TK_EINVAL),
+    ROW(r_spec_parse_err_len_0, TK_ENOENT),
+    ROW(r_spec_parse_err_len_1, TK_ENOENT),
+    ROW(r_spec_parse_own_name_ok, TK_OK),
+    ROW(r_spec_format_null_engine, TK_EINVAL),
+    ROW(r_spec_format_null_cfg, TK_EINVAL),
+    ROW(r_spec_format_null_buf, TK_EINVAL),
+    ROW(r_spec_format_len_0, TK_EFULL),
+    ROW(r_spec_format_short_buf, TK_EFULL),
+    ROW(r_spec_format_out_of_range, TK_EINVAL),
+    ROW(r_param_format_null_param, TK_EINVAL),
+    ROW(r_param_format_null_cfg, TK_EINVAL),
+    ROW(r_param_format_null_buf, TK_EINVAL),
+    ROW(r_param_format_len_0, TK_EFULL),
+    ROW(r_param_format_len_1, TK_EFULL),
+    ROW(r_param_format_bad_type, TK_EINVAL),
+    ROW(r_param_format_field_past_config, TK_EINVAL),
+    ROW(r_init_for_null_cfg, TK_EINVAL),
+    ROW(r_init_for_null_engine, TK_EINVAL),
+    ROW(r_init_for_malformed_table, TK_EINVAL),
+    ROW(r_set_null_cfg, TK_EINVAL),
+    ROW(r_set_null_key, TK_EINVAL),
+    ROW(r_set_null_value, TK_EINVAL),
+    ROW(r_set_no_engine, TK_EINVAL),
+    ROW(r_set_unknown_key, TK_EINVAL),
+    ROW(r_set_malformed_value, TK_EINVAL),
+    ROW(r_set_value_null_cfg, TK_EINVAL),
+    ROW(r_set_value_null_key, TK_EINVAL),
+    ROW(r_set_value_no_engine, TK_EINVAL),
+    ROW(r_set_value_unknown_key, TK_EINVAL),
+    ROW(r_set_value_out_of_range, TK_EINVAL),
+    ROW(r_get_value_null_cfg, TK_EINVAL),
+    ROW(r_get_value_null_key, TK_EINVAL),
+    ROW(r_get_value_null_value, TK_EINVAL),
+    ROW(r_get_value_no_engine, TK_EINVAL),
+    ROW(r_get_value_unknown_key, TK_EINVAL),
+    ROW(r_get_value_defaults, TK_OK),
+    ROW(r_check_null_engine, TK_EINVAL),
+    ROW(r_check_null_cfg_is_defaults, TK_OK),
+    ROW(r_check_own_config, TK_OK),
+    ROW(r_check_other_engines_config, TK_EINVAL),
+    ROW(r_check_param_out_of_range, TK_EINVAL),
+    ROW(r_queue_create_null_engine, TK_EINVAL),
+    ROW(r_queue_create_null_out, TK_EINVAL),
+    ROW(r_queue_create_incomplete_engine, TK_EINVAL),
+    ROW(r_queue_create_own_config, TK_OK),
+    ROW(r_engine_check_null, TK_EINVAL),
+    ROW(r_engine_check_own, TK_OK),
+    ROW(r_engine_check_no_ops, TK_EINVAL),
+    ROW(r_engine_register_null, TK_EINVAL),
+    ROW(r_engine_register_incomplete, TK_EINVAL),
+    ROW(r_engine_register_registered, TK_OK),
+    ROW(r_engine_register_name_taken, TK_ESTATE),
 };
 
 static void test_spec_bad_input(void **state) {
@@ -1484,9 +1889,8 @@ static const row executor_rows[] = {
     ROW(r_create_pool_uint_max, TK_EINVAL),
     ROW(r_create_custom_without_handler, TK_EINVAL),
     ROW(r_create_bad_policy, TK_EINVAL),
-    ROW(r_create_negative_tick, TK_EINVAL),
-    ROW(r_create_huge_wheel, TK_EINVAL),
-    ROW(r_create_tick_past_int64_revolution, TK_EINVAL),
+    ROW(r_create_param_out_of_range, TK_EINVAL),
+    ROW(r_create_other_engines_config, TK_EINVAL),
     ROW(r_create_pool_zero_still_runs, TK_OK),
     ROW2(r_create_huge_timer_slack, TK_OK, TK_EINVAL),
     ROW(r_create_long_thread_prefix, TK_OK),

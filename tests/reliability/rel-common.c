@@ -81,10 +81,8 @@ unsigned long long rel_alloc_live_bytes(rel_alloc *a) {
 void rel_options(tk_executor_options *opt, tk_queue_config *cfg, const tk_queue_ops *engine,
                  unsigned threads, const tk_allocator *alloc) {
     tk_executor_options_init(opt);
-    tk_queue_config_init(cfg);
+    tk_queue_config_init_for(cfg, engine); /* the engine's defaults */
     cfg->allocator = alloc;
-    cfg->tick_ns = TK_NS_PER_MS;
-    cfg->ticks_per_wheel = 512;
     opt->core_pool_size = threads;
     opt->engine = engine;
     opt->engine_config = cfg;

@@ -3,7 +3,7 @@
  * - A fault-injecting, byte-counting allocator (tk_allocator) that fails the
  *   Nth allocation counted from when it was armed, checks that every free
  *   names the size the block was allocated with, and reports what is live.
- * - Executor options for an engine (the wheel with a 1 ms tick).
+ * - Executor options for an engine (its default parameters).
  * - Sizing: sanitizer detection and the TK_STRESS_SCALE / TK_SOAK_SECONDS
  *   environment knobs.
  * - Small time helpers.
@@ -44,8 +44,9 @@ unsigned long long rel_alloc_live_bytes(rel_alloc *a);
 
 /* ---- executor options ------------------------------------------------------ */
 
-/* Fills opt/cfg for `engine` with `threads` core threads. The wheel gets a
- * 1 ms tick and 512 slots. `alloc` (may be NULL) goes into both the
+/* Fills opt/cfg for `engine` with `threads` core threads and the engine's
+ * default parameters (the wheel: a 1 ms tick, 512 slots). `alloc` (may be
+ * NULL) goes into both the
  * executor options and the engine config. */
 void rel_options(tk_executor_options *opt, tk_queue_config *cfg, const tk_queue_ops *engine,
                  unsigned threads, const tk_allocator *alloc);

@@ -777,9 +777,8 @@ static void test_engine_ops_concurrent(void **state) {
         w.nodes = calloc((size_t)n, sizeof(qnode));
         assert_non_null(w.nodes);
         tk_queue_config cfg;
-        tk_queue_config_init(&cfg);
-        cfg.tick_ns = TK_NS_PER_MS;
-        assert_int_equal(w.ops->create(&cfg, q_release, NULL, &w.q), TK_OK);
+        tk_queue_config_init_for(&cfg, w.ops);
+        assert_int_equal(tk_queue_create(w.ops, &cfg, q_release, NULL, &w.q), TK_OK);
         int64_t t0 = tk_clock_now_ns();
         pthread_t pt[2], ct[2], mt;
         qproducer qp[2];

@@ -11,23 +11,11 @@
 
 #include <cmocka.h>
 
+#include "test-rng.h"
 #include "timerkit/status.h"
 #include "wheel-core.h"
 
 __extension__ typedef __int128 i128;
-
-/* ---- deterministic PRNG ------------------------------------------------------ */
-
-static uint64_t rng_next(uint64_t *s) {
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(uint64_t *s, uint64_t n) {
-    return n == 0 ? 0 : rng_next(s) % n;
-}
 
 /* ---- reference model ----------------------------------------------------------- */
 
@@ -384,11 +372,11 @@ static void expire_to_is_advance_to_unsorted(void **state) {
                 size_t n = 0;
                 for (tk_node *x = la; x != NULL; x = tk_node_next_detached(x), n++)
                     if (n > 0 && tk_node_next_detached(x) != NULL &&
-                        tk__wheel_before(tk_node_next_detached(x), x))
+                        tk_node_before(tk_node_next_detached(x), x))
                         unsorted++;
                 assert_int_equal(n, ka);
                 tk_node *tail = NULL;
-                tk_node *x = tk__wheel_sort(la, &tail);
+                tk_node *x = tk__node_sort(la, &tail);
                 tk_node *last = NULL;
                 for (tk_node *y = lb; y != NULL;
                      last = x, y = tk_node_next_detached(y), x = tk_node_next_detached(x)) {
@@ -448,7 +436,7 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
                     bool sorted = true; /* what in_order must say */
                     for (tk_node *p = x; p != NULL && tk_node_next_detached(p) != NULL;
                          p = tk_node_next_detached(p))
-                        sorted = sorted && !tk__wheel_before(tk_node_next_detached(p), p);
+                        sorted = sorted && !tk_node_before(tk_node_next_detached(p), p);
                     assert_int_equal(in_order, sorted);
                     if (x != NULL && tk_node_next_detached(x) != NULL)
                         *(sorted ? &ordered_lists : &unordered_lists) += 1;
@@ -634,12 +622,12 @@ static void sort_is_stable_on_runs_and_random_input(void **state) {
                 list = &n[i];
             }
             tk_node *tail = &n[0];
-            tk_node *out = tk__wheel_sort(list, &tail);
+            tk_node *out = tk__node_sort(list, &tail);
             size_t count = 0;
             const tk_node *prev = NULL;
             for (const tk_node *x = out; x != NULL; x = tk_node_next_detached(x)) {
                 if (prev != NULL) {
-                    assert_false(tk__wheel_before(x, prev));
+                    assert_false(tk_node_before(x, prev));
                     if (x->deadline_ns == prev->deadline_ns)
                         assert_true(x->tk__priv.raw[2] > prev->tk__priv.raw[2]);
                 }
@@ -691,7 +679,7 @@ static void assert_sorted_stable(const tk_node *out, const tk_node *tail, size_t
     const tk_node *prev = NULL;
     for (const tk_node *x = out; x != NULL; x = tk_node_next_detached(x)) {
         if (prev != NULL) {
-            assert_false(tk__wheel_before(x, prev));
+            assert_false(tk_node_before(x, prev));
             if (x->deadline_ns == prev->deadline_ns)
                 assert_true(x->tk__priv.raw[2] > prev->tk__priv.raw[2]);
         }
@@ -719,7 +707,7 @@ static void sort_in_pieces_is_stable_for_every_piece_size_and_way_count(void **s
                 for (size_t len = 0; len <= MAXN; len += len < 12 ? 1 : 97) {
                     tk_node *list = shaped_list(n, len, shape, &rs);
                     tk_node *tail = &n[0];
-                    tk_node *out = tk__wheel_sort_pieces(list, &tail, pieces[pi], ways[wi]);
+                    tk_node *out = tk__node_sort_pieces(list, &tail, pieces[pi], ways[wi]);
                     assert_sorted_stable(out, len > 0 ? tail : NULL, len);
                 }
 }
@@ -734,7 +722,7 @@ static void sort_piece_sorts_the_first_max_nodes(void **state) {
         tk_node *list = shaped_list(n, N, 4, &rs);
         size_t start = 0;
         while (list != NULL) {
-            tk__wheel_piece p = tk__wheel_sort_piece(&list, max);
+            tk__node_piece p = tk__node_sort_piece(&list, max);
             size_t want = N - start < max ? N - start : max;
             /* the piece holds list positions start .. start + want - 1 */
             size_t count = 0;

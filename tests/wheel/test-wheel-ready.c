@@ -49,7 +49,7 @@ static void model_free(model *m) {
 static tk_node *model_min(const model *m) {
     tk_node *best = NULL;
     for (size_t i = 0; i < m->n; i++)
-        if (m->in[i] && (best == NULL || tk__wheel_before(&m->nodes[i], best)))
+        if (m->in[i] && (best == NULL || tk_node_before(&m->nodes[i], best)))
             best = &m->nodes[i];
     return best;
 }
@@ -67,7 +67,7 @@ static size_t index_of(const model *m, const tk_node *x) {
 
 static int cmp_by_key(const void *a, const void *b) {
     const tk_node *x = *(tk_node *const *)a, *y = *(tk_node *const *)b;
-    return tk__wheel_before(x, y) ? -1 : tk__wheel_before(y, x) ? 1 : 0;
+    return tk_node_before(x, y) ? -1 : tk_node_before(y, x) ? 1 : 0;
 }
 
 /* Links the given nodes sorted by key through next; returns the head. */
@@ -107,7 +107,7 @@ static void pop_all_in_order(tk__wheel_ready *r, model *m) {
         if (x == NULL)
             break;
         if (prev != NULL)
-            assert_true(tk__wheel_before(prev, x));
+            assert_true(tk_node_before(prev, x));
         m->in[index_of(m, x)] = false;
         prev = x;
         assert_int_equal(tk__wheel_ready_check(r, NULL, NULL), TK_OK);
