@@ -111,8 +111,8 @@ static void expand(const char *tmpl, const tk_queue_ops *ops, char *out, size_t 
             out[pos++] = *s;
             out[pos] = '\0';
         } else {
-            strncat(out, put, len - pos - 1);
-            pos = strlen(out);
+            int w = snprintf(out + pos, len - pos, "%s", put);
+            pos = w < 0 ? pos : (size_t)w >= len - pos ? len - 1 : pos + (size_t)w;
         }
     }
 }
