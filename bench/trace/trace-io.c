@@ -99,6 +99,39 @@ void tkt_free(tkt_trace *t) {
     memset(t, 0, sizeof *t);
 }
 
+bool tkt_check(const tkt_trace *t, char *err, size_t err_len) {
+    if (t == NULL)
+        return tkt__fail(err, err_len, 1, "no trace") == 0;
+    if ((t->count > 0 && t->ev == NULL) || (t->ntimers > 0 && t->timers == NULL))
+        return tkt__fail(err, err_len, 1, "%s: events or timers missing", t->name) == 0;
+    int64_t prev = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const tkt_event *e = &t->ev[i];
+        if (e->timer >= t->ntimers || e->op > TKT_EXPIRE)
+            return tkt__fail(err, err_len, 1, "%s: event %zu: timer %u of %zu, op %u", t->name, i,
+                             (unsigned)e->timer, t->ntimers, (unsigned)e->op) == 0;
+        if (e->t_ns < prev || e->t_ns > TKT_MAX_NS)
+            return tkt__fail(err, err_len, 1, "%s: event %zu: time %lld after %lld", t->name, i,
+                             (long long)e->t_ns, (long long)prev) == 0;
+        if (e->op == TKT_START ? e->deadline_ns < 0 || e->deadline_ns > TKT_MAX_NS
+                               : e->deadline_ns != 0)
+            return tkt__fail(err, err_len, 1, "%s: event %zu: deadline %lld", t->name, i,
+                             (long long)e->deadline_ns) == 0;
+        prev = e->t_ns;
+    }
+    if (t->duration_ns != prev)
+        return tkt__fail(err, err_len, 1, "%s: duration %lld, last event at %lld", t->name,
+                         (long long)t->duration_ns, (long long)prev) == 0;
+    for (size_t k = 0; k < t->ntimers; k++) {
+        const tkt_timer_info *ti = &t->timers[k];
+        if (ti->id == NULL || ti->id[0] == '\0' || ti->function == NULL ||
+            tkt_cls_name(ti->cls) == NULL)
+            return tkt__fail(err, err_len, 1, "%s: timer %zu: no id, no function or bad class",
+                             t->name, k) == 0;
+    }
+    return true;
+}
+
 /* ---- small helpers ----------------------------------------------------------------------------
  */
 

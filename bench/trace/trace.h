@@ -80,6 +80,13 @@ void tkt_free(tkt_trace *t);
 /* Writes *t as neutral CSV to f (path only for messages). */
 int tkt_write_csv(const tkt_trace *t, FILE *f, char *err, size_t err_len);
 
+/* Checks what every loader promises of *t: every event's timer below
+ * ntimers and op a tkt_op, times non-decreasing within 0..TKT_MAX_NS,
+ * deadlines of starts within 0..TKT_MAX_NS (others 0), duration_ns the last
+ * time, every timer with an id, a function and a class of TKT_CLS_*. Returns
+ * true, or false with the first violation in err. */
+bool tkt_check(const tkt_trace *t, char *err, size_t err_len);
+
 /* Parses neutral CSV held in memory (buf[0..len), no terminator needed);
  * name stands for the file in messages and gives the trace its name.
  * tkt_load() is this on the file's (decompressed) bytes. Same results. */
