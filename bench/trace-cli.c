@@ -217,62 +217,17 @@ static const char *fmt_ns(double ns, char *buf, size_t len) {
     return buf;
 }
 
-/* A deadline heap, for traces without EXPIRE events: timers leave the armed
- * set when their deadline passes. */
-typedef struct due {
-    int64_t deadline_ns;
-    uint32_t timer, gen;
-} due;
-
-typedef struct heap {
-    due *a;
-    size_t n, cap;
-} heap;
-
-static bool heap_push(heap *h, due d) {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 1024;
-        due *a = realloc(h->a, cap * sizeof *a);
-        if (a == NULL)
-            return false;
-        h->a = a;
-        h->cap = cap;
-    }
-    size_t i = h->n++;
-    while (i > 0 && h->a[(i - 1) / 2].deadline_ns > d.deadline_ns) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = d;
-    return true;
-}
-
-static due heap_pop(heap *h) {
-    due top = h->a[0], last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && h->a[c + 1].deadline_ns < h->a[c].deadline_ns)
-            c++;
-        if (h->a[c].deadline_ns >= last.deadline_ns)
-            break;
-        h->a[i] = h->a[c];
-        i = c;
-    }
-    if (h->n > 0)
-        h->a[i] = last;
-    return top;
-}
-
 #define NBUCKETS 1000
 #define NCDF 1000
 
+/* What became of one start. */
+enum { END_EXPIRED, END_CANCELLED, END_REARMED, END_UNSEEN, END_ARMED, NEND };
+
 typedef struct summary {
     size_t by_op[3], by_cls[3];
-    size_t expired, cancelled, rearmed, armed_at_end, cancel_unarmed, expire_unarmed;
-    size_t max_armed;
+    size_t ends[NEND]; /* starts by END_* */
+    size_t cancel_unarmed, expire_unarmed;
+    size_t max_armed, armed_at_end;
     int64_t max_armed_t;
     double mean_armed;
     bool has_expire;
@@ -280,120 +235,129 @@ typedef struct summary {
     size_t ndelays;
     double pop_t[NBUCKETS];
     size_t pop_end[NBUCKETS], pop_max[NBUCKETS];
-    size_t nbuckets;
 } summary;
 
-typedef struct tstate {
-    int64_t deadline_ns;
-    uint32_t gen;
-    bool armed;
-} tstate;
+/* A change of the number of armed timers. */
+typedef struct change {
+    int64_t t_ns;
+    int delta;
+} change;
 
-/* Walks the trace: outcomes of starts, armed timers over time, delays. */
+static int cmp_change(const void *a, const void *b) {
+    const change *x = a, *y = b;
+    if (x->t_ns != y->t_ns)
+        return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+    return x->delta - y->delta; /* at one instant, leaving before arriving */
+}
+
+/* Walks the trace backwards: each start ends at the next event of its timer
+ *   CANCEL / EXPIRE           cancelled / expired, then;
+ *   START, deadline not past  re-armed (a modify: the timer stays armed);
+ *   START, deadline past      in a trace with EXPIRE events, an expiry the
+ *                             trace did not see: it ends at its deadline;
+ *   none                      still armed at the end, or if its deadline
+ *                             passed before the end, an expiry not seen.
+ * In a trace without EXPIRE events, a start whose deadline comes before the
+ * next event of its timer (or the end) expires at its deadline. Then the
+ * armed timers over time, from the starts' intervals. */
 static int summarise(const tkt_trace *t, summary *s) {
     memset(s, 0, sizeof *s);
     for (size_t i = 0; i < t->count; i++)
         s->has_expire |= t->ev[i].op == TKT_EXPIRE;
     for (size_t k = 0; k < t->ntimers; k++)
         s->by_cls[t->timers[k].cls < 3 ? t->timers[k].cls : 0]++;
-    tstate *ts = calloc(t->ntimers > 0 ? t->ntimers : 1, sizeof *ts);
-    s->delays = malloc((t->count > 0 ? t->count : 1) * sizeof *s->delays);
-    heap h = {0};
-    if (ts == NULL || s->delays == NULL) {
-        free(ts);
-        free(s->delays);
+    size_t n = t->count > 0 ? t->count : 1;
+    size_t *next = malloc((t->ntimers > 0 ? t->ntimers : 1) * sizeof *next);
+    uint8_t *end = malloc(n), *matched = calloc(n, 1);
+    change *ch = malloc(2 * n * sizeof *ch);
+    s->delays = malloc(n * sizeof *s->delays);
+    if (next == NULL || end == NULL || matched == NULL || ch == NULL || s->delays == NULL) {
+        free(next), free(end), free(matched), free(ch), free(s->delays);
         s->delays = NULL;
         return 1;
     }
-    int64_t dur = t->duration_ns > 0 ? t->duration_ns : 1;
-    s->nbuckets = NBUCKETS;
+    for (size_t k = 0; k < t->ntimers; k++)
+        next[k] = SIZE_MAX;
+    int64_t dur = t->duration_ns;
+    size_t nch = 0;
+    for (size_t i = t->count; i-- > 0;) {
+        const tkt_event *e = &t->ev[i];
+        s->by_op[e->op < 3 ? e->op : 0]++;
+        size_t j = next[e->timer];
+        next[e->timer] = i;
+        if (e->op != TKT_START)
+            continue;
+        s->delays[s->ndelays++] = e->deadline_ns - e->t_ns;
+        const tkt_event *f = j != SIZE_MAX ? &t->ev[j] : NULL;
+        int64_t t_end;
+        if (!s->has_expire && e->deadline_ns <= (f != NULL ? f->t_ns : dur)) {
+            end[i] = END_EXPIRED, t_end = e->deadline_ns;
+        } else if (f == NULL) {
+            end[i] = e->deadline_ns < dur ? END_UNSEEN : END_ARMED;
+            t_end = e->deadline_ns < dur ? e->deadline_ns : dur;
+        } else if (f->op != TKT_START) {
+            end[i] = f->op == TKT_CANCEL ? END_CANCELLED : END_EXPIRED, t_end = f->t_ns;
+            matched[j] = 1;
+        } else if (e->deadline_ns < f->t_ns) {
+            end[i] = END_UNSEEN, t_end = e->deadline_ns;
+        } else {
+            end[i] = END_REARMED, t_end = f->t_ns;
+        }
+        s->ends[end[i]]++;
+        /* armed from the start (unless it continues a re-armed one) to its end */
+        if (end[i] != END_REARMED && !(end[i] == END_ARMED))
+            ch[nch++] = (change){t_end > e->t_ns ? t_end : e->t_ns, -1};
+    }
+    for (size_t k = 0; k < t->ntimers; k++)
+        next[k] = SIZE_MAX; /* now: the previous event of each timer */
+    for (size_t i = 0; i < t->count; i++) {
+        const tkt_event *e = &t->ev[i];
+        size_t p = next[e->timer];
+        next[e->timer] = i;
+        if (e->op == TKT_START &&
+            !(p != SIZE_MAX && t->ev[p].op == TKT_START && end[p] == END_REARMED))
+            ch[nch++] = (change){e->t_ns, +1};
+        else if (e->op == TKT_CANCEL && !matched[i])
+            s->cancel_unarmed++;
+        else if (e->op == TKT_EXPIRE && !matched[i])
+            s->expire_unarmed++;
+    }
+    qsort(ch, nch, sizeof *ch, cmp_change);
+    int64_t span = dur > 0 ? dur : 1, last_t = 0;
     size_t armed = 0, b = 0;
     double area = 0;
-    int64_t last_t = 0;
-    for (size_t i = 0; i <= t->count; i++) {
-        int64_t now = i < t->count ? t->ev[i].t_ns : dur;
-        /* timers whose deadline passed before now (traces without EXPIRE events) */
-        while (!s->has_expire && h.n > 0 && h.a[0].deadline_ns <= now) {
-            due d = heap_pop(&h);
-            if (ts[d.timer].armed && ts[d.timer].gen == d.gen) {
-                area += (double)armed * (double)(d.deadline_ns - last_t);
-                last_t = d.deadline_ns > last_t ? d.deadline_ns : last_t;
-                ts[d.timer].armed = false;
-                armed--;
-                s->expired++;
-            }
-        }
-        /* close the buckets that end before now */
-        while (b < NBUCKETS && (double)now > (double)dur * (double)(b + 1) / NBUCKETS) {
-            s->pop_t[b] = (double)dur * (double)(b + 1) / NBUCKETS / 1e9;
+    for (size_t c = 0; c <= nch; c++) {
+        int64_t now = c < nch ? ch[c].t_ns : span;
+        /* close the intervals that end before now */
+        while (b < NBUCKETS && (double)now > (double)span * (double)(b + 1) / NBUCKETS) {
+            s->pop_t[b] = (double)span * (double)(b + 1) / NBUCKETS / 1e9;
             s->pop_end[b] = armed;
             if (armed > s->pop_max[b])
                 s->pop_max[b] = armed;
-            b++;
-            if (b < NBUCKETS)
+            if (++b < NBUCKETS)
                 s->pop_max[b] = armed;
         }
-        if (i == t->count)
+        if (c == nch)
             break;
-        const tkt_event *e = &t->ev[i];
         area += (double)armed * (double)(now - last_t);
         last_t = now;
-        tstate *x = &ts[e->timer];
-        s->by_op[e->op < 3 ? e->op : 0]++;
-        switch (e->op) {
-        case TKT_START:
-            if (x->armed)
-                s->rearmed++;
-            else
-                armed++;
-            x->armed = true;
-            x->deadline_ns = e->deadline_ns;
-            x->gen++;
-            s->delays[s->ndelays++] = e->deadline_ns - e->t_ns;
-            if (!s->has_expire && !heap_push(&h, (due){e->deadline_ns, e->timer, x->gen})) {
-                free(ts);
-                free(h.a);
-                return 1;
-            }
-            break;
-        case TKT_CANCEL:
-            if (x->armed) {
-                s->cancelled++;
-                armed--;
-            } else {
-                s->cancel_unarmed++;
-            }
-            x->armed = false;
-            break;
-        default:
-            if (x->armed) {
-                s->expired++;
-                armed--;
-            } else {
-                s->expire_unarmed++;
-            }
-            x->armed = false;
-            break;
-        }
+        armed = (size_t)((int64_t)armed + ch[c].delta);
         if (b < NBUCKETS && armed > s->pop_max[b])
             s->pop_max[b] = armed;
-        if (armed > s->max_armed) {
-            s->max_armed = armed;
-            s->max_armed_t = now;
-        }
+        if (armed > s->max_armed)
+            s->max_armed = armed, s->max_armed_t = now;
     }
-    while (b < NBUCKETS) {
-        s->pop_t[b] = (double)dur * (double)(b + 1) / NBUCKETS / 1e9;
+    area += (double)armed * (double)(span - last_t);
+    for (; b < NBUCKETS; b++) {
+        s->pop_t[b] = (double)span * (double)(b + 1) / NBUCKETS / 1e9;
         s->pop_end[b] = armed;
         if (armed > s->pop_max[b])
             s->pop_max[b] = armed;
-        b++;
     }
     s->armed_at_end = armed;
-    s->mean_armed = area / (double)dur;
+    s->mean_armed = area / (double)span;
     qsort(s->delays, s->ndelays, sizeof *s->delays, cmp_i64);
-    free(ts);
-    free(h.a);
+    free(next), free(end), free(matched), free(ch);
     return 0;
 }
 
@@ -424,7 +388,7 @@ static void print_summary(FILE *f, const tkt_trace *t, const summary *s, bool is
             s->by_cls[TKT_CLS_UNKNOWN]);
     fprintf(f, "  armed timers  mean %.1f, max %zu (at %s), %zu at the end%s\n", s->mean_armed,
             s->max_armed, fmt_ns((double)s->max_armed_t, b1, sizeof b1), s->armed_at_end,
-            s->has_expire ? "" : " (no expire events: a timer leaves at its deadline)");
+            s->has_expire ? "" : " (no expire events: a timer expires at its deadline)");
     if (s->ndelays > 0) {
         static const struct {
             const char *name;
@@ -440,9 +404,15 @@ static void print_summary(FILE *f, const tkt_trace *t, const summary *s, bool is
     size_t n = s->by_op[TKT_START];
     fprintf(f,
             "  starts        %zu: %zu expired (%.1f%%), %zu cancelled (%.1f%%), %zu re-armed "
-            "before expiry (%.1f%%), %zu still armed at the end (%.1f%%)\n",
-            n, s->expired, share(s->expired, n), s->cancelled, share(s->cancelled, n), s->rearmed,
-            share(s->rearmed, n), s->armed_at_end, share(s->armed_at_end, n));
+            "before their deadline (%.1f%%), %zu still armed at the end (%.1f%%)\n",
+            n, s->ends[END_EXPIRED], share(s->ends[END_EXPIRED], n), s->ends[END_CANCELLED],
+            share(s->ends[END_CANCELLED], n), s->ends[END_REARMED], share(s->ends[END_REARMED], n),
+            s->ends[END_ARMED], share(s->ends[END_ARMED], n));
+    if (s->ends[END_UNSEEN] > 0)
+        fprintf(f,
+                "                and %zu (%.1f%%) whose deadline passed with no expiry in the "
+                "trace (taken as expired at their deadline)\n",
+                s->ends[END_UNSEEN], share(s->ends[END_UNSEEN], n));
     fprintf(f,
             "  unmatched     %zu cancels and %zu expiries of timers not armed (armed before "
             "the trace began, or events lost)\n",
@@ -573,7 +543,7 @@ static int write_out(const char *dir, const tkt_trace *t, const summary *s, bool
     bool ok = close_ok(f);
     if (ok && (f = open_in(dir, "population.dat")) != NULL) {
         fprintf(f, "# t_s armed_at_end armed_max (over each 1/%d of the trace)\n", NBUCKETS);
-        for (size_t b = 0; b < s->nbuckets; b++)
+        for (size_t b = 0; b < NBUCKETS; b++)
             fprintf(f, "%.9f %zu %zu\n", s->pop_t[b], s->pop_end[b], s->pop_max[b]);
         ok = close_ok(f);
     } else {

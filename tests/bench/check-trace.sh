@@ -39,7 +39,8 @@ expect_out "events        25: 16 start, 3 cancel, 6 expire" trace stats "$work/t
 for f in summary.txt population.dat delays.dat trace.gp population.pdf population.png delay-cdf.pdf delay-cdf.png; do
   [[ -s "$work/stats/$f" ]] || fail "stats did not write $f"
 done
-grep -qF "2 re-armed before expiry" "$work/stats/summary.txt" || fail "summary.txt lacks the re-armed count"
+grep -qF "1 re-armed before their deadline" "$work/stats/summary.txt" || fail "summary.txt lacks the re-armed count"
+grep -qF "and 4 (25.0%) whose deadline passed with no expiry" "$work/stats/summary.txt" || fail "summary.txt lacks the unseen expiries"
 expect_out "dropped       3 cancels that were part of an expiry" trace stats "$data/tiny.perf.txt" --out "$work/stats2"
 expect_out "events        8: 4 start, 2 cancel, 2 expire" trace stats "$data/tiny.csv" --out "$work/stats3"
 
