@@ -77,7 +77,10 @@ const char *tkt_op_name(unsigned op);
 int tkt_load(const char *path, tkt_trace *out, char *err, size_t err_len);
 /* Frees what a loader gave *t (and empties it); safe on an empty trace. */
 void tkt_free(tkt_trace *t);
-/* Writes *t as neutral CSV to f (path only for messages). */
+/* Writes *t as neutral CSV to f: its source and metadata as "#" lines, the
+ * header, one line per event. Messages name t->name. Returns TKT_OK,
+ * TKT_EPARSE (a timer name or function a CSV field cannot hold: a comma,
+ * quote or line break) or TKT_EIO (a write failed). */
 int tkt_write_csv(const tkt_trace *t, FILE *f, char *err, size_t err_len);
 
 /* Checks what every loader promises of *t: every event's timer below
