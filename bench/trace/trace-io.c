@@ -12,10 +12,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -393,6 +395,15 @@ int tkt_write_csv(const tkt_trace *t, FILE *f, char *err, size_t err_len) {
     return TKT_OK;
 }
 
+/* tkt_write_csv() into f, with a write error named by path. */
+static int write_to(const tkt_trace *t, FILE *f, const char *path, char *err, size_t err_len) {
+    int rc = tkt_write_csv(t, f, err, err_len);
+    int e = errno;
+    if (rc == TKT_EIO)
+        tkt__fail(err, err_len, rc, "%s: write error: %s", path, strerror(e));
+    return rc;
+}
+
 int tkt_save(const tkt_trace *t, const char *path, char *err, size_t err_len) {
     if (t == NULL || path == NULL)
         return tkt__fail(err, err_len, TKT_EIO, "tkt_save: no trace or no path");
@@ -406,7 +417,7 @@ int tkt_save(const tkt_trace *t, const char *path, char *err, size_t err_len) {
             close(fd);
             return tkt__fail(err, err_len, TKT_EIO, "%s: %s", path, strerror(errno));
         }
-        int rc = tkt_write_csv(t, f, err, err_len);
+        int rc = write_to(t, f, path, err, err_len);
         if (fclose(f) != 0 && rc == TKT_OK)
             rc = tkt__fail(err, err_len, TKT_EIO, "%s: write error: %s", path, strerror(errno));
         return rc;
@@ -426,18 +437,33 @@ int tkt_save(const tkt_trace *t, const char *path, char *err, size_t err_len) {
         close(p[1]);
         return tkt__fail(err, err_len, TKT_EIO, "%s: cannot run %s: %s", path, z, strerror(rc));
     }
+    /* A compressor that dies early (a full disk) must not kill the caller with
+     * SIGPIPE: block it in this thread while writing, and take back a SIGPIPE
+     * the writes raised (they then fail with EPIPE, reported below). */
+    sigset_t pipe_set, old_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    bool blocked =
+        pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set) == 0 && !sigismember(&old_set, SIGPIPE);
     FILE *f = fdopen(p[1], "w");
     if (f == NULL) {
+        rc = tkt__fail(err, err_len, TKT_EIO, "%s: %s", path, strerror(errno));
         close(p[1]);
-        char why[64];
-        (void)reap(pid, why, sizeof why);
-        return tkt__fail(err, err_len, TKT_EIO, "%s: %s", path, strerror(errno));
+    } else {
+        rc = write_to(t, f, path, err, err_len);
+        if (fclose(f) != 0 && rc == TKT_OK)
+            rc = tkt__fail(err, err_len, TKT_EIO, "%s: write error: %s", path, strerror(errno));
     }
-    rc = tkt_write_csv(t, f, err, err_len);
-    if (fclose(f) != 0 && rc == TKT_OK)
-        rc = tkt__fail(err, err_len, TKT_EIO, "%s: write error: %s", path, strerror(errno));
+    if (blocked) {
+        sigset_t pending;
+        if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+            struct timespec zero = {0, 0};
+            (void)sigtimedwait(&pipe_set, NULL, &zero);
+        }
+        pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    }
     char why[64];
-    if (reap(pid, why, sizeof why) != 0 && rc == TKT_OK)
+    if (reap(pid, why, sizeof why) != 0)
         rc = tkt__fail(err, err_len, TKT_EIO, "%s: %s -c failed (%s)", path, z, why);
     return rc;
 }

@@ -97,8 +97,9 @@ int tkt_parse_csv(const char *name, const char *buf, size_t len, tkt_trace *out,
                   size_t err_len);
 
 /* Writes *t as neutral CSV to path, compressed when path ends in .gz, .xz or
- * .zst (through the system's gzip, xz or zstd). Returns TKT_OK or TKT_EIO
- * with "PATH: ..." in err. */
+ * .zst (through the system's gzip, xz or zstd; SIGPIPE is blocked in the
+ * calling thread meanwhile). Returns TKT_OK, TKT_EIO with "PATH: ..." in err,
+ * or TKT_EPARSE as tkt_write_csv(). */
 int tkt_save(const tkt_trace *t, const char *path, char *err, size_t err_len);
 
 /* ---- the importer of Linux `perf script` text (docs/traces.md) ----------

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace.h"
 
@@ -578,6 +579,39 @@ static void perf_to_csv_and_back_is_the_same_trace(void **state) {
     tkt_free(&a);
 }
 
+/* A full disk: the write fails with a message, and a compressor that dies
+ * early does not take the process with it (SIGPIPE). */
+static void saving_to_a_full_disk_fails_cleanly(void **state) {
+    (void)state;
+    size_t cap = 200000 * 40, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "t_ns,op,timer,deadline_ns\n");
+    for (int i = 0; i < 200000; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%d,start,timer%d,%d\n", i, i % 977,
+                                i + 1000000);
+    tkt_trace t;
+    assert_int_equal(tkt_parse_csv("big.csv", text, len, &t, err, sizeof err), TKT_OK);
+    free(text);
+    static const struct {
+        const char *name, *msg;
+    } cases[] = {{"full.csv", "write error: No space left on device"},
+                 {"full.csv.gz", "gzip -c failed (exit 1)"},
+                 {"full.csv.xz", "xz -c failed (exit 1)"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char p[512], want[1024];
+        snprintf(p, sizeof p, "%s/%s", tmpdir(), cases[i].name);
+        unlink(p);
+        if (symlink("/dev/full", p) != 0)
+            skip();
+        assert_int_equal(tkt_save(&t, p, err, sizeof err), TKT_EIO);
+        snprintf(want, sizeof want, "%s: %s", p, cases[i].msg);
+        assert_string_equal(err, want);
+        unlink(p);
+    }
+    tkt_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tiny_csv_is_read_field_by_field),
@@ -590,6 +624,7 @@ int main(void) {
         cmocka_unit_test(perf_other_clock_and_disorder_are_handled),
         cmocka_unit_test(bad_perf_text_is_refused_with_file_and_line),
         cmocka_unit_test(perf_to_csv_and_back_is_the_same_trace),
+        cmocka_unit_test(saving_to_a_full_disk_fails_cleanly),
     };
     return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
 }
