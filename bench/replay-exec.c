@@ -172,8 +172,12 @@ static inline uint32_t rx_state(const rx_run *x, uint32_t s) {
     return atomic_load_explicit(&rx_rec_of(x, s)->state, memory_order_acquire);
 }
 
+/* Trace time to wall time; deadlines beyond any real replay (a source's
+ * "never") are clamped to about 36 years either way, so sums stay in range. */
 static inline int64_t rx_wall(const rx_run *x, int64_t trace_ns) {
-    return x->t0 + (int64_t)((double)trace_ns / x->speed);
+    const double lim = (double)(INT64_MAX / 8);
+    double w = (double)x->t0 + (double)trace_ns / x->speed;
+    return w > lim ? INT64_MAX / 8 : w < -lim ? -(INT64_MAX / 8) : (int64_t)w;
 }
 
 /* Adds a chunk of RX_CHUNK slots (prepared for embedded peers) to the free list. */
