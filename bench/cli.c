@@ -388,6 +388,8 @@ typedef struct run_req {
     double speed;          /* replay, executor level: 0 = 1 */
     int64_t perturb;       /* replay: hidden test option (-1: off) */
     const char *run_label; /* the suite name metadata records; NULL: suite or custom */
+    const char *level;     /* replay: keep the replays at this level ("core", "executor");
+                              NULL: all */
 } run_req;
 
 static void want_trace(const char *path, void *ctx) {
@@ -495,16 +497,10 @@ static int cmd_replay(int argc, char **argv) {
     if (r.ntraces == 0)
         die_usage("usage: tkbench replay TRACE... [--peers SPECS] [--level core|executor|all] "
                   "[--step DUR] [--speed X] [--reps K] [--out DIR]");
-    if (strcmp(level, "core") == 0 || strcmp(level, "all") == 0)
-        r.wl = "replay";
-    else if (strcmp(level, "executor") == 0)
-        die_usage("--level executor: the executor-level replay is not in this build yet "
-                  "(bench/replay-exec.c); --level core replays at core level");
-    else
+    if (strcmp(level, "core") != 0 && strcmp(level, "executor") != 0 && strcmp(level, "all") != 0)
         die_usage("--level: expected core, executor or all, got '%s'", level);
-    if (strcmp(level, "all") == 0)
-        fprintf(stderr, "tkbench: note: the executor-level replay is not in this build yet: "
-                        "core level only\n");
+    r.level = strcmp(level, "all") == 0 ? NULL : level;
+    r.wl = "replay"; /* the group of every replay workload */
     return run_req_exec(&r, argc, argv);
 }
 
@@ -566,6 +562,16 @@ static int run_req_exec(run_req *r, int argc, char **argv) {
             memcpy(s->plan.sizes, z.v, sizeof s->plan.sizes);
     }
     qsort(o.works, o.nworks, sizeof o.works[0], by_level);
+    if (r->level != NULL) { /* tkbench replay --level: the replays of that level */
+        size_t j = 0;
+        for (size_t k = 0; k < o.nworks; k++)
+            if (!o.works[k].wl->instance_rows ||
+                strcmp(level_name(o.works[k].wl->level), r->level) == 0)
+                o.works[j++] = o.works[k];
+        o.nworks = j;
+        if (!replays(&o))
+            die_usage("--level %s: this tkbench has no replay at that level", r->level);
+    }
 
     /* the traces a replay runs: --trace, or the suite's own */
     static tkb_replay_set rs;

@@ -568,20 +568,24 @@ int tkb_replay_core(const tkt_trace *t, const tkb_replay_ref *ref, const tkb_pee
         d.rec_t[k] = g;
         d.rec_timer[k] = tm;
     }
-    if (rc != 0)
+    /* a difference says more than a failed stop (of a timer the peer lost),
+     * so the check comes first */
+    if (rc != 0) {
         snprintf(err, err_len, "trace %s: peer %s: %s", t->name, p->spec,
                  d.stuck ? d.stuck : "the driver failed");
-    else if (d.failed != 0)
-        snprintf(err, err_len, "trace %s: peer %s: a start or stop failed", t->name, p->spec),
-            rc = -1;
-    else if (d.overflow)
+    } else if (d.overflow) {
         snprintf(err, err_len,
                  "trace %s: peer %s differs from the reference: it expired more timers than the "
                  "reference's %" PRIu64,
-                 t->name, p->spec, ref->expired),
-            rc = 1;
-    else
+                 t->name, p->spec, ref->expired);
+        rc = 1;
+    } else {
         rc = drv_check(&d, t, ref, p, err, err_len);
+        if (rc == 0 && d.failed != 0) {
+            snprintf(err, err_len, "trace %s: peer %s: a start or stop failed", t->name, p->spec);
+            rc = -1;
+        }
+    }
     drv_close(&d);
     if (rc != 0 || o == NULL || !o->timed_ops)
         return rc;

@@ -17,7 +17,7 @@
     X(w6_delay_range)                                                                              \
     X(w6_dist)                                                                                     \
     X(w7_contention)                                                                               \
-    X(replay)                                                                                      \
+    X(replay_core)                                                                                 \
     X(floor)
 
 #endif

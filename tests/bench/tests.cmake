@@ -21,3 +21,14 @@ add_test(NAME bench_names_once
   COMMAND python3 ${TKB_T}/check_names_once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
 set_tests_properties(bench_smoke bench_workload_descriptor bench_cli_errors bench_old_folder
   bench_engines bench_names_once PROPERTIES LABELS bench TIMEOUT 300)
+
+# The core-level replay on hand-built traces: every tkbench source but the
+# CLI (the test defines what cli.c would), and the test's main().
+set(TKB_SOURCES_ALL ${TKB_SOURCES})
+list(REMOVE_ITEM TKB_SOURCES cli.c)
+tkbench_add(test_replay_core ${TKB_T}/test-replay-core.c)
+set(TKB_SOURCES ${TKB_SOURCES_ALL})
+add_test(NAME bench_replay_core COMMAND test_replay_core)
+add_test(NAME bench_replay_cli
+  COMMAND bash ${TKB_T}/check-replay.sh $<TARGET_FILE:tkbench> ${TKB_W}/replay)
+set_tests_properties(bench_replay_core bench_replay_cli PROPERTIES LABELS bench TIMEOUT 300)

@@ -1,5 +1,6 @@
-/* tkbench workload `replay`: the core-level replay of the run's traces
- * (replay-core.c, docs/replay.md). Rows are `replay:<trace>`, one per trace
+/* tkbench workload `replay_core` (group `replay`): the core-level replay of
+ * the run's traces (replay-core.c, docs/replay.md). Rows are
+ * `replay_core:<trace>`, one per trace
  * of the run (tkb_the_run.replay, set by the CLI); n is the trace's events.
  * A case runs one repetition per call: the replay timed whole (the case's
  * manual time) and checked against the reference model, then a second pass
@@ -120,14 +121,14 @@ static const tkb_metric replay_metrics[] = {
 
 static const tkb_figure replay_figures[] = {
     {"replay_ops", TKB_FIG_BARS, "start_ns,modify_ns,cancel_ns,expire_ns",
-     "replay: cost per operation",
+     "replay_core: cost per operation",
      "Core-level replay of a trace (virtual time on a grid, one thread): the cost of each kind of "
      "operation, timed one by one in the second pass (expiry: per timer expired).",
      "operation", "time per operation", .yscale = TKB_SCALE_LOG},
 };
 
-const tkb_workload tkb_wl_replay = {
-    .name = "replay",
+const tkb_workload tkb_wl_replay_core = {
+    .name = "replay_core",
     .group = "replay",
     .level = TKB_LEVEL_CORE,
     .summary = "core-level replay of a recorded trace (virtual time; every peer checked against "
