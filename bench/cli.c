@@ -33,6 +33,7 @@
 
 #include "replay.h"
 #include "run.h"
+#include "trace-cli.h"
 
 #ifndef TK_SOURCE_DIR
 #define TK_SOURCE_DIR "."
@@ -888,6 +889,9 @@ static void usage(FILE *f) {
                "  tkbench plot DIR                  figures and report.md (plots/render.py)\n"
                "  tkbench compare [--out OUT] DIR_A DIR_B...   compare runs, with intervals\n"
                "  tkbench manifest [--force] DIR    write manifest.json for an older folder\n"
+               "  tkbench trace convert IN OUT [--hz N] [--functions GLOB,...] [--cpus LIST]\n"
+               "              [--class wheel|hrtimer|all]   perf script text or CSV -> CSV\n"
+               "  tkbench trace stats TRACE [--out DIR]     summary, data and figures of a trace\n"
                "  tkbench --version\n"
                "A peer SPEC is NAME[:key=value,...][@embedded]: heap, heap:spin=150us,\n"
                "wheel:tick=1ms,slots=1024, heap@embedded, libuv (`tkbench list` shows all).\n"
@@ -929,6 +933,8 @@ int main(int argc, char **argv) {
         return cmd_compare(argc, argv);
     if (strcmp(argv[1], "manifest") == 0)
         return cmd_manifest(argc, argv);
+    if (strcmp(argv[1], "trace") == 0)
+        return tkb_trace_main(argc, argv);
     die_usage("unknown command '%s'", argv[1]);
     return 2;
 }

@@ -52,10 +52,8 @@ static void trace_free(tkb_replay_trace *rt) {
     tkb_replay_ref_free(&rt->ref);
     if (rt->synthetic)
         tkb_replay_synth_free(&rt->trace);
-#ifndef TKB_NO_TRACE_LOADER
     else
         tkt_free(&rt->trace);
-#endif
 }
 
 int tkb_replay_set_open(tkb_replay_set *rs, const char *const *paths, size_t count,
@@ -79,18 +77,10 @@ int tkb_replay_set_open(tkb_replay_set *rs, const char *const *paths, size_t cou
                 return 1;
             }
         } else {
-#ifdef TKB_NO_TRACE_LOADER
-            fprintf(stderr,
-                    "tkbench: %s: this tkbench was built without the trace loader "
-                    "(bench/trace/); only synth:EVENTS[:TIMERS] traces\n",
-                    paths[i]);
-            return 2;
-#else
             if (tkt_load(paths[i], &rt->trace, err, sizeof err) != 0) {
                 fprintf(stderr, "tkbench: cannot read trace %s\n", err);
                 return 2;
             }
-#endif
         }
         rs->count++;
         for (size_t j = 0; j < i; j++)

@@ -57,6 +57,25 @@ need "$out/report.md" "(figures/replay_ops_synth-3000.png)" "the replay's figure
   --out "$work/run" >"$work/run.out" 2>"$work/run.err" || { cat "$work/run.err"; fail "run --trace"; }
 need "$work/run/results.csv" "heap,replay_core:synth-500,500,event_ns," "a row of run --trace"
 
+# 2b. a trace file in the neutral CSV format (tests/trace/data/tiny.csv) on every core
+here=$(cd "$(dirname "$0")" && pwd)
+"$tkb" replay "$here/../trace/data/tiny.csv" --reps 1 --out "$work/csv" >"$work/csv.out" \
+  2>"$work/csv.err" || { cat "$work/csv.err"; fail "replay of tiny.csv"; }
+# on a 1 ms grid only b expires (at 1 ms: a and c are cancelled before)
+for peer in heap '"wheel:tick=1ms,slots=1024"' '"hwheel:[^"]*"' naive-heap sorted-list; do
+  grep -qE "^$peer,replay_core:tiny,6,expired,1,count,0$" "$work/csv/results.csv" ||
+    fail "tiny.csv: no row of $peer with its 1 timer expired"
+done
+# on a 1 us grid c, armed already due at 2.5 us, expires at 3 us, before its cancel
+"$tkb" replay "$here/../trace/data/tiny.csv" --step 1us --peers heap,sorted-list --reps 1 \
+  --out "$work/csv1us" >"$work/csv1us.out" 2>"$work/csv1us.err" ||
+  { cat "$work/csv1us.err"; fail "replay of tiny.csv at step 1us"; }
+for peer in heap sorted-list; do
+  grep -qE "^$peer,replay_core:tiny,6,expired,2,count,0$" "$work/csv1us/results.csv" ||
+    fail "tiny.csv at 1us: no row of $peer with its 2 timers expired"
+done
+printf 't_ns,op,timer,deadline_ns,function,class\n0,start,a,100,,\n5,bogus,a,,,\n' >"$work/bad.csv"
+
 # 3. the check can fail: one expiry recorded a step late
 "$tkb" replay synth:3000 --peers heap --reps 1 --_perturb 7 --out "$work/bad" \
   >"$work/bad.out" 2>"$work/bad.err"
@@ -83,6 +102,7 @@ usage "replay: unknown option '--bogus'" replay synth:10 --bogus
 usage "not on the replay's grid of step 1ms" replay synth:10 --peers wheel:tick=100ms,slots=512
 usage "unknown peer" replay synth:10 --peers nosuch
 usage "$work/none.csv" replay "$work/none.csv"
+usage "$work/bad.csv:3: unknown operation" replay "$work/bad.csv"
 usage "the replay needs a trace" run --workloads replay
 usage "none of the selected workloads replays" run --workloads W1_core --trace synth:10
 usage "the same short name" replay synth:10 synth:10

@@ -19,8 +19,10 @@ add_test(NAME bench_engines
   COMMAND bash ${TKB_T}/check-engines.sh $<TARGET_FILE:tkbench> ${TKB_W}/engines)
 add_test(NAME bench_names_once
   COMMAND python3 ${TKB_T}/check_names_once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
+add_test(NAME bench_trace
+  COMMAND bash ${TKB_T}/check-trace.sh $<TARGET_FILE:tkbench> ${PROJECT_SOURCE_DIR}/tests/trace/data ${TKB_W}/trace)
 set_tests_properties(bench_smoke bench_workload_descriptor bench_cli_errors bench_old_folder
-  bench_engines bench_names_once PROPERTIES LABELS bench TIMEOUT 300)
+  bench_engines bench_names_once bench_trace PROPERTIES LABELS bench TIMEOUT 300)
 
 # The core-level replay on hand-built traces: every tkbench source but the
 # CLI (the test defines what cli.c would), and the test's main().

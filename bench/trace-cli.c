@@ -1,0 +1,660 @@
+/* tkbench trace convert / stats (docs/traces.md).
+ *
+ * convert reads perf script text or neutral CSV (told apart by content, see
+ * tkt_load_any()) and writes neutral CSV, compressed by the output's
+ * extension. stats prints a summary of a trace and writes its data and two
+ * figures (armed timers over time, the CDF of start-to-deadline delays) into
+ * a folder, drawn by gnuplot with the renderer's style (plots/style.gp). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "trace-cli.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#ifndef TK_SOURCE_DIR
+#define TK_SOURCE_DIR "."
+#endif
+
+#define USAGE                                                                                      \
+    "usage:\n"                                                                                     \
+    "  tkbench trace convert IN OUT [--hz N] [--functions GLOB,...] [--cpus LIST]\n"               \
+    "                               [--class wheel|hrtimer|all]\n"                                 \
+    "      IN: perf script text of `perf record -e 'timer:*' -a`, or neutral CSV\n"                \
+    "      (plain or .gz/.xz/.zst); OUT: neutral CSV, compressed if it ends in .gz/.xz/.zst\n"     \
+    "  tkbench trace stats TRACE [--out DIR] [the options of convert]\n"                           \
+    "      a summary on stdout; data and figures in DIR (default results/trace-NAME)\n"            \
+    "See docs/traces.md.\n"
+
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tkbench: trace: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+/* ---- options and loading ----------------------------------------------------------------------
+ */
+
+typedef struct opts {
+    const char *in, *out, *dir;
+    tkt_perf_opts perf;
+    bool perf_given; /* any perf-only option */
+} opts;
+
+static int parse_opts(int argc, char **argv, int first, bool stats, opts *o) {
+    memset(o, 0, sizeof *o);
+    int npos = 0;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = strcmp(a, "--hz") == 0 || strcmp(a, "--functions") == 0 ||
+                     strcmp(a, "--cpus") == 0 || strcmp(a, "--class") == 0 ||
+                     (stats && strcmp(a, "--out") == 0);
+        if (takes && v == NULL)
+            return usage_error("%s needs a value", a);
+        if (strcmp(a, "--hz") == 0) {
+            char *e;
+            errno = 0;
+            long long hz = strtoll(v, &e, 10);
+            if (errno != 0 || *e != '\0' || hz < 1 || hz > 100000)
+                return usage_error("--hz: expected jiffies per second in 1..100000, got '%s'", v);
+            o->perf.hz = hz;
+        } else if (strcmp(a, "--functions") == 0) {
+            o->perf.functions = v;
+        } else if (strcmp(a, "--cpus") == 0) {
+            o->perf.cpus = v;
+        } else if (strcmp(a, "--class") == 0) {
+            if (strcmp(v, "wheel") == 0)
+                o->perf.keep = TKT_KEEP_WHEEL;
+            else if (strcmp(v, "hrtimer") == 0)
+                o->perf.keep = TKT_KEEP_HRTIMER;
+            else if (strcmp(v, "all") == 0)
+                o->perf.keep = TKT_KEEP_ALL;
+            else
+                return usage_error("--class: expected wheel, hrtimer or all, got '%s'", v);
+        } else if (stats && strcmp(a, "--out") == 0) {
+            o->dir = v;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown argument '%s'\n%s", a, USAGE);
+        } else {
+            if (npos == 0)
+                o->in = a;
+            else if (npos == 1 && !stats)
+                o->out = a;
+            else
+                return usage_error("unexpected argument '%s'\n%s", a, USAGE);
+            npos++;
+            continue;
+        }
+        o->perf_given |= strcmp(a, "--out") != 0;
+        i++;
+    }
+    if (npos != (stats ? 1 : 2))
+        return usage_error("%s", USAGE);
+    return 0;
+}
+
+typedef struct progress {
+    const char *path;
+    int last;
+    bool tty;
+} progress;
+
+static void show_progress(void *arg, size_t done, size_t total) {
+    progress *p = arg;
+    if (total < ((size_t)16 << 20))
+        return; /* small files: no noise */
+    int pct = (int)(done * 100.0 / (double)total);
+    if (pct / 10 == p->last / 10 && pct < 100)
+        return;
+    p->last = pct;
+    fprintf(stderr, "%stkbench: trace: importing %s: %3d%% of %.0f MB%s", p->tty ? "\r" : "",
+            p->path, pct, (double)total / 1e6, p->tty && pct < 100 ? "" : "\n");
+    fflush(stderr);
+}
+
+/* Loads o->in into *t; 0 or the exit status. */
+static int load(opts *o, tkt_trace *t, tkt_import_stats *st, bool *is_csv) {
+    progress pr = {.path = o->in, .last = -10, .tty = isatty(2)};
+    o->perf.progress = show_progress;
+    o->perf.progress_arg = &pr;
+    char err[512];
+    int rc = tkt_load_any(o->in, &o->perf, t, st, is_csv, err, sizeof err);
+    if (rc != TKT_OK) {
+        fprintf(stderr, "tkbench: %s\n", err);
+        return rc == TKT_ENOMEM ? 1 : 2;
+    }
+    if (*is_csv && o->perf_given) {
+        tkt_free(t);
+        return usage_error("%s is neutral CSV: --hz, --functions, --cpus and --class apply to "
+                           "perf script text only",
+                           o->in);
+    }
+    return 0;
+}
+
+static void print_import(FILE *f, const tkt_import_stats *s) {
+    fprintf(f, "  perf text     %zu lines; HZ %lld%s; hrtimer clock - perf clock %.6f s\n",
+            s->lines, (long long)s->hz,
+            s->hz == 0    ? " (no wheel timer kept)"
+            : s->hz_found ? " (found from the jiffies)"
+                          : " (given)",
+            (double)s->hr_offset_ns / 1e9);
+    fprintf(f,
+            "  dropped       %zu cancels that were part of an expiry, %zu events of timers on "
+            "another clock, %zu filtered out, %zu deadlines clamped; %zu events were out of "
+            "time order (sorted)\n",
+            s->expiry_cancels, s->other_clock, s->filtered, s->clamped, s->out_of_order);
+    fprintf(f, "  by event      %-28s %10s %10s\n", "", "read", "skipped");
+    for (unsigned k = 0; k < TKT_PERF_NEVENTS; k++)
+        if (s->events[k] > 0)
+            fprintf(f, "                %-28s %10zu %10zu\n", tkt_perf_event_name(k), s->events[k],
+                    s->skipped[k]);
+}
+
+/* ---- convert ----------------------------------------------------------------------------------
+ */
+
+static int cmd_convert(int argc, char **argv) {
+    opts o;
+    int rc = parse_opts(argc, argv, 3, false, &o);
+    if (rc != 0)
+        return rc;
+    tkt_trace t;
+    tkt_import_stats st;
+    bool is_csv;
+    rc = load(&o, &t, &st, &is_csv);
+    if (rc != 0)
+        return rc;
+    char err[512];
+    int sr = tkt_save(&t, o.out, err, sizeof err);
+    if (sr != TKT_OK) {
+        fprintf(stderr, "tkbench: trace convert: %s\n", err);
+        tkt_free(&t);
+        return 1;
+    }
+    printf("%s (%s) -> %s: %zu events, %zu timers, %.3f s\n", o.in,
+           is_csv ? "neutral CSV" : "perf script text", o.out, t.count, t.ntimers,
+           (double)t.duration_ns / 1e9);
+    if (!is_csv)
+        print_import(stdout, &st);
+    tkt_free(&t);
+    return 0;
+}
+
+/* ---- stats ------------------------------------------------------------------------------------
+ */
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A duration in ns, readable: "850 ns", "12.5 us", "4.00 ms", "1.25 s". */
+static const char *fmt_ns(double ns, char *buf, size_t len) {
+    double a = ns < 0 ? -ns : ns;
+    if (a < 1e3)
+        snprintf(buf, len, "%.0f ns", ns);
+    else if (a < 1e6)
+        snprintf(buf, len, "%.3g us", ns / 1e3);
+    else if (a < 1e9)
+        snprintf(buf, len, "%.3g ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.4g s", ns / 1e9);
+    return buf;
+}
+
+/* A deadline heap, for traces without EXPIRE events: timers leave the armed
+ * set when their deadline passes. */
+typedef struct due {
+    int64_t deadline_ns;
+    uint32_t timer, gen;
+} due;
+
+typedef struct heap {
+    due *a;
+    size_t n, cap;
+} heap;
+
+static bool heap_push(heap *h, due d) {
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 1024;
+        due *a = realloc(h->a, cap * sizeof *a);
+        if (a == NULL)
+            return false;
+        h->a = a;
+        h->cap = cap;
+    }
+    size_t i = h->n++;
+    while (i > 0 && h->a[(i - 1) / 2].deadline_ns > d.deadline_ns) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = d;
+    return true;
+}
+
+static due heap_pop(heap *h) {
+    due top = h->a[0], last = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->a[c + 1].deadline_ns < h->a[c].deadline_ns)
+            c++;
+        if (h->a[c].deadline_ns >= last.deadline_ns)
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n > 0)
+        h->a[i] = last;
+    return top;
+}
+
+#define NBUCKETS 1000
+#define NCDF 1000
+
+typedef struct summary {
+    size_t by_op[3], by_cls[3];
+    size_t expired, cancelled, rearmed, armed_at_end, cancel_unarmed, expire_unarmed;
+    size_t max_armed;
+    int64_t max_armed_t;
+    double mean_armed;
+    bool has_expire;
+    int64_t *delays;
+    size_t ndelays;
+    double pop_t[NBUCKETS];
+    size_t pop_end[NBUCKETS], pop_max[NBUCKETS];
+    size_t nbuckets;
+} summary;
+
+typedef struct tstate {
+    int64_t deadline_ns;
+    uint32_t gen;
+    bool armed;
+} tstate;
+
+/* Walks the trace: outcomes of starts, armed timers over time, delays. */
+static int summarise(const tkt_trace *t, summary *s) {
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < t->count; i++)
+        s->has_expire |= t->ev[i].op == TKT_EXPIRE;
+    for (size_t k = 0; k < t->ntimers; k++)
+        s->by_cls[t->timers[k].cls < 3 ? t->timers[k].cls : 0]++;
+    tstate *ts = calloc(t->ntimers > 0 ? t->ntimers : 1, sizeof *ts);
+    s->delays = malloc((t->count > 0 ? t->count : 1) * sizeof *s->delays);
+    heap h = {0};
+    if (ts == NULL || s->delays == NULL) {
+        free(ts);
+        free(s->delays);
+        s->delays = NULL;
+        return 1;
+    }
+    int64_t dur = t->duration_ns > 0 ? t->duration_ns : 1;
+    s->nbuckets = NBUCKETS;
+    size_t armed = 0, b = 0;
+    double area = 0;
+    int64_t last_t = 0;
+    for (size_t i = 0; i <= t->count; i++) {
+        int64_t now = i < t->count ? t->ev[i].t_ns : dur;
+        /* timers whose deadline passed before now (traces without EXPIRE events) */
+        while (!s->has_expire && h.n > 0 && h.a[0].deadline_ns <= now) {
+            due d = heap_pop(&h);
+            if (ts[d.timer].armed && ts[d.timer].gen == d.gen) {
+                area += (double)armed * (double)(d.deadline_ns - last_t);
+                last_t = d.deadline_ns > last_t ? d.deadline_ns : last_t;
+                ts[d.timer].armed = false;
+                armed--;
+                s->expired++;
+            }
+        }
+        /* close the buckets that end before now */
+        while (b < NBUCKETS && (double)now > (double)dur * (double)(b + 1) / NBUCKETS) {
+            s->pop_t[b] = (double)dur * (double)(b + 1) / NBUCKETS / 1e9;
+            s->pop_end[b] = armed;
+            if (armed > s->pop_max[b])
+                s->pop_max[b] = armed;
+            b++;
+            if (b < NBUCKETS)
+                s->pop_max[b] = armed;
+        }
+        if (i == t->count)
+            break;
+        const tkt_event *e = &t->ev[i];
+        area += (double)armed * (double)(now - last_t);
+        last_t = now;
+        tstate *x = &ts[e->timer];
+        s->by_op[e->op < 3 ? e->op : 0]++;
+        switch (e->op) {
+        case TKT_START:
+            if (x->armed)
+                s->rearmed++;
+            else
+                armed++;
+            x->armed = true;
+            x->deadline_ns = e->deadline_ns;
+            x->gen++;
+            s->delays[s->ndelays++] = e->deadline_ns - e->t_ns;
+            if (!s->has_expire && !heap_push(&h, (due){e->deadline_ns, e->timer, x->gen})) {
+                free(ts);
+                free(h.a);
+                return 1;
+            }
+            break;
+        case TKT_CANCEL:
+            if (x->armed) {
+                s->cancelled++;
+                armed--;
+            } else {
+                s->cancel_unarmed++;
+            }
+            x->armed = false;
+            break;
+        default:
+            if (x->armed) {
+                s->expired++;
+                armed--;
+            } else {
+                s->expire_unarmed++;
+            }
+            x->armed = false;
+            break;
+        }
+        if (b < NBUCKETS && armed > s->pop_max[b])
+            s->pop_max[b] = armed;
+        if (armed > s->max_armed) {
+            s->max_armed = armed;
+            s->max_armed_t = now;
+        }
+    }
+    while (b < NBUCKETS) {
+        s->pop_t[b] = (double)dur * (double)(b + 1) / NBUCKETS / 1e9;
+        s->pop_end[b] = armed;
+        if (armed > s->pop_max[b])
+            s->pop_max[b] = armed;
+        b++;
+    }
+    s->armed_at_end = armed;
+    s->mean_armed = area / (double)dur;
+    qsort(s->delays, s->ndelays, sizeof *s->delays, cmp_i64);
+    free(ts);
+    free(h.a);
+    return 0;
+}
+
+static int64_t pct(const summary *s, double q) {
+    if (s->ndelays == 0)
+        return 0;
+    size_t i = (size_t)(q * (double)(s->ndelays - 1) + 0.5);
+    return s->delays[i < s->ndelays ? i : s->ndelays - 1];
+}
+
+static double share(size_t a, size_t b) {
+    return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void print_summary(FILE *f, const tkt_trace *t, const summary *s, bool is_csv,
+                          const tkt_import_stats *st) {
+    char b1[32], b2[32];
+    double secs = (double)t->duration_ns / 1e9;
+    fprintf(f, "trace %s (%s)\n", t->name, t->source[0] ? t->source : "no source given");
+    fprintf(f, "  events        %zu: %zu start, %zu cancel, %zu expire, over %s", t->count,
+            s->by_op[TKT_START], s->by_op[TKT_CANCEL], s->by_op[TKT_EXPIRE],
+            fmt_ns((double)t->duration_ns, b1, sizeof b1));
+    if (secs > 0)
+        fprintf(f, " (%.0f events/s, %.0f starts/s)", (double)t->count / secs,
+                (double)s->by_op[TKT_START] / secs);
+    fprintf(f, "\n  timers        %zu distinct: %zu wheel, %zu hrtimer, %zu of no class\n",
+            t->ntimers, s->by_cls[TKT_CLS_WHEEL], s->by_cls[TKT_CLS_HRTIMER],
+            s->by_cls[TKT_CLS_UNKNOWN]);
+    fprintf(f, "  armed timers  mean %.1f, max %zu (at %s), %zu at the end%s\n", s->mean_armed,
+            s->max_armed, fmt_ns((double)s->max_armed_t, b1, sizeof b1), s->armed_at_end,
+            s->has_expire ? "" : " (no expire events: a timer leaves at its deadline)");
+    if (s->ndelays > 0) {
+        static const struct {
+            const char *name;
+            double q;
+        } qs[] = {{"min", 0},   {"p1", 0.01},  {"p10", 0.1},     {"p50", 0.5},
+                  {"p90", 0.9}, {"p99", 0.99}, {"p99.9", 0.999}, {"max", 1}};
+        fprintf(f, "  delays        deadline - start time, over %zu starts:\n               ",
+                s->ndelays);
+        for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++)
+            fprintf(f, " %s %s%s", qs[k].name, fmt_ns((double)pct(s, qs[k].q), b2, sizeof b2),
+                    k + 1 < sizeof qs / sizeof qs[0] ? "," : "\n");
+    }
+    size_t n = s->by_op[TKT_START];
+    fprintf(f,
+            "  starts        %zu: %zu expired (%.1f%%), %zu cancelled (%.1f%%), %zu re-armed "
+            "before expiry (%.1f%%), %zu still armed at the end (%.1f%%)\n",
+            n, s->expired, share(s->expired, n), s->cancelled, share(s->cancelled, n), s->rearmed,
+            share(s->rearmed, n), s->armed_at_end, share(s->armed_at_end, n));
+    fprintf(f,
+            "  unmatched     %zu cancels and %zu expiries of timers not armed (armed before "
+            "the trace began, or events lost)\n",
+            s->cancel_unarmed, s->expire_unarmed);
+    if (!is_csv)
+        print_import(f, st);
+    else if (t->meta != NULL && t->meta[0] != '\0') {
+        fprintf(f, "  metadata\n");
+        for (const char *m = t->meta; *m != '\0';) {
+            const char *nl = strchr(m, '\n');
+            size_t k = nl != NULL ? (size_t)(nl - m) : strlen(m);
+            fprintf(f, "                %.*s\n", (int)k, m);
+            m += k + (nl != NULL);
+        }
+    }
+}
+
+static int mkdirs(const char *path) {
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
+        return -1;
+    for (char *q = p + 1; *q != '\0'; q++)
+        if (*q == '/') {
+            *q = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *q = '/';
+        }
+    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static FILE *open_in(const char *dir, const char *name) {
+    char p[4096];
+    int n = snprintf(p, sizeof p, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= sizeof p) {
+        fprintf(stderr, "tkbench: trace stats: %s: path too long\n", dir);
+        return NULL;
+    }
+    FILE *f = fopen(p, "w");
+    if (f == NULL)
+        fprintf(stderr, "tkbench: trace stats: cannot write %s: %s\n", p, strerror(errno));
+    return f;
+}
+
+static bool close_ok(FILE *f) {
+    bool ok = !ferror(f);
+    return fclose(f) == 0 && ok;
+}
+
+/* The two figures' script: the renderer's style (plots/style.gp), FMT pdf or png. */
+static const char gp_script[] =
+    "# Armed timers over time and the CDF of start-to-deadline delays, written by\n"
+    "# `tkbench trace stats` with population.dat and delays.dat beside it (columns: "
+    "docs/traces.md).\n"
+    "# Redraw: gnuplot -e \"FMT='png'\" trace.gp (STYLE names plots/style.gp).\n"
+    "if (!exists(\"FMT\")) FMT = \"pdf\"\n"
+    "if (!exists(\"STYLE\")) STYLE = '" TK_SOURCE_DIR "/plots/style.gp'\n"
+    "load STYLE\n"
+    "eval value(\"TERM_\".FMT.\"_single\")\n"
+    "set output 'population.'.FMT\n"
+    "set title TITLE\n"
+    "set xlabel 'time from the trace start (s)'\n"
+    "set ylabel 'armed timers'\n"
+    "set yrange [0:*]\n"
+    "plot 'population.dat' using 1:3 with steps lw LW lc rgb PC[2] title 'max in interval', \\\n"
+    "     '' using 1:2 with steps lw LW lc rgb PC[1] dt PD[1] title 'at interval end'\n"
+    "unset output\n"
+    "set output 'delay-cdf.'.FMT\n"
+    "set logscale x\n"
+    "set format x LOGFMT\n"
+    "set xlabel 'deadline - start time (ns)'\n"
+    "set ylabel 'share of starts'\n"
+    "set yrange [0:1]\n"
+    "plot 'delays.dat' using ($1 > 1 ? $1 : 1):2 with steps lw LW lc rgb PC[1] title 'all starts'\n"
+    "unset output\n";
+
+static int run_gnuplot(const char *dir, const char *fmt, const char *title) {
+    char fmt_arg[64], title_arg[256];
+    snprintf(fmt_arg, sizeof fmt_arg, "FMT='%s'", fmt);
+    /* the title: a gnuplot single-quoted string ('' is a quote) */
+    size_t k = 0;
+    k += (size_t)snprintf(title_arg, sizeof title_arg, "TITLE='");
+    for (const char *p = title; *p != '\0' && k + 4 < sizeof title_arg; p++) {
+        if (*p == '\'')
+            title_arg[k++] = '\'';
+        title_arg[k++] = *p;
+    }
+    title_arg[k++] = '\'';
+    title_arg[k] = '\0';
+    char *argv[] = {(char *)"gnuplot", (char *)"-e",       fmt_arg, (char *)"-e",
+                    title_arg,         (char *)"trace.gp", NULL};
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return -1;
+    /* gnuplot runs in dir: posix_spawn has no chdir before glibc 2.29's extension, so go there */
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd) == NULL || chdir(dir) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return -1;
+    }
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (chdir(cwd) != 0)
+        rc = rc != 0 ? rc : -1;
+    if (rc != 0) {
+        fprintf(stderr, "tkbench: trace stats: cannot run gnuplot: %s\n",
+                strerror(rc > 0 ? rc : errno));
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int write_out(const char *dir, const tkt_trace *t, const summary *s, bool is_csv,
+                     const tkt_import_stats *st) {
+    if (mkdirs(dir) != 0) {
+        fprintf(stderr, "tkbench: trace stats: cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    FILE *f = open_in(dir, "summary.txt");
+    if (f == NULL)
+        return 1;
+    print_summary(f, t, s, is_csv, st);
+    bool ok = close_ok(f);
+    if (ok && (f = open_in(dir, "population.dat")) != NULL) {
+        fprintf(f, "# t_s armed_at_end armed_max (over each 1/%d of the trace)\n", NBUCKETS);
+        for (size_t b = 0; b < s->nbuckets; b++)
+            fprintf(f, "%.9f %zu %zu\n", s->pop_t[b], s->pop_end[b], s->pop_max[b]);
+        ok = close_ok(f);
+    } else {
+        ok = false;
+    }
+    if (ok && (f = open_in(dir, "delays.dat")) != NULL) {
+        fprintf(f, "# delay_ns share_of_starts_at_or_below\n");
+        size_t n = s->ndelays, step = n > NCDF ? n / NCDF : 1;
+        for (size_t i = 0; i < n; i += step)
+            fprintf(f, "%lld %.6f\n", (long long)s->delays[i], (double)(i + 1) / (double)n);
+        if (n > 0)
+            fprintf(f, "%lld 1\n", (long long)s->delays[n - 1]);
+        ok = close_ok(f);
+    } else {
+        ok = false;
+    }
+    if (ok && (f = open_in(dir, "trace.gp")) != NULL) {
+        fputs(gp_script, f);
+        ok = close_ok(f);
+    } else {
+        ok = false;
+    }
+    if (!ok)
+        return 1;
+    if (s->ndelays == 0) {
+        fprintf(stderr, "tkbench: trace stats: no start in the trace: no figures\n");
+        return 0;
+    }
+    char title[160];
+    snprintf(title, sizeof title, "%s", t->name);
+    if (run_gnuplot(dir, "pdf", title) != 0 || run_gnuplot(dir, "png", title) != 0) {
+        fprintf(stderr,
+                "tkbench: trace stats: gnuplot could not draw the figures in %s "
+                "(data and trace.gp are there)\n",
+                dir);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_stats(int argc, char **argv) {
+    opts o;
+    int rc = parse_opts(argc, argv, 3, true, &o);
+    if (rc != 0)
+        return rc;
+    tkt_trace t;
+    tkt_import_stats st;
+    bool is_csv;
+    rc = load(&o, &t, &st, &is_csv);
+    if (rc != 0)
+        return rc;
+    summary s;
+    if (summarise(&t, &s) != 0) {
+        tkt_free(&t);
+        fprintf(stderr, "tkbench: trace stats: out of memory\n");
+        return 1;
+    }
+    print_summary(stdout, &t, &s, is_csv, &st);
+    char dir[4096];
+    if (o.dir != NULL)
+        snprintf(dir, sizeof dir, "%s", o.dir);
+    else
+        snprintf(dir, sizeof dir, "results/trace-%s", t.name[0] ? t.name : "trace");
+    rc = write_out(dir, &t, &s, is_csv, &st);
+    if (rc == 0)
+        printf("data and figures: %s/ (summary.txt, population.dat, delays.dat, trace.gp, "
+               "population.pdf/png, delay-cdf.pdf/png)\n",
+               dir);
+    free(s.delays);
+    tkt_free(&t);
+    return rc;
+}
+
+int tkb_trace_main(int argc, char **argv) {
+    if (argc < 3 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) {
+        fputs(USAGE, argc < 3 ? stderr : stdout);
+        return argc < 3 ? 2 : 0;
+    }
+    if (strcmp(argv[2], "convert") == 0)
+        return cmd_convert(argc, argv);
+    if (strcmp(argv[2], "stats") == 0)
+        return cmd_stats(argc, argv);
+    return usage_error("unknown subcommand '%s' (convert or stats)\n%s", argv[2], USAGE);
+}

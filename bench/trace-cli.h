@@ -1,0 +1,12 @@
+/* tkbench trace: converting and summarising timer traces (bench/trace-cli.c,
+ * docs/traces.md). */
+#ifndef TKB_TRACE_CLI_H
+#define TKB_TRACE_CLI_H
+
+/* `tkbench trace SUBCOMMAND ...` with argv[0] "tkbench", argv[1] "trace".
+ * Returns the process's exit status: 0 done, 1 an output could not be
+ * written or drawn, 2 a usage error or a bad input file ("FILE:LINE: ..."
+ * on stderr). */
+int tkb_trace_main(int argc, char **argv);
+
+#endif
