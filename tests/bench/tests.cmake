@@ -9,6 +9,13 @@ tkbench_add(tkbench_test ${TKB_T}/w9_demo.c)
 target_include_directories(tkbench_test PRIVATE ${TKB_T})
 target_compile_definitions(tkbench_test PRIVATE TKB_TEST_WORKLOADS="test-workloads.h")
 
+# tkb_replay_exec() on every peer built, with traces made in memory: tkbench's
+# sources without its CLI. A dependency of tkbench_test, so that building the
+# two tkbench binaries (scripts/test.sh's bench pass) builds it too.
+tkbench_add(tkbench_replay_exec_test NO_CLI ${TKB_T}/replay-exec-test.c)
+add_dependencies(tkbench_test tkbench_replay_exec_test)
+
+add_test(NAME bench_replay_exec COMMAND tkbench_replay_exec_test)
 add_test(NAME bench_smoke COMMAND bash ${TKB_T}/check-smoke.sh $<TARGET_FILE:tkbench> ${TKB_W}/smoke)
 add_test(NAME bench_workload_descriptor
   COMMAND bash ${TKB_T}/check-demo.sh $<TARGET_FILE:tkbench_test> ${TKB_W}/demo)
@@ -21,16 +28,14 @@ add_test(NAME bench_names_once
   COMMAND python3 ${TKB_T}/check_names_once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
 add_test(NAME bench_trace
   COMMAND bash ${TKB_T}/check-trace.sh $<TARGET_FILE:tkbench> ${PROJECT_SOURCE_DIR}/tests/trace/data ${TKB_W}/trace)
-set_tests_properties(bench_smoke bench_workload_descriptor bench_cli_errors bench_old_folder
-  bench_engines bench_names_once bench_trace PROPERTIES LABELS bench TIMEOUT 300)
 
-# The core-level replay on hand-built traces: every tkbench source but the
+# The core-level replay on hand-built traces: tkbench's sources without its
 # CLI (the test defines what cli.c would), and the test's main().
-set(TKB_SOURCES_ALL ${TKB_SOURCES})
-list(REMOVE_ITEM TKB_SOURCES cli.c)
-tkbench_add(test_replay_core ${TKB_T}/test-replay-core.c)
-set(TKB_SOURCES ${TKB_SOURCES_ALL})
+tkbench_add(test_replay_core NO_CLI ${TKB_T}/test-replay-core.c)
+add_dependencies(tkbench_test test_replay_core)
 add_test(NAME bench_replay_core COMMAND test_replay_core)
 add_test(NAME bench_replay_cli
   COMMAND bash ${TKB_T}/check-replay.sh $<TARGET_FILE:tkbench> ${TKB_W}/replay)
-set_tests_properties(bench_replay_core bench_replay_cli PROPERTIES LABELS bench TIMEOUT 300)
+set_tests_properties(bench_replay_exec bench_smoke bench_workload_descriptor bench_cli_errors
+  bench_old_folder bench_engines bench_names_once bench_trace bench_replay_core bench_replay_cli
+  PROPERTIES LABELS bench TIMEOUT 300)
