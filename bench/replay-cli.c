@@ -97,7 +97,7 @@ int tkb_replay_set_open(tkb_replay_set *rs, const char *const *paths, size_t cou
         }
         fprintf(stderr,
                 "tkbench: trace %s: %zu events (%" PRIu64 " starts, %" PRIu64 " modifies, %" PRIu64
-                " cancels, %" PRIu64 " of timers not armed), %zu timers, up to %zu armed, "
+                " cancels, %" PRIu64 " cancels of timers not armed), %zu timers, up to %zu armed, "
                 "%" PRIu64 " expire in %zu grid points; read in %.1f s\n",
                 rt->trace.name, rt->trace.count, rt->ref.starts, rt->ref.modifies, rt->ref.cancels,
                 rt->ref.cancels_unarmed, rt->trace.ntimers, rt->ref.peak, rt->ref.expired,

@@ -413,7 +413,10 @@ static void print_instances(const tkb_rows *rows, const tkb_peer *peers, size_t 
         for (size_t k = 0; k < wl->nmetrics; k++) {
             const tkb_metric *m = &wl->metrics[k];
             char unit[32];
-            snprintf(unit, sizeof unit, "(%s)", m->head.head_unit ? m->head.head_unit : m->unit);
+            if (m->head.head_unit != NULL)
+                snprintf(unit, sizeof unit, "%s", m->head.head_unit);
+            else
+                snprintf(unit, sizeof unit, "(%s)", m->unit);
             if (m->head.block != 0)
                 printf(" %*s", HEAD_W, unit);
         }

@@ -18,6 +18,7 @@
     X(w6_dist)                                                                                     \
     X(w7_contention)                                                                               \
     X(replay_core)                                                                                 \
+    X(replay_exec)                                                                                 \
     X(floor)
 
 #endif

@@ -120,7 +120,7 @@ static const tkb_metric replay_metrics[] = {
 #undef COUNT
 
 static const tkb_figure replay_figures[] = {
-    {"replay_ops", TKB_FIG_BARS, "start_ns,modify_ns,cancel_ns,expire_ns",
+    {"replay_core_ops", TKB_FIG_BARS, "start_ns,modify_ns,cancel_ns,expire_ns",
      "replay_core: cost per operation",
      "Core-level replay of a trace (virtual time on a grid, one thread): the cost of each kind of "
      "operation, timed one by one in the second pass (expiry: per timer expired).",
