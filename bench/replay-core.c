@@ -181,8 +181,10 @@ void tkb_replay_ref_free(tkb_replay_ref *ref) {
 
 int tkb_replay_ref_build(const tkt_trace *t, int64_t step_ns, tkb_replay_ref *ref, char *err,
                          size_t err_len) {
+    if (ref == NULL)
+        return -1;
     memset(ref, 0, sizeof *ref);
-    if (t == NULL || step_ns <= 0) {
+    if (t == NULL || (t->count > 0 && t->ev == NULL) || step_ns <= 0) {
         snprintf(err, err_len, "replay: no trace, or a step <= 0");
         return -1;
     }
@@ -192,12 +194,18 @@ int tkb_replay_ref_build(const tkt_trace *t, int64_t step_ns, tkb_replay_ref *re
     s.armed = calloc(t->ntimers ? t->ntimers : 1, 1);
     ref->batch_off = calloc(1, sizeof *ref->batch_off);
     bool ok = s.gen != NULL && s.armed != NULL && ref->batch_off != NULL;
+    int64_t last_t = 0;
     for (size_t i = 0; ok && i < t->count; i++) {
         const tkt_event *e = &t->ev[i];
-        if (e->op == TKT_EXPIRE)
+        bool bad = e->op > TKT_EXPIRE || e->t_ns < last_t ||
+                   (e->op != TKT_EXPIRE && e->timer >= t->ntimers);
+        last_t = e->t_ns > last_t ? e->t_ns : last_t;
+        if (!bad && e->op == TKT_EXPIRE)
             continue;
-        if (e->timer >= t->ntimers || e->op > TKT_EXPIRE || e->t_ns < 0) {
-            snprintf(err, err_len, "trace %s: event %zu: bad timer index, operation or time",
+        if (bad) {
+            snprintf(err, err_len,
+                     "trace %s: event %zu: bad timer index or operation, or a time before the "
+                     "event before it",
                      t->name, i);
             tkb_replay_ref_free(ref);
             free(s.gen);
@@ -498,6 +506,10 @@ static void dur_text(char *out, size_t len, int64_t ns) {
 }
 
 bool tkb_replay_core_fits(const tkb_peer *p, int64_t step_ns, char *err, size_t err_len) {
+    if (p == NULL || step_ns <= 0) {
+        snprintf(err, err_len, "replay: no peer, or a step <= 0");
+        return false;
+    }
     const tkb_core_ops *ops = p->core;
     if (ops == NULL || ops->start_one == NULL || ops->expire_at == NULL) {
         snprintf(err, err_len, "%s has no core-level replay%s", p->spec,
@@ -538,8 +550,15 @@ bool tkb_replay_core_fits(const tkb_peer *p, int64_t step_ns, char *err, size_t 
 int tkb_replay_core(const tkt_trace *t, const tkb_replay_ref *ref, const tkb_peer *p,
                     const tkb_replay_core_opts *o, tkb_replay_core_result *r, char *err,
                     size_t err_len) {
+    if (r == NULL)
+        return -1;
     memset(r, 0, sizeof *r);
     r->start_ns = r->modify_ns = r->cancel_ns = r->expire_ns = NAN;
+    if (t == NULL || ref == NULL || p == NULL || ref->step_ns <= 0 ||
+        (t->count > 0 && t->ev == NULL)) {
+        snprintf(err, err_len, "replay: no trace, reference or peer");
+        return -1;
+    }
     if (!tkb_replay_core_fits(p, ref->step_ns, err, err_len))
         return -1;
     drv d;

@@ -89,6 +89,19 @@ static void test_reference(const tkt_trace *t) {
     batches_text(&r, got, sizeof got);
     CHECK(strcmp(got, "2:B 4:ABCD 20:A") == 0, "step 2ms: %s", got);
     tkb_replay_ref_free(&r);
+    /* bad input: a step of 0, an event out of time order, a timer out of range */
+    CHECK(tkb_replay_ref_build(t, 0, &r, err, sizeof err) != 0, "step 0");
+    tkt_trace bad = *t;
+    tkt_event ev[TKB_COUNT(tiny_events)];
+    memcpy(ev, tiny_events, sizeof ev);
+    bad.ev = ev;
+    ev[3].t_ns = 50 * US;
+    CHECK(tkb_replay_ref_build(&bad, 1 * MS, &r, err, sizeof err) != 0 && strstr(err, "event 3"),
+          "out of order: %s", err);
+    memcpy(ev, tiny_events, sizeof ev);
+    ev[2].timer = NTIMERS;
+    CHECK(tkb_replay_ref_build(&bad, 1 * MS, &r, err, sizeof err) != 0 && strstr(err, "event 2"),
+          "timer out of range: %s", err);
 }
 
 static tkb_peer peer_of(const char *spec) {
