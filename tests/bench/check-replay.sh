@@ -85,6 +85,8 @@ need "$work/all/results.csv" "heap,replay_exec:tiny,6,late_p50_us," "the executo
 "$tkb" plot "$work/all" >"$work/all-plot.out" 2>&1 || { cat "$work/all-plot.out"; fail "plot --level all"; }
 [[ -s "$work/all/figures/replay_exec_cdf_tiny.png" ]] || fail "no figures/replay_exec_cdf_tiny.png"
 need "$work/all/report.md" "## replay_exec" "the executor-level report section"
+need "$work/all/metadata.txt" "replay.speed: 2" "the replay's speed in the metadata"
+need "$work/all/metadata.txt" "replay.traces.tiny.events: 8" "the trace in the metadata"
 
 # 3. the check can fail: one expiry recorded a step late
 "$tkb" replay synth:3000 --peers heap --reps 1 --_perturb 7 --out "$work/bad" \
