@@ -580,16 +580,17 @@ static int run_req_exec(run_req *r, int argc, char **argv) {
         die_usage("--trace: none of the selected workloads replays a trace (add --workloads "
                   "replay)");
     if (replays(&o)) {
-        char def[PATH_MAX];
-        if (r->ntraces == 0 && wl == NULL && tkb_the_run.suite->replay_trace != NULL) {
+        char def[PATH_MAX] = "";
+        if (r->ntraces == 0 && tkb_the_run.suite->replay_trace != NULL) {
             snprintf(def, sizeof def, "%s/%s", TK_SOURCE_DIR, tkb_the_run.suite->replay_trace);
             if (access(def, R_OK) == 0)
                 r->traces[r->ntraces++] = def;
-            else
+            else if (wl == NULL)
                 fprintf(stderr, "tkbench: note: no trace %s: the replay is skipped\n", def);
         }
         if (r->ntraces == 0 && wl != NULL)
-            die_usage("the replay needs a trace: --trace FILE (or synth:EVENTS[:TIMERS])");
+            die_usage("the replay needs a trace: --trace FILE (or synth:EVENTS[:TIMERS])%s%s%s",
+                      def[0] ? "; the suite's trace " : "", def, def[0] ? " is not there" : "");
         if (r->ntraces == 0) {
             drop_replay(&o);
         } else {

@@ -115,7 +115,7 @@ usage "not on the replay's grid of step 1ms" replay synth:10 --peers wheel:tick=
 usage "unknown peer" replay synth:10 --peers nosuch
 usage "$work/none.csv" replay "$work/none.csv"
 usage "$work/bad.csv:3: unknown operation" replay "$work/bad.csv"
-usage "the replay needs a trace" run --workloads replay
+usage "the replay needs a trace" run --suite smoke --workloads replay
 usage "none of the selected workloads replays" run --workloads W1_core --trace synth:10
 usage "the same short name" replay synth:10 synth:10
 
