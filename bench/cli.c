@@ -383,7 +383,7 @@ typedef struct run_req {
     const char *suite, *out, *wl, *pl, *nl;
     int reps;
     long long slack;
-    const char *traces[64]; /* replay: trace files (or synth:EVENTS[:TIMERS]) */
+    char *traces[64]; /* replay: trace files (or synth:EVENTS[:TIMERS]), owned */
     size_t ntraces;
     int64_t step_ns;       /* replay: 0 = the default */
     double speed;          /* replay, executor level: 0 = 1 */
@@ -393,11 +393,15 @@ typedef struct run_req {
                               NULL: all */
 } run_req;
 
+/* Adds a trace (a copy: for_each_item() reuses its buffer). */
 static void want_trace(const char *path, void *ctx) {
     run_req *r = ctx;
     if (r->ntraces == TKB_COUNT(r->traces))
         die_usage("at most %zu traces", TKB_COUNT(r->traces));
-    r->traces[r->ntraces++] = path;
+    char *copy = strdup(path);
+    if (copy == NULL)
+        die_usage("out of memory");
+    r->traces[r->ntraces++] = copy;
 }
 
 static int64_t parse_step(const char *v) {
@@ -522,7 +526,7 @@ static void drop_replay(run_opts *o) {
     o->nworks = j;
 }
 
-static int run_req_exec(run_req *r, int argc, char **argv) {
+static int run_req_run(run_req *r, int argc, char **argv) {
     const char *suite = r->suite, *out = r->out, *wl = r->wl, *pl = r->pl, *nl = r->nl;
     int reps = r->reps;
     long long slack = r->slack;
@@ -584,7 +588,7 @@ static int run_req_exec(run_req *r, int argc, char **argv) {
         if (r->ntraces == 0 && tkb_the_run.suite->replay_trace != NULL) {
             snprintf(def, sizeof def, "%s/%s", TK_SOURCE_DIR, tkb_the_run.suite->replay_trace);
             if (access(def, R_OK) == 0)
-                r->traces[r->ntraces++] = def;
+                want_trace(def, r);
             else if (wl == NULL)
                 fprintf(stderr, "tkbench: note: no trace %s: the replay is skipped\n", def);
         }
@@ -594,7 +598,7 @@ static int run_req_exec(run_req *r, int argc, char **argv) {
         if (r->ntraces == 0) {
             drop_replay(&o);
         } else {
-            int rc = tkb_replay_set_open(&rs, r->traces, r->ntraces,
+            int rc = tkb_replay_set_open(&rs, (const char *const *)r->traces, r->ntraces,
                                          r->step_ns > 0 ? r->step_ns : TKB_REPLAY_STEP_DEFAULT);
             if (rc != 0) {
                 tkb_replay_set_close(&rs);
@@ -781,6 +785,14 @@ static int run_req_exec(run_req *r, int argc, char **argv) {
     tkb_the_run.replay = NULL;
     tkb_replay_set_close(&rs);
     return errors ? 1 : 0;
+}
+
+/* Runs what r asks for, then frees its traces' names. */
+static int run_req_exec(run_req *r, int argc, char **argv) {
+    int rc = run_req_run(r, argc, argv);
+    for (size_t i = 0; i < r->ntraces; i++)
+        free(r->traces[i]);
+    return rc;
 }
 
 /* ---- plot / compare / manifest ----------------------------------------------------- */
