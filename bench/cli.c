@@ -4,6 +4,8 @@
  *   tkbench run [--suite smoke|quick|full] [--workloads W1_core,W3,...]
  *               [--peers heap,wheel:tick=1ms,slots=1024,...] [--n 1000,100000]
  *               [--reps K] [--timer-slack NS] [--out DIR]
+ *   tkbench replay TRACE... [--peers SPECS] [--level core|executor|all]
+ *                  [--step DUR] [--speed X] [--reps K] [--out DIR]
  *   tkbench plot DIR
  *   tkbench compare [--out OUTDIR] DIR...
  *   tkbench manifest [--force] DIR
@@ -29,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replay.h"
 #include "run.h"
 #include "trace-cli.h"
 
@@ -374,40 +377,159 @@ static int by_level(const void *a, const void *b) {
     return i < j ? -1 : i > j;
 }
 
+/* What a run was asked for: `tkbench run`'s options, or what `tkbench
+ * replay` makes of its own. */
+typedef struct run_req {
+    const char *suite, *out, *wl, *pl, *nl;
+    int reps;
+    long long slack;
+    char *traces[64]; /* replay: trace files (or synth:EVENTS[:TIMERS]), owned */
+    size_t ntraces;
+    int64_t step_ns;       /* replay: 0 = the default */
+    double speed;          /* replay, executor level: 0 = 1 */
+    int64_t perturb;       /* replay: hidden test option (-1: off) */
+    const char *run_label; /* the suite name metadata records; NULL: suite or custom */
+    const char *level;     /* replay: keep the replays at this level ("core", "executor");
+                              NULL: all */
+} run_req;
+
+/* Adds a trace (a copy: for_each_item() reuses its buffer). */
+static void want_trace(const char *path, void *ctx) {
+    run_req *r = ctx;
+    if (r->ntraces == TKB_COUNT(r->traces))
+        die_usage("at most %zu traces", TKB_COUNT(r->traces));
+    char *copy = strdup(path);
+    if (copy == NULL)
+        die_usage("out of memory");
+    r->traces[r->ntraces++] = copy;
+}
+
+static int64_t parse_step(const char *v) {
+    int64_t ns;
+    if (tkb_parse_duration(v, &ns) != 0)
+        die_usage("--step: expected a duration with its unit (1ms, 100us, 250ns), got '%s'", v);
+    return ns;
+}
+
+static int run_req_exec(run_req *r, int argc, char **argv);
+
 static int cmd_run(int argc, char **argv) {
-    const char *suite = "quick", *out = NULL, *wl = NULL, *pl = NULL, *nl = NULL;
-    int reps = 0;
-    long long slack = -2;
+    run_req r = {.suite = "quick", .slack = -2, .perturb = -1};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(s) (strcmp(a, s) == 0 && (v != NULL || (die_usage("%s needs a value", s), 0)) && ++i)
         if (OPT("--suite"))
-            suite = v;
+            r.suite = v;
         else if (OPT("--out"))
-            out = v;
+            r.out = v;
         else if (OPT("--workloads"))
-            wl = v;
+            r.wl = v;
         else if (OPT("--peers"))
-            pl = v;
+            r.pl = v;
         else if (OPT("--n"))
-            nl = v;
+            r.nl = v;
+        else if (OPT("--trace"))
+            for_each_item(v, false, want_trace, &r);
+        else if (OPT("--step"))
+            r.step_ns = parse_step(v);
         else if (OPT("--reps")) {
             char *e;
-            long r = strtol(v, &e, 10);
-            if (*e || r < 1 || r > 1000)
+            long k = strtol(v, &e, 10);
+            if (*e || k < 1 || k > 1000)
                 die_usage("--reps: expected an integer in 1..1000, got '%s'", v);
-            reps = (int)r;
+            r.reps = (int)k;
         } else if (OPT("--timer-slack")) {
             char *e;
-            slack = strtoll(v, &e, 10);
-            if (*e || slack < -1)
+            r.slack = strtoll(v, &e, 10);
+            if (*e || r.slack < -1)
                 die_usage("--timer-slack: expected nanoseconds >= 0 (or -1: leave alone), got '%s'",
                           v);
         } else
             die_usage("run: unknown argument '%s'", a);
 #undef OPT
     }
+    return run_req_exec(&r, argc, argv);
+}
+
+/* tkbench replay TRACE... [--peers SPECS] [--level core|executor|all]
+ *                [--step DUR] [--speed X] [--reps K] [--out DIR] */
+static int cmd_replay(int argc, char **argv) {
+    run_req r = {.suite = "quick", .slack = -2, .perturb = -1, .run_label = "replay"};
+    const char *level = "core";
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(s) (strcmp(a, s) == 0 && (v != NULL || (die_usage("%s needs a value", s), 0)) && ++i)
+        if (OPT("--peers"))
+            r.pl = v;
+        else if (OPT("--out"))
+            r.out = v;
+        else if (OPT("--suite"))
+            r.suite = v;
+        else if (OPT("--level"))
+            level = v;
+        else if (OPT("--step"))
+            r.step_ns = parse_step(v);
+        else if (OPT("--speed")) {
+            char *e;
+            r.speed = strtod(v, &e);
+            if (*e || !(r.speed > 0) || r.speed > 1e6)
+                die_usage("--speed: expected a factor > 0 (2: twice as fast), got '%s'", v);
+        } else if (OPT("--reps")) {
+            char *e;
+            long k = strtol(v, &e, 10);
+            if (*e || k < 1 || k > 1000)
+                die_usage("--reps: expected an integer in 1..1000, got '%s'", v);
+            r.reps = (int)k;
+        } else if (OPT("--timer-slack")) {
+            char *e;
+            r.slack = strtoll(v, &e, 10);
+            if (*e || r.slack < -1)
+                die_usage("--timer-slack: expected nanoseconds >= 0 (or -1: leave alone), got '%s'",
+                          v);
+        } else if (OPT("--_perturb")) { /* tests: prove that the check can fail */
+            char *e;
+            r.perturb = strtoll(v, &e, 10);
+            if (*e || r.perturb < 0)
+                die_usage("--_perturb: expected an expiry number >= 0");
+        } else if (a[0] == '-' && a[1] != '\0')
+            die_usage("replay: unknown option '%s'", a);
+        else
+            want_trace(a, &r);
+#undef OPT
+    }
+    if (r.ntraces == 0)
+        die_usage("usage: tkbench replay TRACE... [--peers SPECS] [--level core|executor|all] "
+                  "[--step DUR] [--speed X] [--reps K] [--out DIR]");
+    if (strcmp(level, "core") != 0 && strcmp(level, "executor") != 0 && strcmp(level, "all") != 0)
+        die_usage("--level: expected core, executor or all, got '%s'", level);
+    r.level = strcmp(level, "all") == 0 ? NULL : level;
+    r.wl = "replay"; /* the group of every replay workload */
+    return run_req_exec(&r, argc, argv);
+}
+
+/* Does the run replay (a selected workload with a row per trace)? */
+static bool replays(const run_opts *o) {
+    for (size_t k = 0; k < o->nworks; k++)
+        if (o->works[k].wl->instance_rows)
+            return true;
+    return false;
+}
+
+/* Takes the replay out of the run (a suite run whose trace is absent). */
+static void drop_replay(run_opts *o) {
+    size_t j = 0;
+    for (size_t k = 0; k < o->nworks; k++)
+        if (!o->works[k].wl->instance_rows)
+            o->works[j++] = o->works[k];
+    o->nworks = j;
+}
+
+static int run_req_run(run_req *r, int argc, char **argv) {
+    const char *suite = r->suite, *out = r->out, *wl = r->wl, *pl = r->pl, *nl = r->nl;
+    int reps = r->reps;
+    long long slack = r->slack;
     int sid = tkb_suite_find(suite);
     if (sid < 0) {
         fprintf(stderr, "tkbench: unknown suite '%s'; known:", suite);
@@ -418,7 +540,7 @@ static int cmd_run(int argc, char **argv) {
     }
     tkb_the_run.suite = &tkb_suites[sid];
     tkb_the_run.timer_slack_ns = slack >= -1 ? slack : 1;
-    bool custom = wl || pl || nl || reps || slack >= -1;
+    bool custom = wl || pl || nl || reps || slack >= -1 || r->ntraces > 0 || r->step_ns > 0;
 
     /* The run's selection and its cases: too large for the stack, and there is
      * one run per process (main() calls cmd_run() once), so they live here. */
@@ -445,6 +567,48 @@ static int cmd_run(int argc, char **argv) {
             memcpy(s->plan.sizes, z.v, sizeof s->plan.sizes);
     }
     qsort(o.works, o.nworks, sizeof o.works[0], by_level);
+    if (r->level != NULL) { /* tkbench replay --level: the replays of that level */
+        size_t j = 0;
+        for (size_t k = 0; k < o.nworks; k++)
+            if (!o.works[k].wl->instance_rows ||
+                strcmp(level_name(o.works[k].wl->level), r->level) == 0)
+                o.works[j++] = o.works[k];
+        o.nworks = j;
+        if (!replays(&o))
+            die_usage("--level %s: this tkbench has no replay at that level", r->level);
+    }
+
+    /* the traces a replay runs: --trace, or the suite's own */
+    static tkb_replay_set rs;
+    if (r->ntraces > 0 && !replays(&o))
+        die_usage("--trace: none of the selected workloads replays a trace (add --workloads "
+                  "replay)");
+    if (replays(&o)) {
+        char def[PATH_MAX] = "";
+        if (r->ntraces == 0 && tkb_the_run.suite->replay_trace != NULL) {
+            snprintf(def, sizeof def, "%s/%s", TK_SOURCE_DIR, tkb_the_run.suite->replay_trace);
+            if (access(def, R_OK) == 0)
+                want_trace(def, r);
+            else if (wl == NULL)
+                fprintf(stderr, "tkbench: note: no trace %s: the replay is skipped\n", def);
+        }
+        if (r->ntraces == 0 && wl != NULL)
+            die_usage("the replay needs a trace: --trace FILE (or synth:EVENTS[:TIMERS])%s%s%s",
+                      def[0] ? "; the suite's trace " : "", def, def[0] ? " is not there" : "");
+        if (r->ntraces == 0) {
+            drop_replay(&o);
+        } else {
+            int rc = tkb_replay_set_open(&rs, (const char *const *)r->traces, r->ntraces,
+                                         r->step_ns > 0 ? r->step_ns : TKB_REPLAY_STEP_DEFAULT);
+            if (rc != 0) {
+                tkb_replay_set_close(&rs);
+                return rc;
+            }
+            rs.speed = r->speed > 0 ? r->speed : 1;
+            rs.perturb = r->perturb;
+            tkb_the_run.replay = &rs;
+        }
+    }
 
     if (pl != NULL)
         for_each_item(pl, true, want_peer, &o);
@@ -470,6 +634,21 @@ static int cmd_run(int argc, char **argv) {
             fprintf(stderr, "tkbench: note: no such engine in this build, skipped: %s\n", skipped);
     }
     tkb_peer_arrange(o.peers, o.npeers);
+    /* A peer named for a replay must be on its grid: say why not, and stop. */
+    for (size_t j = 0; tkb_the_run.replay != NULL && pl != NULL && j < o.npeers; j++) {
+        char err[512];
+        const tkb_peer *p = &o.peers[j];
+        if (p->core != NULL && p->core->expire_at != NULL &&
+            !tkb_replay_core_fits(p, tkb_the_run.replay->step_ns, err, sizeof err)) {
+            fprintf(stderr, "tkbench: %s\n", err);
+            return 2;
+        }
+        if (p->core == NULL || p->core->expire_at == NULL)
+            fprintf(stderr, "tkbench: note: %s has no core-level replay%s\n", p->spec,
+                    p->core != NULL ? " (no faithful partial expiry in virtual time, "
+                                      "docs/replay.md)"
+                                    : "");
+    }
 
     /* cases (static: see run_opts above) */
     static tkb_case cases[MAX_CASES];
@@ -497,7 +676,10 @@ static int cmd_run(int argc, char **argv) {
         char stamp[64];
         time_t t = time(NULL);
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
-        snprintf(outbuf, sizeof outbuf, "results/%s-%s", stamp, custom ? "custom" : suite);
+        snprintf(outbuf, sizeof outbuf, "results/%s-%s", stamp,
+                 r->run_label ? r->run_label
+                 : custom     ? "custom"
+                              : suite);
         out = outbuf;
     }
     if (strlen(out) > PATH_MAX - 64)
@@ -511,7 +693,7 @@ static int cmd_run(int argc, char **argv) {
     }
     snprintf(path, sizeof path, "%s/hist", out);
     mkdir_p(path);
-    const char *suite_name = custom ? "custom" : suite;
+    const char *suite_name = r->run_label ? r->run_label : custom ? "custom" : suite;
     json_t *meta =
         tkb_metadata_build(suite_name, o.works, o.nworks, o.peers, o.npeers, argc, argv, NULL);
     tkb_metadata_write(out, meta);
@@ -600,7 +782,17 @@ static int cmd_run(int argc, char **argv) {
             tkb_hist_destroy(cases[i].hist);
             free(cases[i].hist);
         }
+    tkb_the_run.replay = NULL;
+    tkb_replay_set_close(&rs);
     return errors ? 1 : 0;
+}
+
+/* Runs what r asks for, then frees its traces' names. */
+static int run_req_exec(run_req *r, int argc, char **argv) {
+    int rc = run_req_run(r, argc, argv);
+    for (size_t i = 0; i < r->ntraces; i++)
+        free(r->traces[i]);
+    return rc;
 }
 
 /* ---- plot / compare / manifest ----------------------------------------------------- */
@@ -703,7 +895,10 @@ static void usage(FILE *f) {
                "  tkbench list [--names]            workloads, peers and their parameters, suites\n"
                "  tkbench run [--suite smoke|quick|full] [--workloads NAME|GROUP,...]\n"
                "              [--peers SPEC,...] [--n 1000,100000] [--reps K]\n"
-               "              [--timer-slack NS] [--out DIR]\n"
+               "              [--timer-slack NS] [--trace FILE,...] [--step DUR] [--out DIR]\n"
+               "  tkbench replay TRACE... [--peers SPEC,...] [--level core|executor|all]\n"
+               "              [--step DUR] [--speed X] [--reps K] [--out DIR]\n"
+               "                                    replay recorded traces (docs/replay.md)\n"
                "  tkbench plot DIR                  figures and report.md (plots/render.py)\n"
                "  tkbench compare [--out OUT] DIR_A DIR_B...   compare runs, with intervals\n"
                "  tkbench manifest [--force] DIR    write manifest.json for an older folder\n"
@@ -716,7 +911,9 @@ static void usage(FILE *f) {
                "Default suite: quick. Default folder: results/<date>-<suite>.\n"
                "--n sets the populations of the workloads measured at several N; --reps every\n"
                "repetition count; --timer-slack the slack (ns) of the timer threads (default 1;\n"
-               "-1 leaves it).\n");
+               "-1 leaves it). A replay expires timers on a grid of --step (default 1ms; a\n"
+               "multiple of every ticked peer's tick); a TRACE is a trace file, or\n"
+               "synth:EVENTS[:TIMERS] for a synthetic one. Durations take a unit: 1ms, 100us.\n");
 }
 
 int main(int argc, char **argv) {
@@ -741,6 +938,8 @@ int main(int argc, char **argv) {
         return cmd_list(argc, argv);
     if (strcmp(argv[1], "run") == 0)
         return cmd_run(argc, argv);
+    if (strcmp(argv[1], "replay") == 0)
+        return cmd_replay(argc, argv);
     if (strcmp(argv[1], "plot") == 0)
         return cmd_plot(argc, argv);
     if (strcmp(argv[1], "compare") == 0)

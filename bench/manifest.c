@@ -83,9 +83,16 @@ static json_t *metric_json(const tkb_metric *m) {
     return o;
 }
 
+/* The row name of an instance: "<name>:<instance>" -> "<instance>". */
+static const char *instance_of(const char *row) {
+    const char *c = strchr(row, ':');
+    return c != NULL ? c + 1 : row;
+}
+
 /* extra_metrics (may be NULL): metrics beyond the descriptor's; the reference
- * is stolen. */
-static json_t *workload_json(const tkb_workload *w, int reps, json_t *extra_metrics) {
+ * is stolen. inst: the rows of a workload with instance rows (strings). */
+static json_t *workload_json(const tkb_workload *w, int reps, json_t *extra_metrics,
+                             const json_t *inst) {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(w->name));
     json_object_set_new(o, "group", json_string(w->group));
@@ -98,7 +105,15 @@ static json_t *workload_json(const tkb_workload *w, int reps, json_t *extra_metr
     json_object_set_new(o, "x", x);
     json_object_set_new(o, "reps", json_integer(reps));
     json_t *rows = json_array();
-    if (w->nvariants == 0) {
+    size_t ii;
+    json_t *iv;
+    json_array_foreach(inst, ii, iv) {
+        json_t *r = json_object();
+        json_object_set_new(r, "workload", json_string(json_string_value(iv)));
+        json_object_set_new(r, "label", json_string(instance_of(json_string_value(iv))));
+        json_array_append_new(rows, r);
+    }
+    if (w->nvariants == 0 && !w->instance_rows) {
         json_t *r = json_object();
         json_object_set_new(r, "workload", json_string(w->name));
         json_object_set_new(r, "label", json_string(""));
@@ -170,9 +185,34 @@ static json_t *figure(const char *name, const char *kind, const tkb_workload *w,
     return o;
 }
 
-/* The two figures drawn from a workload's histograms. */
-static void lateness_figures(json_t *out, const tkb_workload *w, const tkb_figure *f) {
-    char prefix[64], name[96], title[128];
+/* A file-name part: anything but [A-Za-z0-9_.-] becomes '_'. */
+static void file_part(char *out, size_t len, const char *s) {
+    size_t i = 0;
+    for (; s[i] != '\0' && i + 1 < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out[i] = (char)(isalnum(c) || c == '_' || c == '.' || c == '-' ? c : '_');
+    }
+    out[i] = '\0';
+}
+
+/* A figure of one instance row: its name gets _<instance>, its title the row. */
+static void instance_names(char *name, size_t nlen, char *title, size_t tlen, const char *row) {
+    if (row == NULL)
+        return;
+    char part[96], t[160];
+    file_part(part, sizeof part, instance_of(row));
+    size_t l = strlen(name);
+    snprintf(name + l, nlen - l, "_%s", part);
+    const char *colon = strchr(title, ':');
+    snprintf(t, sizeof t, "%s%s", row, colon != NULL ? colon : title);
+    snprintf(title, tlen, "%s", t);
+}
+
+/* The two figures drawn from a workload's histograms (row: an instance row,
+ * or NULL: the workload's). */
+static void lateness_figures(json_t *out, const tkb_workload *w, const tkb_figure *f,
+                             const char *row) {
+    char prefix[64], name[160], title[192];
     if (f->name != NULL)
         snprintf(prefix, sizeof prefix, "%s", f->name);
     else
@@ -191,7 +231,8 @@ static void lateness_figures(json_t *out, const tkb_workload *w, const tkb_figur
     };
     for (size_t i = 0; i < TKB_COUNT(parts); i++) {
         snprintf(name, sizeof name, "%s_%s", prefix, parts[i].suffix);
-        snprintf(title, sizeof title, "%s %s", w->name, parts[i].title);
+        snprintf(title, sizeof title, "%s: %s", w->name, parts[i].title);
+        instance_names(name, sizeof name, title, sizeof title, row);
         json_t *o = figure(name, parts[i].kind, w, f->wide, title,
                            f->caption != NULL ? f->caption : parts[i].caption);
         json_object_set_new(o, "x", axis(parts[i].xlabel, parts[i].xs, 0));
@@ -199,7 +240,8 @@ static void lateness_figures(json_t *out, const tkb_workload *w, const tkb_figur
         json_t *s = json_array();
         for (size_t k = 0; k < w->nmetrics; k++)
             if (w->metrics[k].pct > 0)
-                json_array_append_new(s, series(w->name, w->metrics[k].name, w->metrics[k].label));
+                json_array_append_new(s, series(row != NULL ? row : w->name, w->metrics[k].name,
+                                                w->metrics[k].label));
         json_object_set_new(o, "series", s);
         json_object_set_new(o, "refs", refs_json(f));
         json_array_append_new(out, o);
@@ -213,7 +255,7 @@ static const char *fig_kind_name(tkb_fig_kind k) {
 /* A figure of metrics (lines, bars, panels). Bars of a workload with variants
  * get a group per variant. */
 static void metric_figure(json_t *out, const tkb_workload *w, const tkb_figure *f,
-                          const char *metrics) {
+                          const char *metrics, const char *row) {
     const tkb_metric *first = NULL;
     json_t *s = json_array();
     for (size_t k = 0; k < w->nmetrics; k++) {
@@ -221,17 +263,19 @@ static void metric_figure(json_t *out, const tkb_workload *w, const tkb_figure *
         if (!list_has(metrics, m->name))
             continue;
         first = first != NULL ? first : m;
-        if (w->nvariants > 0 && f->kind == TKB_FIG_BARS) {
+        if (row != NULL) {
+            json_array_append_new(s, series(row, m->name, m->label));
+        } else if (w->nvariants > 0 && f->kind == TKB_FIG_BARS) {
             for (size_t v = 0; v < w->nvariants; v++) {
-                char row[64];
-                snprintf(row, sizeof row, "%s_%s", w->name, w->variants[v]);
-                json_array_append_new(s, series(row, m->name, w->variants[v]));
+                char vrow[64];
+                snprintf(vrow, sizeof vrow, "%s_%s", w->name, w->variants[v]);
+                json_array_append_new(s, series(vrow, m->name, w->variants[v]));
             }
         } else if (w->nvariants > 0) {
             for (size_t v = 0; v < w->nvariants; v++) {
-                char row[64];
-                snprintf(row, sizeof row, "%s_%s", w->name, w->variants[v]);
-                json_array_append_new(s, series(row, m->name, m->label));
+                char vrow[64];
+                snprintf(vrow, sizeof vrow, "%s_%s", w->name, w->variants[v]);
+                json_array_append_new(s, series(vrow, m->name, m->label));
             }
         } else {
             json_array_append_new(s, series(w->name, m->name, m->label));
@@ -241,7 +285,7 @@ static void metric_figure(json_t *out, const tkb_workload *w, const tkb_figure *
         json_decref(s);
         return;
     }
-    char name[96], title[160], st[64];
+    char name[160], title[192], st[64];
     if (f->name != NULL) {
         snprintf(name, sizeof name, "%s", f->name);
     } else {
@@ -249,8 +293,11 @@ static void metric_figure(json_t *out, const tkb_workload *w, const tkb_figure *
         stem(st, sizeof st, first->name);
         snprintf(name + strlen(name), sizeof name - strlen(name), "_%s", st);
     }
-    snprintf(title, sizeof title, "%s: %s", w->name, first->label);
-    json_t *o = figure(name, fig_kind_name(f->kind), w, f->wide, f->title ? f->title : title,
+    snprintf(title, sizeof title, "%s", f->title ? f->title : "");
+    if (f->title == NULL)
+        snprintf(title, sizeof title, "%s: %s", w->name, first->label);
+    instance_names(name, sizeof name, title, sizeof title, row);
+    json_t *o = figure(name, fig_kind_name(f->kind), w, f->wide, title,
                        f->caption ? f->caption : w->summary);
     json_object_set_new(o, "x",
                         axis(f->xlabel ? f->xlabel : w->x.label,
@@ -261,15 +308,8 @@ static void metric_figure(json_t *out, const tkb_workload *w, const tkb_figure *
     json_array_append_new(out, o);
 }
 
-static void workload_figures(json_t *out, const tkb_workload *w) {
-    for (size_t i = 0; i < w->nfigures; i++) {
-        const tkb_figure *f = &w->figures[i];
-        if (f->kind == TKB_FIG_LATENESS)
-            lateness_figures(out, w, f);
-        else if (f->kind != TKB_FIG_NONE)
-            metric_figure(out, w, f, f->metrics);
-    }
-    /* a metric with a figure kind that no figure lists: a figure of its own */
+/* Each metric with a figure kind that no figure lists gets a figure of its own. */
+static void metric_own_figures(json_t *out, const tkb_workload *w, const char *row) {
     for (size_t k = 0; k < w->nmetrics; k++) {
         const tkb_metric *m = &w->metrics[k];
         bool listed = false;
@@ -278,7 +318,24 @@ static void workload_figures(json_t *out, const tkb_workload *w) {
         if (m->figure == TKB_FIG_NONE || listed)
             continue;
         tkb_figure f = {.kind = m->figure, .yscale = TKB_SCALE_AUTO};
-        metric_figure(out, w, &f, m->name);
+        metric_figure(out, w, &f, m->name, row);
+    }
+}
+
+/* The figures of workload w; one set per instance row (inst: their names)
+ * for a workload with instance rows. */
+static void workload_figures(json_t *out, const tkb_workload *w, const json_t *inst) {
+    size_t nrows = w->instance_rows ? json_array_size(inst) : 1;
+    for (size_t r = 0; r < nrows; r++) {
+        const char *row = w->instance_rows ? json_string_value(json_array_get(inst, r)) : NULL;
+        for (size_t i = 0; i < w->nfigures; i++) {
+            const tkb_figure *f = &w->figures[i];
+            if (f->kind == TKB_FIG_LATENESS)
+                lateness_figures(out, w, f, row);
+            else if (f->kind != TKB_FIG_NONE)
+                metric_figure(out, w, f, f->metrics, row);
+        }
+        metric_own_figures(out, w, row);
     }
 }
 
@@ -365,8 +422,21 @@ int tkb_manifest_write_run(const char *dir, const tkb_selected *ws, size_t nws,
         for (size_t i = 0; i < nws; i++) {
             if (ws[i].wl != tkb_workloads[t])
                 continue;
-            json_array_append_new(wa, workload_json(ws[i].wl, ws[i].plan.reps, NULL));
-            workload_figures(fa, ws[i].wl);
+            json_t *inst = json_array(); /* the instance rows its cases named */
+            for (size_t c = 0; ws[i].wl->instance_rows && c < ncases; c++) {
+                bool dup = false;
+                for (size_t j = 0; j < c && !dup; j++)
+                    dup = cases[j].wl == ws[i].wl && strcmp(cases[j].row, cases[c].row) == 0;
+                if (cases[c].wl == ws[i].wl && !dup)
+                    json_array_append_new(inst, json_string(cases[c].row));
+            }
+            if (ws[i].wl->instance_rows && json_array_size(inst) == 0) {
+                json_decref(inst); /* nothing ran: no rows to declare */
+                continue;
+            }
+            json_array_append_new(wa, workload_json(ws[i].wl, ws[i].plan.reps, NULL, inst));
+            workload_figures(fa, ws[i].wl, inst);
+            json_decref(inst);
         }
     json_object_set_new(m, "workloads", wa);
     json_object_set_new(m, "figures", fa);
@@ -564,8 +634,18 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
         }
         if (reps == 0)
             continue;
-        json_array_append_new(wa, workload_json(w, (int)reps, undeclared(w, v, n)));
-        workload_figures(fa, w);
+        json_t *inst = json_array();
+        for (size_t i = 0; w->instance_rows && i < n; i++) {
+            int var;
+            bool dup = false;
+            for (size_t k = 0; k < i && !dup; k++)
+                dup = strcmp(v[k].row, v[i].row) == 0;
+            if (!dup && tkb_workload_of_row(v[i].row, &var) == w)
+                json_array_append_new(inst, json_string(v[i].row));
+        }
+        json_array_append_new(wa, workload_json(w, (int)reps, undeclared(w, v, n), inst));
+        workload_figures(fa, w, inst);
+        json_decref(inst);
     }
     /* rows no descriptor knows: kept, as workloads of their own without figures */
     for (size_t i = 0; i < n; i++) {
@@ -590,7 +670,7 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
             tkb_metric mm = {.name = v[k].metric, .unit = v[k].unit, .label = v[k].metric};
             json_array_append_new(ms, metric_json(&mm));
         }
-        json_array_append_new(wa, workload_json(&w, (int)v[i].count, ms));
+        json_array_append_new(wa, workload_json(&w, (int)v[i].count, ms, NULL));
     }
     json_object_set_new(m, "workloads", wa);
     json_object_set_new(m, "figures", fa);

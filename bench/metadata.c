@@ -14,6 +14,7 @@
 #endif
 
 #include "heap-core.h"
+#include "replay.h"
 #include "run.h"
 #if TKB_HAVE_LIBUV
 #include <uv.h>
@@ -323,6 +324,23 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
         json_object_set_new(plans, ws[i].wl->name, o);
     }
     json_object_set_new(m, "plans", plans);
+    const tkb_replay_set *rs = tkb_the_run.replay;
+    if (rs != NULL) { /* the traces a replay ran, and its settings */
+        json_t *r = json_object(), *tr = json_object();
+        json_object_set_new(r, "step_ns", json_integer(rs->step_ns));
+        json_object_set_new(r, "speed", json_real(rs->speed));
+        for (size_t i = 0; i < rs->count; i++) {
+            const tkt_trace *tt = &rs->traces[i].trace;
+            json_t *o = json_object();
+            json_object_set_new(o, "events", json_integer((json_int_t)tt->count));
+            json_object_set_new(o, "timers", json_integer((json_int_t)tt->ntimers));
+            json_object_set_new(o, "duration_ns", json_integer(tt->duration_ns));
+            json_object_set_new(o, "source", json_string(tt->source));
+            json_object_set_new(tr, tt->name, o);
+        }
+        json_object_set_new(r, "traces", tr);
+        json_object_set_new(m, "replay", r);
+    }
     json_object_set_new(m, "strawman_max_n", json_integer((json_int_t)suite->strawman_max_n));
     json_object_set_new(m, "strawman_pairs", json_integer((json_int_t)suite->strawman_pairs));
     json_object_set_new(m, "gbench_min_time_s", json_real(suite->min_time));

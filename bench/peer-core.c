@@ -189,6 +189,54 @@ static size_t cp_expire_all(void *self, int64_t until_ns) {
     return total;
 }
 
+/* ---- per-event ops (the core-level replay, replay-core.c) ---- */
+static int cp_start_one(void *self, char *timer, int64_t deadline_ns) {
+    core_peer *s = self;
+    size_t before = s->failed;
+    insert(s, s->core, state_of(s), (tk_node *)(void *)timer, deadline_ns);
+    return s->failed == before ? 0 : -1;
+}
+
+static int cp_stop_one(void *self, char *timer) {
+    core_peer *s = self;
+    return s->core->remove(state_of(s), (tk_node *)(void *)timer) == TK_OK ? 0 : -1;
+}
+
+static int64_t cp_due_one(void *self, int64_t deadline_ns) {
+    core_peer *s = self;
+    return s->core->due(state_of(s), deadline_ns);
+}
+
+static bool cp_next_one(void *self, int64_t *when_ns) {
+    core_peer *s = self;
+    return s->core->next(state_of(s), when_ns) == TK_OK;
+}
+
+/* As cp_expire_all, at `now` itself, naming each node handed out. */
+static size_t cp_expire_at(void *self, int64_t now, void (*fired)(void *ctx, char *timer),
+                           void *ctx) {
+    core_peer *s = self;
+    const tk_core_ops *core = s->core;
+    void *st = state_of(s);
+    if (now < s->now)
+        now = s->now; /* the core's time never goes back */
+    s->now = now;
+    size_t total = 0, count;
+    int64_t when;
+    while (core->next(st, &when) == TK_OK && when <= now) {
+        tk_node *n = core->expire(st, now, SIZE_MAX, &count);
+        if (count == 0)
+            break; /* next() was a lower bound: nothing is due at `now` */
+        total += count;
+        while (n != NULL) {
+            tk_node *after = tk_node_next_detached(n);
+            fired(ctx, (char *)n);
+            n = after;
+        }
+    }
+    return total;
+}
+
 const tkb_core_ops tkb_core_engine = {
     .timer_size = sizeof(tk_node),
     .can_expire = true,
@@ -198,4 +246,9 @@ const tkb_core_ops tkb_core_engine = {
     .cancel_list = cp_cancel_list,
     .churn = cp_churn,
     .expire_all = cp_expire_all,
+    .start_one = cp_start_one,
+    .stop_one = cp_stop_one,
+    .due_one = cp_due_one,
+    .next_one = cp_next_one,
+    .expire_at = cp_expire_at,
 };

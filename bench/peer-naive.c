@@ -150,6 +150,47 @@ static size_t naive_expire_all(void *self, int64_t until_ns) {
     return count;
 }
 
+/* Per-event ops (the core-level replay): an exact structure, due(d) = d. */
+static int64_t exact_due(void *self, int64_t deadline_ns) {
+    (void)self;
+    return deadline_ns;
+}
+
+static int naive_start_one(void *self, char *timer, int64_t deadline_ns) {
+    naive_timer *t = (naive_timer *)(void *)timer;
+    t->deadline_ns = deadline_ns;
+    npush(self, t);
+    return 0;
+}
+
+static int naive_stop_one(void *self, char *timer) {
+    naive_heap *h = self;
+    size_t before = h->size;
+    ncancel(h, (naive_timer *)(void *)timer);
+    return h->size < before ? 0 : -1;
+}
+
+static bool naive_next_one(void *self, int64_t *when_ns) {
+    naive_heap *h = self;
+    if (h->size == 0)
+        return false;
+    *when_ns = h->a[0].deadline_ns;
+    return true;
+}
+
+static size_t naive_expire_at(void *self, int64_t now_ns, void (*fired)(void *ctx, char *timer),
+                              void *ctx) {
+    naive_heap *h = self;
+    size_t count = 0;
+    while (h->size > 0 && h->a[0].deadline_ns <= now_ns) {
+        naive_timer *t = h->a[0].t;
+        nremove_at(h, 0);
+        fired(ctx, (char *)t);
+        count++;
+    }
+    return count;
+}
+
 const tkb_core_ops tkb_core_naive_heap = {
     .timer_size = sizeof(naive_timer),
     .can_expire = true,
@@ -159,6 +200,11 @@ const tkb_core_ops tkb_core_naive_heap = {
     .cancel_list = naive_cancel_list,
     .churn = naive_churn,
     .expire_all = naive_expire_all,
+    .start_one = naive_start_one,
+    .stop_one = naive_stop_one,
+    .due_one = exact_due,
+    .next_one = naive_next_one,
+    .expire_at = naive_expire_at,
 };
 
 /* ---- sorted-list ----------------------------------------------------------- */
@@ -242,6 +288,40 @@ static size_t slist_expire_all(void *self, int64_t until_ns) {
     return count;
 }
 
+static int slist_start_one(void *self, char *timer, int64_t deadline_ns) {
+    slist_timer *t = (slist_timer *)(void *)timer;
+    t->deadline_ns = deadline_ns;
+    slist_insert(self, t);
+    return 0;
+}
+
+static int slist_stop_one(void *self, char *timer) {
+    (void)self;
+    slist_unlink((slist_timer *)(void *)timer);
+    return 0;
+}
+
+static bool slist_next_one(void *self, int64_t *when_ns) {
+    slist *l = self;
+    if (l->head.next == &l->head)
+        return false;
+    *when_ns = l->head.next->deadline_ns;
+    return true;
+}
+
+static size_t slist_expire_at(void *self, int64_t now_ns, void (*fired)(void *ctx, char *timer),
+                              void *ctx) {
+    slist *l = self;
+    size_t count = 0;
+    while (l->head.next != &l->head && l->head.next->deadline_ns <= now_ns) {
+        slist_timer *t = l->head.next;
+        slist_unlink(t);
+        fired(ctx, (char *)t);
+        count++;
+    }
+    return count;
+}
+
 const tkb_core_ops tkb_core_sorted_list = {
     .timer_size = sizeof(slist_timer),
     .can_expire = true,
@@ -251,4 +331,9 @@ const tkb_core_ops tkb_core_sorted_list = {
     .cancel_list = slist_cancel_list,
     .churn = slist_churn,
     .expire_all = slist_expire_all,
+    .start_one = slist_start_one,
+    .stop_one = slist_stop_one,
+    .due_one = exact_due,
+    .next_one = slist_next_one,
+    .expire_at = slist_expire_at,
 };

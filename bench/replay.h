@@ -19,6 +19,116 @@
 #include "tkbench.h"
 #include "trace/trace.h"
 
+/* ---- core level (replay-core.c) -------------------------------------------
+ *
+ * Virtual time on a grid of step S (docs/replay.md). Before each event at
+ * trace time t the driver expires everything due at grid points up to
+ * floor_S(t): it asks the peer's next_one() for w, takes g = ceil_S(w)
+ * (never below the last grid point it passed, nor below its last expiry),
+ * and while g <= floor_S(t) calls expire_at(g), recording each timer handed
+ * out with virtual time g. Then it applies the event: a START on an armed
+ * timer is stop_one() + start_one() (a modify, with a new seq), a CANCEL of
+ * a timer that is not armed is a counted no-op, EXPIRE events of the source
+ * are skipped. After the last event everything left is expired. Since every
+ * peer is asked to expire at the same grid points, every peer must hand out
+ * the same set of timers at each grid point: the replay compares that with
+ * a reference model (tkb_replay_ref, computed once per trace and step,
+ * untimed) and fails on the first difference. */
+#define TKB_REPLAY_STEP_DEFAULT TKB_NS_PER_MS
+
+/* What a trace does at a step, by the reference model: its counts and its
+ * expiries. Batch b expires, at virtual time batch_t[b], the timers
+ * timers[batch_off[b] .. batch_off[b + 1]), in increasing index order. */
+typedef struct tkb_replay_ref {
+    int64_t step_ns;
+    uint64_t events; /* START and CANCEL events (the ones a replay applies) */
+    uint64_t starts, modifies, cancels, cancels_unarmed, expired;
+    size_t peak;      /* most timers armed at once */
+    size_t max_batch; /* most timers expired at one grid point */
+    size_t nbatches;
+    int64_t *batch_t;
+    size_t *batch_off; /* nbatches + 1 entries */
+    uint32_t *timers;  /* `expired` entries */
+} tkb_replay_ref;
+
+/* Runs the reference model of trace t at step_ns (> 0). Returns 0, or -1
+ * with a message in err (out of memory, a bad event). */
+int tkb_replay_ref_build(const tkt_trace *t, int64_t step_ns, tkb_replay_ref *ref, char *err,
+                         size_t err_len);
+void tkb_replay_ref_free(tkb_replay_ref *ref);
+
+/* Can peer p replay at core level on the grid of step_ns: it has the
+ * per-event ops, and due_one(g) == g at grid points (its tick divides the
+ * step)? Returns true, or false with the reason in err. */
+bool tkb_replay_core_fits(const tkb_peer *p, int64_t step_ns, char *err, size_t err_len);
+
+typedef struct tkb_replay_core_opts {
+    bool timed_ops;  /* run the second pass, which times each operation */
+    int64_t perturb; /* tests only: >= 0: expiry number `perturb` of the timed pass is
+                        recorded one step late, so the check must fail; < 0: off */
+} tkb_replay_core_opts;
+
+typedef struct tkb_replay_core_result {
+    int64_t total_ns; /* the whole first pass (one clock read at each end) */
+    double event_ns;  /* total_ns / events */
+    /* second pass, per operation (expire: per timer expired, with the
+     * next_one() calls of the expiry passes); NAN when there was none */
+    double start_ns, modify_ns, cancel_ns, expire_ns;
+} tkb_replay_core_result;
+
+/* Replays trace t (whose reference is ref) on the core of peer p. Returns 0;
+ * 1 if the peer's expiries differ from the reference (err says where first:
+ * virtual time, timer, peer); -1 on any other failure (message in err). */
+int tkb_replay_core(const tkt_trace *t, const tkb_replay_ref *ref, const tkb_peer *p,
+                    const tkb_replay_core_opts *o, tkb_replay_core_result *r, char *err,
+                    size_t err_len);
+
+/* The per-operation clock of the second pass: rdtsc on x86-64 (fenced),
+ * clock_gettime elsewhere, with the cost of a back-to-back pair of reads
+ * measured (its minimum) so that it can be subtracted. */
+typedef struct tkb_opclock {
+    double ns_per_tick;
+    uint64_t overhead_ticks;
+} tkb_opclock;
+void tkb_opclock_calibrate(tkb_opclock *c);
+
+/* A synthetic trace for tests and measurements ("synth:EVENTS[:TIMERS]"):
+ * `events` START and CANCEL events on `timers` timers, 1 us to 1 ms apart,
+ * deadlines 1 ms to 2 s ahead, about one modify in four starts, one cancel in
+ * four events, from a fixed seed. Returns 0 or -1 (out of memory). Free it
+ * with tkb_replay_synth_free(). */
+int tkb_replay_synth(size_t events, size_t timers, uint64_t seed, tkt_trace *out);
+void tkb_replay_synth_free(tkt_trace *t);
+
+/* The traces of a run and the replay's settings: set once by the CLI before
+ * any case runs (tkb_the_run.replay), then only read. */
+typedef struct tkb_replay_trace {
+    tkt_trace trace;
+    bool synthetic; /* made by tkb_replay_synth(), not a loader */
+    tkb_replay_ref ref;
+} tkb_replay_trace;
+
+typedef struct tkb_replay_set {
+    tkb_replay_trace *traces;
+    size_t count;
+    int64_t step_ns;
+    double speed;    /* executor level: trace time / speed = wall time */
+    int64_t perturb; /* tkb_replay_core_opts.perturb */
+} tkb_replay_set;
+
+/* ---- the run's traces (replay-cli.c) ---------------------------------------- */
+/* Parses a duration with its unit: "1ms", "100us", "250ns", "2s", "0.5ms".
+ * Returns 0, or -1 (no unit, not a positive whole number of ns). */
+int tkb_parse_duration(const char *s, int64_t *ns);
+/* Loads each of paths[0..count) (a trace file, or synth:EVENTS[:TIMERS]) and
+ * builds its reference at step_ns, reporting each on stderr. Returns 0; 2
+ * for a trace that cannot be read (the loader's FILE:LINE message printed)
+ * or two traces of one short name; 1 for anything else. rs holds what was
+ * loaded either way: tkb_replay_set_close() frees it. */
+int tkb_replay_set_open(tkb_replay_set *rs, const char *const *paths, size_t count,
+                        int64_t step_ns);
+void tkb_replay_set_close(tkb_replay_set *rs);
+
 /* ---- executor level (replay-exec.c) ---------------------------------------- */
 typedef struct tkb_replay_exec_opts {
     double speed;           /* > 0: trace time / speed = wall time (1: as recorded) */

@@ -291,7 +291,7 @@ static void print_block(const tkb_rows *rows, const tkb_peer *peers, size_t npee
     size_t ncols = 0;
     for (size_t w = 0; w < tkb_workload_count; w++) {
         const tkb_workload *wl = tkb_workloads[w];
-        if (wl->level == TKB_LEVEL_MACHINE)
+        if (wl->level == TKB_LEVEL_MACHINE || wl->instance_rows)
             continue;
         for (size_t k = 0; k < wl->nmetrics && ncols < TKB_COUNT(cols); k++) {
             const tkb_metric *m = &wl->metrics[k];
@@ -390,9 +390,64 @@ static void print_machine(const tkb_rows *rows, const tkb_peer *peers, size_t np
     }
 }
 
+/* A table per row of a workload with instance rows (a trace of the replay):
+ * its metrics with a headline entry, a line per peer. */
+static void print_instances(const tkb_rows *rows, const tkb_peer *peers, size_t npeers) {
+    int pw = 16;
+    for (size_t p = 0; p < npeers; p++)
+        if ((int)strlen(peers[p].label) > pw)
+            pw = (int)strlen(peers[p].label);
+    for (size_t i = 0; i < rows->n; i++) {
+        const tkb_case *c = rows->v[i].c;
+        bool first = c->wl->instance_rows;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(rows->v[j].c->row, c->row) != 0;
+        if (!first)
+            continue;
+        const tkb_workload *wl = c->wl;
+        printf("\n%s, %.10g events: medians over repetitions\n%-*s", c->row, c->n, pw, "peer");
+        for (size_t k = 0; k < wl->nmetrics; k++)
+            if (wl->metrics[k].head.block != 0)
+                printf(" %*s", HEAD_W, wl->metrics[k].head.head);
+        printf("\n%-*s", pw, "");
+        for (size_t k = 0; k < wl->nmetrics; k++) {
+            const tkb_metric *m = &wl->metrics[k];
+            char unit[32];
+            if (m->head.head_unit != NULL)
+                snprintf(unit, sizeof unit, "%s", m->head.head_unit);
+            else
+                snprintf(unit, sizeof unit, "(%s)", m->unit);
+            if (m->head.block != 0)
+                printf(" %*s", HEAD_W, unit);
+        }
+        printf("\n");
+        for (size_t p = 0; p < npeers; p++) {
+            char line[1024];
+            size_t len = (size_t)snprintf(line, sizeof line, "%-*s", pw, peers[p].label);
+            bool any = false;
+            for (size_t k = 0; k < wl->nmetrics && len < sizeof line; k++) {
+                const tkb_metric *m = &wl->metrics[k];
+                if (m->head.block == 0)
+                    continue;
+                double n = -1, v = headline_value(rows, &peers[p], c->row, m, &n);
+                char cell[32] = "-";
+                if (!isnan(v)) {
+                    any = true;
+                    snprintf(cell, sizeof cell, "%.*f", m->head.prec,
+                             v / (m->head.scale != 0 ? m->head.scale : 1));
+                }
+                len += (size_t)snprintf(line + len, sizeof line - len, " %*s", HEAD_W, cell);
+            }
+            if (any)
+                printf("%s\n", line);
+        }
+    }
+}
+
 void tkb_results_headline(const tkb_rows *rows, const tkb_peer *peers, size_t npeers) {
     bool titled = false;
     for (int block = 1; block <= 2; block++)
         print_block(rows, peers, npeers, block, &titled);
     print_machine(rows, peers, npeers);
+    print_instances(rows, peers, npeers);
 }

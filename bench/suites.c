@@ -6,6 +6,10 @@
 
 #include "tkbench.h"
 
+/* The shipped trace the quick and full suites replay at core level (the
+ * smoke suite replays none); a run without it skips the replay with a note. */
+#define TKB_SUITE_TRACE "bench/traces/tcp.csv.xz"
+
 const tkb_suite tkb_suites[TKB_NSUITES] = {
     [TKB_SMOKE] = {.name = "smoke",
                    .summary = "tiny sizes, 1 repetition, under 30 s (CI runs it)",
@@ -17,12 +21,14 @@ const tkb_suite tkb_suites[TKB_NSUITES] = {
                               "~6 min on 2 cores (make bench)",
                    .strawman_max_n = 10000,
                    .strawman_pairs = 20000,
-                   .min_time = 0.2},
+                   .min_time = 0.2,
+                   .replay_trace = TKB_SUITE_TRACE},
     [TKB_FULL] = {.name = "full",
                   .summary = "N up to 1e7, 5 repetitions (3 of the long real-time workloads)",
                   .strawman_max_n = 100000,
                   .strawman_pairs = 50000,
-                  .min_time = 0.5},
+                  .min_time = 0.5,
+                  .replay_trace = TKB_SUITE_TRACE},
 };
 
 /* The engines with their parameters of interest, through tasks and through

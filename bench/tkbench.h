@@ -56,6 +56,28 @@ typedef struct tkb_core_ops {
     /* Advances virtual time to until_ns, expiring everything due; returns the
      * number of timers expired. */
     size_t (*expire_all)(void *self, int64_t until_ns);
+
+    /* Per-event ops, for the core-level replay of a trace (replay-core.c),
+     * which applies one event at a time. All NULL: the peer has no core
+     * replay (libuv, libevent: no faithful partial expiry in virtual time,
+     * docs/replay.md). A modify is stop_one() then start_one(): a new seq. */
+    /* Arms `timer` (not armed) with deadline_ns. Returns 0, or -1 (failed). */
+    int (*start_one)(void *self, char *timer, int64_t deadline_ns);
+    /* Disarms an armed `timer`. Returns 0, or -1 if the peer does not hold it. */
+    int (*stop_one)(void *self, char *timer);
+    /* The instant from which the peer hands out a timer with deadline_ns
+     * (deadline_ns itself for an exact structure, the next tick for a ticked
+     * one; time starts at 0). */
+    int64_t (*due_one)(void *self, int64_t deadline_ns);
+    /* Stores in *when_ns the earliest instant at which expire_at() may hand
+     * something out (exact, or a lower bound: a hierarchical wheel's next
+     * cascade) and returns true; false if the peer holds nothing. */
+    bool (*next_one)(void *self, int64_t *when_ns);
+    /* Moves virtual time to now_ns (never decreasing from one call to the
+     * next) and hands out every timer with due_one(deadline) <= now_ns,
+     * calling fired(ctx, timer) once for each; returns how many. */
+    size_t (*expire_at)(void *self, int64_t now_ns, void (*fired)(void *ctx, char *timer),
+                        void *ctx);
 } tkb_core_ops;
 
 /* ---- executor level -------------------------------------------------------- */
@@ -203,9 +225,11 @@ typedef struct tkb_suite_peer {
 typedef struct tkb_suite {
     const char *name;
     const char *summary;
-    size_t strawman_max_n; /* largest population a strawman runs */
-    size_t strawman_pairs; /* a strawman's hold-model pairs */
-    double min_time;       /* Google Benchmark's minimum time of timed loops */
+    size_t strawman_max_n;    /* largest population a strawman runs */
+    size_t strawman_pairs;    /* a strawman's hold-model pairs */
+    double min_time;          /* Google Benchmark's minimum time of timed loops */
+    const char *replay_trace; /* the trace the suite replays (workload `replay`), a path
+                                 under the source tree; NULL: none. Absent: skipped */
 } tkb_suite;
 
 extern const tkb_suite tkb_suites[TKB_NSUITES];
@@ -219,7 +243,8 @@ int tkb_suite_find(const char *name);
 typedef struct tkb_run {
     const tkb_suite *suite;
     const char *out_dir;
-    int64_t timer_slack_ns; /* < 0: leave alone */
+    int64_t timer_slack_ns;              /* < 0: leave alone */
+    const struct tkb_replay_set *replay; /* the traces a replay runs (replay.h), or NULL */
 } tkb_run;
 
 /* The one run-wide global of tkbench: written once by cmd_run() (cli.c) or
@@ -309,9 +334,12 @@ struct tkb_workload {
     size_t nfigures;
     const char *const *variants; /* rows are <name>_<variant> (NULL: rows are <name>) */
     size_t nvariants;
-    bool hist;         /* writes hist/<row>.<peer>.hgrm */
-    bool waiting;      /* measures how the peer waits (the waiting-only peers run it) */
-    bool sizes_from_n; /* --n sets its sizes */
+    bool instance_rows; /* rows are <name>:<instance>, the instances of the run (the
+                           replay: one per trace), named by its cases (tkb_case.row);
+                           each figure is drawn once per row */
+    bool hist;          /* writes hist/<row>.<peer>.hgrm */
+    bool waiting;       /* measures how the peer waits (the waiting-only peers run it) */
+    bool sizes_from_n;  /* --n sets its sizes */
     tkb_plan plan[TKB_NSUITES];
     /* Appends the cases of this workload for `peer` under `plan`; returns how
      * many (0: the peer does not run it). */

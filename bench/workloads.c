@@ -40,6 +40,8 @@ const tkb_workload *tkb_workload_of_row(const char *row, int *variant) {
     for (size_t i = 0; i < tkb_workload_count; i++) {
         const tkb_workload *w = tkb_workloads[i];
         size_t l = strlen(w->name);
+        if (w->instance_rows && strncmp(row, w->name, l) == 0 && row[l] == ':' && row[l + 1])
+            return w;
         if (w->nvariants == 0) {
             if (strcmp(row, w->name) == 0)
                 return w;

@@ -17,6 +17,8 @@
     X(w6_delay_range)                                                                              \
     X(w6_dist)                                                                                     \
     X(w7_contention)                                                                               \
+    X(replay_core)                                                                                 \
+    X(replay_exec)                                                                                 \
     X(floor)
 
 #endif

@@ -28,5 +28,14 @@ add_test(NAME bench_names_once
   COMMAND python3 ${TKB_T}/check_names_once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
 add_test(NAME bench_trace
   COMMAND bash ${TKB_T}/check-trace.sh $<TARGET_FILE:tkbench> ${PROJECT_SOURCE_DIR}/tests/trace/data ${TKB_W}/trace)
-set_tests_properties(bench_replay_exec bench_smoke bench_workload_descriptor bench_cli_errors bench_old_folder
-  bench_engines bench_names_once bench_trace PROPERTIES LABELS bench TIMEOUT 300)
+
+# The core-level replay on hand-built traces: tkbench's sources without its
+# CLI (the test defines what cli.c would), and the test's main().
+tkbench_add(test_replay_core NO_CLI ${TKB_T}/test-replay-core.c)
+add_dependencies(tkbench_test test_replay_core)
+add_test(NAME bench_replay_core COMMAND test_replay_core)
+add_test(NAME bench_replay_cli
+  COMMAND bash ${TKB_T}/check-replay.sh $<TARGET_FILE:tkbench> ${TKB_W}/replay)
+set_tests_properties(bench_replay_exec bench_smoke bench_workload_descriptor bench_cli_errors
+  bench_old_folder bench_engines bench_names_once bench_trace bench_replay_core bench_replay_cli
+  PROPERTIES LABELS bench TIMEOUT 300)
