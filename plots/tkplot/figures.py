@@ -717,8 +717,12 @@ class Figures:
         wl = fig.workload.name
         parts, hsids, fromcsv, ncsv, n = [], [], [], 0, 0
         allvals = []
+        # a histogram is filed under its row: the workload's name, or <name>:<instance> for a
+        # workload whose rows are the run's instances (a replayed trace)
+        hrows = list(dict.fromkeys([ser.workload for ser in fig.series] + [wl]))
         for s in self.series:
-            h = self.runs[s.run - 1].hists.get((wl, s.pid))
+            h = next((hh for hh in (self.runs[s.run - 1].hists.get((r, s.pid)) for r in hrows) if hh),
+                     None)
             if h:
                 rows = [(v, "%.12g" % p, "NaN" if p >= 1 else "%.6g" % (1 / (1 - p))) for v, p in h]
                 f = self.write_dat(f"{fig.name}.{s.tag}.hgrm.dat",
