@@ -763,6 +763,14 @@ static int run_req_run(run_req *r, int argc, char **argv) {
     }
     if (tkb_manifest_write_run(out, o.works, o.nworks, o.peers, o.npeers, cases, ncases) != 0)
         return 1;
+    /* each replayed trace's shape (population over time, delays) beside its results, in
+       traces/<name>/: the report shows it next to the replay's figures */
+    for (size_t i = 0; tkb_the_run.replay != NULL && i < tkb_the_run.replay->count; i++) {
+        const tkt_trace *t = &tkb_the_run.replay->traces[i].trace;
+        snprintf(path, sizeof path, "%s/traces/%s", out, t->name);
+        if (tkb_trace_stats_write(t, path) != 0)
+            errors++;
+    }
     meta =
         tkb_metadata_build(suite_name, o.works, o.nworks, o.peers, o.npeers, argc, argv, context);
     json_object_set_new(meta, "wall_seconds", json_real(round(wall * 10) / 10));

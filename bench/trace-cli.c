@@ -617,6 +617,19 @@ static int cmd_stats(int argc, char **argv) {
     return rc;
 }
 
+int tkb_trace_stats_write(const tkt_trace *t, const char *dir) {
+    if (t == NULL || dir == NULL)
+        return 1;
+    summary s;
+    if (summarise(t, &s) != 0) {
+        fprintf(stderr, "tkbench: trace stats: out of memory\n");
+        return 1;
+    }
+    int rc = write_out(dir, t, &s, true, NULL);
+    free(s.delays);
+    return rc;
+}
+
 int tkb_trace_main(int argc, char **argv) {
     if (argc < 3 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) {
         fputs(USAGE, argc < 3 ? stderr : stdout);

@@ -6,6 +6,7 @@ Sections, tables and captions come from manifest.json: a workload's section hold
 its figures, in the manifest's order.
 """
 
+import os
 import math
 
 from . import stats
@@ -228,10 +229,29 @@ def render_report(run, figs):
         for fig in man.figures:
             if fig.workload is wl and fig.name in drawn:
                 out += [figure_md(drawn[fig.name]), ""]
+    out += traces_md(run.folder)
     nd = not_drawn(figs)
     if nd:
         out += ["## Not drawn", "", "These figures were left out:", ""] + nd + [""]
     return "\n".join(out)
+
+
+def traces_md(folder):
+    """The replayed traces' shapes, which tkbench writes into traces/<name>/ (summary.txt,
+    population and delay-cdf figures)."""
+    root = os.path.join(folder, "traces")
+    names = sorted(n for n in os.listdir(root)
+                   if os.path.isfile(os.path.join(root, n, "summary.txt"))) if os.path.isdir(root) else []
+    out = []
+    for n in names:
+        with open(os.path.join(root, n, "summary.txt"), encoding="utf-8", errors="replace") as f:
+            summary = f.read().rstrip()
+        out += [f"## Trace {n}", "", "```", summary, "```", ""]
+        for fig, what in (("population", "Timers armed over the trace"),
+                          ("delay-cdf", "Delays (deadline - start) of its starts")):
+            if os.path.isfile(os.path.join(root, n, fig + ".png")):
+                out += [f"![{what}](traces/{n}/{fig}.png)", "", f"*{what}.*", ""]
+    return out
 
 
 # ---- compare ------------------------------------------------------------------------------------

@@ -51,6 +51,12 @@ for ext in pdf png svg; do
 done
 need "$out/report.md" "## replay_core" "the replay's report section"
 need "$out/report.md" "(figures/replay_core_ops_synth-3000.png)" "the replay's figure in the report"
+# the trace's shape beside the results, and in the report
+for f in summary.txt population.png delay-cdf.png; do
+  [[ -s "$out/traces/synth-3000/$f" ]] || fail "no traces/synth-3000/$f"
+done
+need "$out/report.md" "## Trace synth-3000" "the trace's section in the report"
+need "$out/report.md" "(traces/synth-3000/population.png)" "the population figure in the report"
 
 # 2. `tkbench run --workloads replay --trace`: the same rows from a run
 "$tkb" run --suite smoke --workloads replay --trace synth:500 --peers heap,sorted-list \
