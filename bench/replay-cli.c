@@ -77,7 +77,8 @@ int tkb_replay_set_open(tkb_replay_set *rs, const char *const *paths, size_t cou
                 return 1;
             }
         } else {
-            if (tkt_load(paths[i], &rt->trace, err, sizeof err) != 0) {
+            /* a neutral CSV or perf script text as recorded: whichever the file holds */
+            if (tkt_load_any(paths[i], NULL, &rt->trace, NULL, NULL, err, sizeof err) != 0) {
                 fprintf(stderr, "tkbench: cannot read trace %s\n", err);
                 return 2;
             }

@@ -82,6 +82,19 @@ for peer in heap sorted-list; do
 done
 printf 't_ns,op,timer,deadline_ns,function,class\n0,start,a,100,,\n5,bogus,a,,,\n' >"$work/bad.csv"
 
+# 2d. perf script text replays as it is, and as its conversion to CSV does
+"$tkb" replay "$here/../trace/data/tiny.perf.txt" --peers heap,hwheel --reps 1 --out "$work/perf" \
+  >"$work/perf.out" 2>"$work/perf.err" || { cat "$work/perf.err"; fail "replay of perf text"; }
+"$tkb" trace convert "$here/../trace/data/tiny.perf.txt" "$work/tiny.perf.csv" >/dev/null 2>&1 ||
+  fail "convert tiny.perf.txt"
+"$tkb" replay "$work/tiny.perf.csv" --peers heap,hwheel --reps 1 --out "$work/perfcsv" \
+  >"$work/perfcsv.out" 2>"$work/perfcsv.err" || { cat "$work/perfcsv.err"; fail "replay of its CSV"; }
+counts() { grep -E ',replay_core:tiny[^,]*,[0-9]+,(expired|starts|modifies|cancels),' "$1" |
+  cut -d, -f1,4,5 | sed 's/,replay_core:[^,]*//' | sort; }
+[[ -n "$(counts "$work/perf/results.csv")" ]] || fail "no count rows from the perf text's replay"
+[[ "$(counts "$work/perf/results.csv")" == "$(counts "$work/perfcsv/results.csv")" ]] ||
+  fail "perf text and its CSV replay differently"
+
 # 2c. both levels: the executor-level rows, its histogram and lateness figures
 "$tkb" replay "$here/../trace/data/tiny.csv" --level all --peers heap --reps 1 --speed 2 \
   --out "$work/all" >"$work/all.out" 2>"$work/all.err" || { cat "$work/all.err"; fail "--level all"; }
