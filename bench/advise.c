@@ -40,6 +40,12 @@
 #include "timerkit/engine.h"
 #include "timerkit/status.h"
 
+/* The workloads whose rows advise reads from a results folder: their names
+ * come from their descriptors (bench/workloads/). */
+extern const tkb_workload tkb_wl_w3_latency, tkb_wl_replay_exec, tkb_wl_floor;
+#define LATE_P99 "late_p99_us"            /* W3_latency's and replay_exec's p99 */
+#define WAKE_P99 "nanosleep_late_p99_us" /* the floor's sleep lateness p99 */
+
 /* The grid step of an exact engine's replay: its executor wakes for each
  * deadline, so its expiry batches are those of a fine grid. */
 #define EXACT_STEP_NS INT64_C(1000)
@@ -323,10 +329,11 @@ static int csv_fields(char *line, char **f, int max) {
 
 /* Is this a row advise reads? */
 static bool row_usable(const drow *r) {
-    return (strcmp(r->metric, "late_p99_us") == 0 &&
-            (strcmp(r->workload, "W3_latency") == 0 ||
-             strncmp(r->workload, "replay_exec:", 12) == 0)) ||
-           (strcmp(r->metric, "nanosleep_late_p99_us") == 0);
+    size_t nr = strlen(tkb_wl_replay_exec.name);
+    return (strcmp(r->metric, LATE_P99) == 0 &&
+            (strcmp(r->workload, tkb_wl_w3_latency.name) == 0 ||
+             (strncmp(r->workload, tkb_wl_replay_exec.name, nr) == 0 && r->workload[nr] == ':'))) ||
+           (strcmp(r->workload, tkb_wl_floor.name) == 0 && strcmp(r->metric, WAKE_P99) == 0);
 }
 
 /* Reads DIR/results.csv, keeping the rows advise uses. Returns 0, or 2 with
@@ -401,9 +408,10 @@ static int dir_read(const char *dir, dir_rows *out) {
     fclose(f);
     if (status == 0 && out->n == 0) {
         fprintf(stderr,
-                "tkbench: advise: %s has %zu rows but none advise can use (late_p99_us of "
-                "replay_exec:<trace> or W3_latency, or the floor's nanosleep_late_p99_us)\n",
-                path, rows);
+                "tkbench: advise: %s has %zu rows but none advise can use (%s of %s:<trace> or "
+                "%s, or %s of %s)\n",
+                path, rows, LATE_P99, tkb_wl_replay_exec.name, tkb_wl_w3_latency.name, WAKE_P99,
+                tkb_wl_floor.name);
         status = 2;
     }
     return status;
@@ -643,14 +651,14 @@ static size_t make_candidates(const shape *s, const needs *nd, cand *cs) {
 static void lateness_of(cand *c, const dir_rows *d, const char *trace_name, double wake_ns) {
     if (d != NULL) {
         char w[96];
-        snprintf(w, sizeof w, "replay_exec:%s", trace_name);
-        double v = dir_median(d, c->peer.spec, w, "late_p99_us");
+        snprintf(w, sizeof w, "%s:%s", tkb_wl_replay_exec.name, trace_name);
+        double v = dir_median(d, c->peer.spec, w, LATE_P99);
         if (isfinite(v)) {
             c->late_ns = v * 1e3;
             c->late_src = SRC_DIR_REPLAY;
             return;
         }
-        v = dir_median(d, c->peer.spec, "W3_latency", "late_p99_us");
+        v = dir_median(d, c->peer.spec, tkb_wl_w3_latency.name, LATE_P99);
         if (isfinite(v)) {
             c->late_ns = v * 1e3;
             c->late_src = SRC_DIR_W3;
@@ -780,11 +788,12 @@ static void print_sources(double wake_ns, const char *dir, int reps) {
            "    node (%zu B) per timer at the peak armed\n"
            "  cpu: modelled: cost per event x the trace's event rate, share of one core (no\n"
            "    wake-ups counted)\n"
-           "  p99 lateness: DIR:replay = replay_exec of this trace in %s;\n"
-           "    DIR:W3 = W3_latency there (same peer spec); model = one tick (ticked engines)\n"
+           "  p99 lateness: DIR:replay = %s of this trace in %s;\n"
+           "    DIR:W3 = %s there (same peer spec); model = one tick (ticked engines)\n"
            "    + the machine's wake-up p99 (%s%s);\n"
            "    model>= = one tick, the wake-up latency not known (a lower bound)\n",
-           reps, sizeof(tk_node), dir != NULL ? dir : "DIR (no --results)",
+           reps, sizeof(tk_node), tkb_wl_replay_exec.name, dir != NULL ? dir : "DIR (no --results)",
+           tkb_wl_w3_latency.name,
            isfinite(wake_ns) ? w : "unknown",
            isfinite(wake_ns) ? ": the floor's nanosleep p99 in DIR" : ": no floor row in DIR");
 }
@@ -801,7 +810,7 @@ static void say(const cand *c, char *b, size_t len) {
         snprintf(late, sizeof late, "%s (measured on this trace, from DIR)", lt);
         break;
     case SRC_DIR_W3:
-        snprintf(late, sizeof late, "%s (measured by W3_latency, from DIR)", lt);
+        snprintf(late, sizeof late, "%s (measured by %s, from DIR)", lt, tkb_wl_w3_latency.name);
         break;
     case SRC_MODEL:
         snprintf(late, sizeof late, "about %s (modelled: %s the wake-up)", lt,
@@ -820,7 +829,8 @@ static void say(const cand *c, char *b, size_t len) {
              mem);
 }
 
-static void recommend(const cand *cs, size_t n, criterion k, const needs *nd, const char *trace) {
+static void recommend(const cand *cs, size_t n, criterion k, const needs *nd, const char *trace,
+                      const char *trace_path) {
     size_t nok = 0;
     for (size_t i = 0; i < n; i++)
         nok += cs[i].excluded[0] == '\0';
@@ -891,7 +901,7 @@ static void recommend(const cand *cs, size_t n, criterion k, const needs *nd, co
         printf("  Its lateness is modelled without the machine's wake-up latency: run `tkbench run "
                "--suite quick` (the floor) or `tkbench replay %s --level executor --peers %s` and "
                "pass the folder with --results.\n",
-               trace, best->peer.spec);
+               trace_path, best->peer.spec);
 }
 
 /* ---- the command ------------------------------------------------------------------ */
@@ -987,7 +997,7 @@ int tkb_advise_main(int argc, char **argv) {
     }
     double wake_ns = NAN;
     if (dir != NULL) {
-        double w = dir_median(&drows, NULL, "floor", "nanosleep_late_p99_us");
+        double w = dir_median(&drows, NULL, tkb_wl_floor.name, WAKE_P99);
         if (isfinite(w))
             wake_ns = w * 1e3;
     }
@@ -1131,11 +1141,11 @@ int tkb_advise_main(int argc, char **argv) {
             from_dir += cs[i].late_src == SRC_DIR_REPLAY || cs[i].late_src == SRC_DIR_W3;
         if (from_dir == 0)
             fprintf(stderr,
-                    "tkbench: advise: note: %s has no lateness of these candidates (replay_exec:%s "
-                    "or W3_latency of the same specs): their lateness is modelled\n",
-                    dir, t->name);
+                    "tkbench: advise: note: %s has no lateness of these candidates (%s:%s or %s "
+                    "of the same specs): their lateness is modelled\n",
+                    dir, tkb_wl_replay_exec.name, t->name, tkb_wl_w3_latency.name);
     }
-    recommend(cs, nc, crit, &nd, t->name);
+    recommend(cs, nc, crit, &nd, t->name, trace_path);
     if (cs[0].excluded[0] != '\0' && status == 0)
         status = 1;
 out:
