@@ -43,7 +43,7 @@
 /* The workloads whose rows advise reads from a results folder: their names
  * come from their descriptors (bench/workloads/). */
 extern const tkb_workload tkb_wl_w3_latency, tkb_wl_replay_exec, tkb_wl_floor;
-#define LATE_P99 "late_p99_us"            /* W3_latency's and replay_exec's p99 */
+#define LATE_P99 "late_p99_us"           /* W3_latency's and replay_exec's p99 */
 #define WAKE_P99 "nanosleep_late_p99_us" /* the floor's sleep lateness p99 */
 
 /* The grid step of an exact engine's replay: its executor wakes for each
@@ -71,12 +71,8 @@ typedef enum src {
 } src;
 
 static const char *const src_tag[] = {
-    [SRC_NONE] = "model>=",
-    [SRC_HERE] = "here",
-    [SRC_DIR_REPLAY] = "DIR:replay",
-    [SRC_DIR_W3] = "DIR:W3",
-    [SRC_MODEL] = "model",
-    [SRC_MODEL_TICK] = "model>=",
+    [SRC_NONE] = "model>=",  [SRC_HERE] = "here",   [SRC_DIR_REPLAY] = "DIR:replay",
+    [SRC_DIR_W3] = "DIR:W3", [SRC_MODEL] = "model", [SRC_MODEL_TICK] = "model>=",
 };
 
 typedef enum criterion { CRIT_COST, CRIT_LATENESS, CRIT_MEMORY } criterion;
@@ -162,9 +158,10 @@ static int parse_size(const char *s, double *out) {
     static const struct {
         const char *suffix;
         double mult;
-    } units[] = {{"", 1},          {"B", 1},        {"K", 1024},    {"KiB", 1024},
-                 {"KB", 1e3},      {"M", 1048576},  {"MiB", 1048576}, {"MB", 1e6},
-                 {"G", 1073741824}, {"GiB", 1073741824}, {"GB", 1e9}};
+    } units[] = {
+        {"", 1},        {"B", 1},         {"K", 1024}, {"KiB", 1024},     {"KB", 1e3},
+        {"M", 1048576}, {"MiB", 1048576}, {"MB", 1e6}, {"G", 1073741824}, {"GiB", 1073741824},
+        {"GB", 1e9}};
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -219,7 +216,7 @@ static size_t pow2_at_least(double x, size_t lo, size_t hi) {
 /* ---- the trace ---------------------------------------------------------------- */
 
 typedef struct shape {
-    uint64_t starts, cancels, expires; /* events of each kind in the trace */
+    uint64_t starts, cancels, expires;       /* events of each kind in the trace */
     int64_t delay_p50, delay_p99, delay_max; /* deadline - start time, clamped at 0 */
     double rate;                             /* START and CANCEL events per second */
 } shape;
@@ -383,14 +380,14 @@ static int dir_read(const char *dir, dir_rows *out) {
         }
         rows++;
         drow r = {.value = v};
-        tkb_peer p;
-        char err[256];
-        snprintf(r.peer, sizeof r.peer, "%s",
-                 tkb_peer_parse(fld[0], &p, err, sizeof err) == 0 ? p.spec : fld[0]);
         snprintf(r.workload, sizeof r.workload, "%s", fld[1]);
         snprintf(r.metric, sizeof r.metric, "%s", fld[3]);
         if (!row_usable(&r) || !isfinite(v))
             continue;
+        tkb_peer p;
+        char err[256];
+        snprintf(r.peer, sizeof r.peer, "%s",
+                 tkb_peer_parse(fld[0], &p, err, sizeof err) == 0 ? p.spec : fld[0]);
         if (out->n == out->cap) {
             size_t nc = out->cap ? 2 * out->cap : 64;
             drow *nv = realloc(out->v, nc * sizeof *nv);
@@ -497,7 +494,8 @@ static int measure_memory(const tkt_trace *t, cand *c, char *err, size_t err_len
     tk_allocator a = {.alloc = count_alloc, .free = count_free, .ctx = &cnt};
     void *st = calloc(1, core->size ? core->size : 1);
     tk_node *nodes = calloc(t->ntimers ? t->ntimers : 1, sizeof *nodes);
-    if (st == NULL || nodes == NULL || core->init(st, tk__queue_config_params(&qc), &a, 0) != TK_OK) {
+    if (st == NULL || nodes == NULL ||
+        core->init(st, tk__queue_config_params(&qc), &a, 0) != TK_OK) {
         free(st);
         free(nodes);
         snprintf(err, err_len, "%s: cannot create its core", c->peer.spec);
@@ -558,8 +556,8 @@ static int cmp_double(const void *a, const void *b) {
  * microseconds) is not measured from one clock interval. Returns 0, or
  * non-zero with a message in err. */
 #define REP_MIN_NS (20 * INT64_C(1000000))
-static int measure_cost(const tkt_trace *t, const tkb_replay_ref *ref, cand *c, int reps,
-                        char *err, size_t err_len) {
+static int measure_cost(const tkt_trace *t, const tkb_replay_ref *ref, cand *c, int reps, char *err,
+                        size_t err_len) {
     double ev[1000], op[4][1000];
     size_t nop[4] = {0, 0, 0, 0};
     const tkb_replay_core_opts timed = {.timed_ops = true, .perturb = -1};
@@ -614,8 +612,9 @@ static void cand_add(cand *cs, size_t *n, const char *spec, const char *why) {
  * half the lateness need; 1 ms without one), a tenth of it, and 1 ms (so
  * that a need shows what it rules out), ascending, without repeats. */
 static size_t ticks_for(const needs *nd, int64_t *ticks) {
-    int64_t base = nd->lateness_ns > 0 ? nice_floor(nd->lateness_ns / 2 > 0 ? nd->lateness_ns / 2 : 1)
-                                       : BASE_TICK_NS;
+    int64_t base = nd->lateness_ns > 0
+                       ? nice_floor(nd->lateness_ns / 2 > 0 ? nd->lateness_ns / 2 : 1)
+                       : BASE_TICK_NS;
     int64_t want[MAX_TICKS] = {base / 10, base, BASE_TICK_NS};
     size_t n = 0;
     for (size_t i = 0; i < MAX_TICKS; i++) {
@@ -762,11 +761,10 @@ static void print_table(const cand *cs, size_t n) {
     size_t rankno = 0;
     for (size_t i = 0; i < n; i++) {
         const cand *c = &cs[i];
-        char no[8], st[32], ev[48], o[4][16], lt[40], lts[64], mem[24], cpu[24];
+        char no[24] = "-", st[32], ev[48], o[4][16], lt[40], lts[64], mem[24], cpu[24];
         bool ok = c->excluded[0] == '\0';
-        snprintf(no, sizeof no, ok ? "%zu" : "-", ++rankno);
-        if (!ok)
-            rankno--;
+        if (ok)
+            snprintf(no, sizeof no, "%zu", ++rankno);
         if (!c->valid) {
             printf("%-3s %-36s\n    excluded: %s\n", no, c->spec_in, c->excluded);
             continue;
@@ -787,8 +785,8 @@ static void print_table(const cand *cs, size_t n) {
             snprintf(cpu, sizeof cpu, "%.3g%%", c->cpu_pct);
         else
             snprintf(cpu, sizeof cpu, "-");
-        printf("%-3s %-36s %-6s %-21s %7s %7s %7s %7s  %-22s %-10s %s\n", no, c->peer.spec, st,
-               ev, o[0], o[1], o[2], o[3], lts, mem, cpu);
+        printf("%-3s %-36s %-6s %-21s %7s %7s %7s %7s  %-22s %-10s %s\n", no, c->peer.spec, st, ev,
+               o[0], o[1], o[2], o[3], lts, mem, cpu);
         if (!ok)
             printf("    excluded: %s\n", c->excluded);
     }
@@ -810,8 +808,7 @@ static void print_sources(double wake_ns, const char *dir, int reps) {
            "    + the machine's wake-up p99 (%s%s);\n"
            "    model>= = one tick, the wake-up latency not known (a lower bound)\n",
            reps, sizeof(tk_node), tkb_wl_replay_exec.name, dir != NULL ? dir : "DIR (no --results)",
-           tkb_wl_w3_latency.name,
-           isfinite(wake_ns) ? w : "unknown",
+           tkb_wl_w3_latency.name, isfinite(wake_ns) ? w : "unknown",
            isfinite(wake_ns) ? ": the floor's nanosleep p99 in DIR" : ": no floor row in DIR");
 }
 
@@ -900,8 +897,8 @@ static void recommend(const cand *cs, size_t n, criterion k, const needs *nd, co
         char lt[40];
         fmt_dur(lt, sizeof lt, bl);
         say(late, line, sizeof line);
-        printf("  Choose %s if you need lateness under %s (%s; %+.0f%% cost).\n",
-               late->peer.spec, lt, line, 100.0 * (late->event_ns / best->event_ns - 1));
+        printf("  Choose %s if you need lateness under %s (%s; %+.0f%% cost).\n", late->peer.spec,
+               lt, line, 100.0 * (late->event_ns / best->event_ns - 1));
     }
     if (cheap != best && cheap->event_ns < best->event_ns * 0.9) {
         say(cheap, line, sizeof line);
@@ -968,9 +965,15 @@ int tkb_advise_main(int argc, char **argv) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (a[0] == '-' && a[1] == '-') {
-            if (strcmp(a, "--help") == 0)
-                usage_exit("recommends an engine and its parameters for a trace "
-                           "(docs/advisor.md)");
+            if (strcmp(a, "--help") == 0) {
+                printf("usage: tkbench advise TRACE [--results DIR] [--need lateness=DUR] "
+                       "[--need memory=SIZE]\n"
+                       "                      [--need cpu=PCT] [--criterion cost|lateness|memory] "
+                       "[--reps K]\n"
+                       "Recommends an engine and its parameters for a trace, with the figures "
+                       "behind the advice (docs/advisor.md).\n");
+                return 0;
+            }
             if (v == NULL)
                 usage_exit("%s needs a value", a);
             i++;
@@ -1075,8 +1078,7 @@ int tkb_advise_main(int argc, char **argv) {
                "cancelled, %.1f%% expire; %" PRIu64 " cancels of timers not armed\n",
                arms, arms ? 100.0 * (double)exact->modifies / (double)arms : 0.0,
                arms ? 100.0 * (double)exact->cancels / (double)arms : 0.0,
-               arms ? 100.0 * (double)exact->expired / (double)arms : 0.0,
-               exact->cancels_unarmed);
+               arms ? 100.0 * (double)exact->expired / (double)arms : 0.0, exact->cancels_unarmed);
     }
 
     cand cs[MAX_CANDS];
@@ -1115,8 +1117,8 @@ int tkb_advise_main(int argc, char **argv) {
         }
         char st[32];
         fmt_param_dur(st, sizeof st, c->step_ns);
-        fprintf(stderr, "tkbench: advise: [%zu/%zu] %s (%s), step %s: %d core replays ...\n",
-                i + 1, nc, c->peer.spec, c->why, st, reps);
+        fprintf(stderr, "tkbench: advise: [%zu/%zu] %s (%s), step %s: %d core replays ...\n", i + 1,
+                nc, c->peer.spec, c->why, st, reps);
         int rc = measure_cost(t, ref, c, reps, err, sizeof err);
         if (rc != 0) {
             fprintf(stderr, "tkbench: advise: %s: replay %s: %s\n", c->peer.spec,
@@ -1135,8 +1137,8 @@ int tkb_advise_main(int argc, char **argv) {
         if (nd.lateness_ns > 0 && c->late_src != SRC_NONE && c->late_ns > (double)nd.lateness_ns) {
             late_text(lt, sizeof lt, c);
             fmt_dur(b, sizeof b, (double)nd.lateness_ns);
-            snprintf(c->excluded, sizeof c->excluded, "p99 lateness %s (%s) > need lateness=%s",
-                     lt, src_tag[c->late_src], b);
+            snprintf(c->excluded, sizeof c->excluded, "p99 lateness %s (%s) > need lateness=%s", lt,
+                     src_tag[c->late_src], b);
         } else if (nd.memory_bytes > 0 && c->mem_bytes > nd.memory_bytes) {
             fmt_bytes(a, sizeof a, c->mem_bytes);
             fmt_bytes(b, sizeof b, nd.memory_bytes);
