@@ -3,7 +3,7 @@
  * rules and the measurements that justify them).
  *
  *   tkbench advise TRACE [--results DIR] [--need lateness=DUR] [--need memory=SIZE]
- *                  [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K]
+ *                  [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K] [--hz N]
  *
  * 1. The trace (any file tkt_load_any() reads, or synth:EVENTS[:TIMERS]) is
  *    summarised: events, rate, peak armed, delay percentiles, re-arms and
@@ -927,7 +927,8 @@ static void usage_exit(const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     fputs("\nusage: tkbench advise TRACE [--results DIR] [--need lateness=DUR] "
           "[--need memory=SIZE]\n"
-          "                      [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K]\n",
+          "                      [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K] "
+          "[--hz N]\n",
           stderr);
     va_end(ap);
     exit(2);
@@ -961,6 +962,7 @@ int tkb_advise_main(int argc, char **argv) {
     needs nd = {0, 0, 0};
     criterion crit = CRIT_COST;
     int reps = DEFAULT_REPS;
+    tkt_perf_opts popts = {0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -969,7 +971,7 @@ int tkb_advise_main(int argc, char **argv) {
                 printf("usage: tkbench advise TRACE [--results DIR] [--need lateness=DUR] "
                        "[--need memory=SIZE]\n"
                        "                      [--need cpu=PCT] [--criterion cost|lateness|memory] "
-                       "[--reps K]\n"
+                       "[--reps K] [--hz N]\n"
                        "Recommends an engine and its parameters for a trace, with the figures "
                        "behind the advice (docs/advisor.md).\n");
                 return 0;
@@ -988,6 +990,12 @@ int tkb_advise_main(int argc, char **argv) {
                 if (k == TKB_COUNT(crit_name))
                     usage_exit("--criterion: expected cost, lateness or memory, got '%s'", v);
                 crit = (criterion)k;
+            } else if (strcmp(a, "--hz") == 0) {
+                char *end;
+                long hz = strtol(v, &end, 10);
+                if (*end != '\0' || hz < 1 || hz > 100000)
+                    usage_exit("--hz: expected jiffies per second in 1..100000, got '%s'", v);
+                popts.hz = hz;
             } else if (strcmp(a, "--reps") == 0) {
                 char *end;
                 long r = strtol(v, &end, 10);
@@ -1037,7 +1045,7 @@ int tkb_advise_main(int argc, char **argv) {
         }
         t = &synth.traces[0].trace;
     } else {
-        if (tkt_load_any(trace_path, NULL, &loaded, NULL, NULL, err, sizeof err) != 0) {
+        if (tkt_load_any(trace_path, &popts, &loaded, NULL, NULL, err, sizeof err) != 0) {
             fprintf(stderr, "tkbench: advise: cannot read trace %s\n", err);
             free(drows.v);
             return 2;

@@ -7,7 +7,7 @@
  *   tkbench replay TRACE... [--peers SPECS] [--level core|executor|all]
  *                  [--step DUR] [--speed X] [--reps K] [--out DIR]
  *   tkbench advise TRACE [--results DIR] [--need lateness=DUR|memory=SIZE|cpu=PCT]
- *                  [--criterion cost|lateness|memory] [--reps K]
+ *                  [--criterion cost|lateness|memory] [--reps K] [--hz N]
  *   tkbench plot DIR
  *   tkbench compare [--out OUTDIR] DIR...
  *   tkbench manifest [--force] DIR
@@ -903,7 +903,8 @@ static void usage(FILE *f) {
                "              [--step DUR] [--speed X] [--reps K] [--out DIR]\n"
                "                                    replay recorded traces (docs/replay.md)\n"
                "  tkbench advise TRACE [--results DIR] [--need lateness=DUR] [--need memory=SIZE]\n"
-               "              [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K]\n"
+               "              [--need cpu=PCT] [--criterion cost|lateness|memory]\n"
+               "              [--reps K] [--hz N]\n"
                "                                    which engine, with which parameters, for a\n"
                "                                    trace, and the figures why (docs/advisor.md)\n"
                "  tkbench plot DIR                  figures and report.md (plots/render.py)\n"

@@ -7,7 +7,7 @@
 # that peer's lateness "from DIR" and a floor row makes the others modelled
 # with the wake-up; bad usage exits with status 2 and a message. Nothing is
 # timed: which engine wins is not asserted, only that the advice is well
-# formed. Usage: check-advise.sh TKBENCH TRACE_DATA_DIR WORKDIR
+# formed. perf script text is read too. Usage: check-advise.sh TKBENCH TRACE_DATA_DIR WORKDIR
 set -uo pipefail
 tkb=${1:?tkbench}; data=${2:?trace data dir}; work=${3:?work dir}
 rm -rf "$work"; mkdir -p "$work"
@@ -57,6 +57,18 @@ check_advice "$work/tiny.out"
   { cat "$work/synth.err"; fail "advise synth:3000 failed"; }
 need "$work/synth.out" "trace synth-3000: 3000 events" "the synthetic trace's shape"
 check_advice "$work/synth.out"
+
+# 2b. perf script text, read by the same loader as `tkbench trace convert`
+"$tkb" advise "$data/tiny.perf.txt" --reps 1 >"$work/perf.out" 2>"$work/perf.err" ||
+  { cat "$work/perf.err"; fail "advise tiny.perf.txt failed"; }
+need "$work/perf.out" "trace tiny: " "the perf trace's shape"
+check_advice "$work/perf.out"
+expect2_hz() {
+  "$tkb" advise "$data/tiny.perf.txt" --hz 0 >"$work/hz.out" 2>"$work/hz.err"
+  [[ $? == 2 ]] || fail "--hz 0 did not exit 2"
+  need "$work/hz.err" "--hz: expected jiffies per second" "the --hz message"
+}
+expect2_hz
 
 # 3. a lateness need under 1 ms: the 1 ms ticks are out, with the reason; the
 #    ticks come from the need (at most half of it: 200us, and a tenth, 20us)
