@@ -6,6 +6,8 @@
  *               [--reps K] [--timer-slack NS] [--out DIR]
  *   tkbench replay TRACE... [--peers SPECS] [--level core|executor|all]
  *                  [--step DUR] [--speed X] [--reps K] [--out DIR]
+ *   tkbench advise TRACE [--results DIR] [--need lateness=DUR|memory=SIZE|cpu=PCT]
+ *                  [--criterion cost|lateness|memory] [--reps K] [--hz N]
  *   tkbench plot DIR
  *   tkbench compare [--out OUTDIR] DIR...
  *   tkbench manifest [--force] DIR
@@ -31,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "advise.h"
 #include "replay.h"
 #include "run.h"
 #include "trace-cli.h"
@@ -907,6 +910,11 @@ static void usage(FILE *f) {
                "  tkbench replay TRACE... [--peers SPEC,...] [--level core|executor|all]\n"
                "              [--step DUR] [--speed X] [--reps K] [--out DIR]\n"
                "                                    replay recorded traces (docs/replay.md)\n"
+               "  tkbench advise TRACE [--results DIR] [--need lateness=DUR] [--need memory=SIZE]\n"
+               "              [--need cpu=PCT] [--criterion cost|lateness|memory]\n"
+               "              [--reps K] [--hz N]\n"
+               "                                    which engine, with which parameters, for a\n"
+               "                                    trace, and the figures why (docs/advisor.md)\n"
                "  tkbench plot DIR                  figures and report.md (plots/render.py)\n"
                "  tkbench compare [--out OUT] DIR_A DIR_B...   compare runs, with intervals\n"
                "  tkbench manifest [--force] DIR    write manifest.json for an older folder\n"
@@ -956,6 +964,8 @@ int main(int argc, char **argv) {
         return cmd_manifest(argc, argv);
     if (strcmp(argv[1], "trace") == 0)
         return tkb_trace_main(argc, argv);
+    if (strcmp(argv[1], "advise") == 0)
+        return tkb_advise_main(argc, argv);
     die_usage("unknown command '%s'", argv[1]);
     return 2;
 }

@@ -36,6 +36,8 @@ add_dependencies(tkbench_test test_replay_core)
 add_test(NAME bench_replay_core COMMAND test_replay_core)
 add_test(NAME bench_replay_cli
   COMMAND bash ${TKB_T}/check-replay.sh $<TARGET_FILE:tkbench> ${TKB_W}/replay)
+add_test(NAME bench_advise
+  COMMAND bash ${TKB_T}/check-advise.sh $<TARGET_FILE:tkbench> ${PROJECT_SOURCE_DIR}/tests/trace/data ${TKB_W}/advise)
 set_tests_properties(bench_replay_exec bench_smoke bench_workload_descriptor bench_cli_errors
   bench_old_folder bench_engines bench_names_once bench_trace bench_replay_core bench_replay_cli
-  PROPERTIES LABELS bench TIMEOUT 300)
+  bench_advise PROPERTIES LABELS bench TIMEOUT 300)
