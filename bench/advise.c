@@ -291,39 +291,6 @@ typedef struct dir_rows {
     size_t n, cap;
 } dir_rows;
 
-/* Splits a CSV line (RFC 4180 quotes, no line breaks inside fields) in place. */
-static int csv_fields(char *line, char **f, int max) {
-    int n = 0;
-    char *p = line;
-    line[strcspn(line, "\r\n")] = '\0';
-    while (n < max) {
-        if (*p == '"') {
-            char *w = ++p;
-            f[n++] = w;
-            while (*p != '\0') {
-                if (*p == '"' && p[1] == '"') {
-                    *w++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    *w++ = *p++;
-                }
-            }
-            *w = '\0';
-            p += strcspn(p, ",");
-        } else {
-            f[n++] = p;
-            p += strcspn(p, ",");
-        }
-        if (*p != ',')
-            break;
-        *p++ = '\0';
-    }
-    return n;
-}
-
 /* Is this a row advise reads? */
 static bool row_usable(const drow *r) {
     size_t nr = strlen(tkb_wl_replay_exec.name);
@@ -356,7 +323,7 @@ static int dir_read(const char *dir, dir_rows *out) {
     while (getline(&line, &lcap, f) > 0) {
         lineno++;
         char *fld[8];
-        int nf = csv_fields(line, fld, 8);
+        int nf = tkb_csv_split(line, fld, 8);
         if (lineno == 1) {
             if (nf < 6 || strcmp(fld[0], "peer") != 0 || strcmp(fld[1], "workload") != 0 ||
                 strcmp(fld[3], "metric") != 0 || strcmp(fld[4], "value") != 0) {

@@ -458,39 +458,6 @@ int tkb_manifest_write_run(const char *dir, const tkb_selected *ws, size_t nws,
 }
 
 /* ---- manifests for older folders ----------------------------------------------- */
-/* Splits a CSV line (RFC 4180 quoting, no line breaks in fields) in place. */
-static int csv_split(char *line, char **f, int max) {
-    int n = 0;
-    char *p = line;
-    line[strcspn(line, "\r\n")] = '\0';
-    while (n < max) {
-        if (*p == '"') {
-            char *w = ++p;
-            f[n++] = w;
-            while (*p != '\0') {
-                if (*p == '"' && p[1] == '"') {
-                    *w++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    *w++ = *p++;
-                }
-            }
-            *w = '\0';
-            p += strcspn(p, ",");
-        } else {
-            f[n++] = p;
-            p += strcspn(p, ",");
-        }
-        if (*p != ',')
-            break;
-        *p++ = '\0';
-    }
-    return n;
-}
-
 typedef struct seen {
     char peer[TKB_SPEC_MAX];
     char row[64];
@@ -567,7 +534,7 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
     int status = 0;
     while (fgets(line, sizeof line, f) != NULL) {
         lineno++;
-        int nf = csv_split(line, fld, 8);
+        int nf = tkb_csv_split(line, fld, 8);
         if (lineno == 1) {
             if (nf < 6 || strcmp(fld[0], "peer") != 0 || strcmp(fld[3], "metric") != 0) {
                 fprintf(stderr,

@@ -451,3 +451,36 @@ void tkb_results_headline(const tkb_rows *rows, const tkb_peer *peers, size_t np
     print_machine(rows, peers, npeers);
     print_instances(rows, peers, npeers);
 }
+
+/* results.csv's reader side (manifests for older folders, the advisor). */
+int tkb_csv_split(char *line, char **f, int max) {
+    int n = 0;
+    char *p = line;
+    line[strcspn(line, "\r\n")] = '\0';
+    while (n < max) {
+        if (*p == '"') {
+            char *w = ++p;
+            f[n++] = w;
+            while (*p != '\0') {
+                if (*p == '"' && p[1] == '"') {
+                    *w++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *w++ = *p++;
+                }
+            }
+            *w = '\0';
+            p += strcspn(p, ",");
+        } else {
+            f[n++] = p;
+            p += strcspn(p, ",");
+        }
+        if (*p != ',')
+            break;
+        *p++ = '\0';
+    }
+    return n;
+}

@@ -42,6 +42,9 @@ int tkb_results_collect(const char *json_path, const tkb_case *cases, size_t nca
                         int *failed, json_t **context);
 /* Writes results.csv. Returns 0 or -1. */
 int tkb_results_write_csv(const char *path, const tkb_rows *rows);
+/* Splits a line of results.csv (RFC 4180 quoting, no line break inside a
+ * field) in place into at most max fields; returns how many. */
+int tkb_csv_split(char *line, char **f, int max);
 /* Prints the headline tables (metrics with a tkb_headline) to stdout:
  * medians over repetitions at each peer's largest n. */
 void tkb_results_headline(const tkb_rows *rows, const tkb_peer *peers, size_t npeers);
