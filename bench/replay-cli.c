@@ -76,6 +76,8 @@ int tkb_replay_set_open(tkb_replay_set *rs, const char *const *paths, size_t cou
                 fprintf(stderr, "tkbench: %s: out of memory\n", paths[i]);
                 return 1;
             }
+            if (timers > 0) /* synth:E and synth:E:T are different traces: name both */
+                snprintf(rt->trace.name, sizeof rt->trace.name, "synth-%zu-%zu", events, timers);
         } else {
             /* a neutral CSV or perf script text as recorded: whichever the file holds */
             if (tkt_load_any(paths[i], NULL, &rt->trace, NULL, NULL, err, sizeof err) != 0) {

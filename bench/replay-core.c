@@ -302,6 +302,8 @@ typedef struct drv {
     bool overflow;
     int64_t cur_g;
     int64_t floor_g, last_g;
+    int64_t passed;   /* the limit of the last expiry pass (INT64_MIN: none yet) */
+    bool due_pending; /* a start since that pass is due at or before it */
     int64_t step;
     /* timed pass */
     bool timed;
@@ -368,13 +370,25 @@ static int drv_run(drv *d, const tkt_trace *t) {
         if (e->op == TKT_EXPIRE)
             continue;
         int64_t limit = grid_floor(e->t_ns, d->step);
-        if (!drv_pass(d, limit))
-            return -1;
+        /* an expiry pass only when something can be due that was not at the last one:
+           time reached a later grid point, or a start since then was due at once (its
+           grid point is at or before the last limit). Otherwise the pass would find
+           nothing, and asking "anything due?" before every event is not what a timer
+           thread does: it wakes at a tick or at the next deadline. */
+        if (limit > d->passed || d->due_pending) {
+            if (!drv_pass(d, limit))
+                return -1;
+            if (limit > d->passed)
+                d->passed = limit;
+            d->due_pending = false;
+        }
         if (limit > d->floor_g)
             d->floor_g = limit;
         uint32_t k = e->timer;
         char *tm = d->timers + (size_t)k * d->tsize;
         if (e->op == TKT_START) {
+            if (grid_ceil(e->deadline_ns, d->step) <= d->passed)
+                d->due_pending = true;
             if (d->armed[k]) {
                 uint64_t t0 = d->timed ? op_ticks() : 0;
                 d->failed |= ops->stop_one(d->self, tm);
@@ -410,6 +424,7 @@ static int drv_open(drv *d, const tkt_trace *t, const tkb_replay_ref *ref, const
     d->ops = p->core;
     d->tsize = d->ops->timer_size;
     d->step = ref->step_ns;
+    d->passed = INT64_MIN;
     size_t nt = t->ntimers ? t->ntimers : 1;
     d->timers = calloc(nt, d->tsize); /* calloc: a zeroed node is one never inserted */
     d->armed = calloc(nt, 1);
