@@ -485,7 +485,9 @@ def read_metadata(folder):
                 line = raw.rstrip("\r\n")
                 if line.lstrip().startswith("#") or ":" not in line:
                     continue
-                k, v = line.split(":", 1)
+                # "key: value"; a key may hold a peer spec with colons of its own
+                # ("peer_params.heap:spin=150us.label"), never ": "
+                k, v = line.split(": ", 1) if ": " in line else line.split(":", 1)
                 k, v = k.strip(), v.strip().replace("\t", " ")
                 if k and k not in meta:
                     meta[k] = v
