@@ -185,6 +185,19 @@ class MannWhitney(unittest.TestCase):
         self.assertEqual(stats.mann_whitney([5, 5, 5], [5, 5, 5])[1], 1.0)
 
 
+class Metadata(unittest.TestCase):
+    def test_a_key_holding_a_peer_spec_keeps_its_colons(self):
+        d = tempfile.mkdtemp(dir=WORK)
+        with open(os.path.join(d, "metadata.txt"), "w") as f:
+            f.write("# run\ncores: 2\npeer_params.heap:spin=150us.label: heap-spin150us\n"
+                    "peer_params.wheel:tick=1ms,slots=1024.tick: 1ms\nempty:\n")
+        meta = load.read_metadata(d)
+        self.assertEqual(meta["cores"], "2")
+        self.assertEqual(meta["peer_params.heap:spin=150us.label"], "heap-spin150us")
+        self.assertEqual(meta["peer_params.wheel:tick=1ms,slots=1024.tick"], "1ms")
+        self.assertEqual(meta["empty"], "")
+
+
 class RatioAndCompare(unittest.TestCase):
     A = [25.1, 25.4, 25.7]
 
