@@ -17,7 +17,7 @@
  *    step is its tick (an exact engine: 1 us); its memory by an untimed pass
  *    of the trace through its core with a counting allocator. Its lateness
  *    comes from the results folder when that has a measurement of the same
- *    peer (replay_exec of this trace first, then W3_latency), else from a
+ *    peer (replay_exec of this trace first, then the W3 latency workload), else from a
  *    model (one tick plus the machine's wake-up latency). Each figure says
  *    where it comes from.
  * 4. Candidates that miss a need are excluded (with the reason), the others
@@ -43,7 +43,7 @@
 /* The workloads whose rows advise reads from a results folder: their names
  * come from their descriptors (bench/workloads/). */
 extern const tkb_workload tkb_wl_w3_latency, tkb_wl_replay_exec, tkb_wl_floor;
-#define LATE_P99 "late_p99_us"           /* W3_latency's and replay_exec's p99 */
+#define LATE_P99 "late_p99_us"           /* the W3 latency workload's and replay_exec's p99 */
 #define WAKE_P99 "nanosleep_late_p99_us" /* the floor's sleep lateness p99 */
 
 /* The grid step of an exact engine's replay: its executor wakes for each
@@ -65,7 +65,7 @@ typedef enum src {
     SRC_NONE,       /* not known */
     SRC_HERE,       /* measured by this command on this trace */
     SRC_DIR_REPLAY, /* the results folder: replay_exec of this trace, same peer */
-    SRC_DIR_W3,     /* the results folder: W3_latency, same peer */
+    SRC_DIR_W3,     /* the results folder: the W3 latency workload, same peer */
     SRC_MODEL,      /* modelled from the tick and the folder's floor (nanosleep p99) */
     SRC_MODEL_TICK, /* modelled from the tick alone: wake-up latency unknown */
 } src;
