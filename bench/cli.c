@@ -947,7 +947,7 @@ int main(int argc, char **argv) {
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("tkbench %s\n", TKB_VERSION);
+        printf("tkbench %s\n", tk_version_string());
         return 0;
     }
     if (strcmp(argv[1], "list") == 0)

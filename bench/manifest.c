@@ -385,7 +385,7 @@ static json_t *peer_json(const tkb_peer *p) {
 static json_t *manifest_new(bool synthesized) {
     json_t *m = json_object();
     json_object_set_new(m, "format", json_integer(1));
-    json_object_set_new(m, "generator", json_string("tkbench " TKB_VERSION));
+    json_object_set_new(m, "generator", json_pack("s++", "tkbench ", tk_version_string()));
     json_object_set_new(m, "synthesized", json_boolean(synthesized));
     json_object_set_new(m, "units", units_json());
     return m;

@@ -357,7 +357,9 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
                                     "CLOCK_MONOTONIC_COARSE); evthread_use_pthreads at "
                                     "executor level"));
 #endif
-    json_object_set_new(m, "tkbench_version", json_string(TKB_VERSION));
+    /* the library this tkbench runs with (timerkit/version.h: one version for the
+     * library, tkbench --version and every results folder) */
+    json_object_set_new(m, "tkbench_version", json_string(tk_version_string()));
     len = 0;
     buf[0] = 0;
     for (int i = 0; i < argc && len < sizeof buf; i++)

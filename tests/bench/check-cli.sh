@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Bad input to the tkbench CLI: every case exits with status 2 and a message
 # that names what is wrong and lists what is known. Nothing is measured.
-# Usage: check-cli.sh TKBENCH WORKDIR
+# Usage: check-cli.sh TKBENCH WORKDIR VERSION
 set -uo pipefail
-tkb=${1:?tkbench}; work=${2:?work dir}
+tkb=${1:?tkbench}; work=${2:?work dir}; version=${3:?version}
 rm -rf "$work"; mkdir -p "$work"
 fails=0
+# the version: the project's, from the library (tk_version_string())
+if [[ "$("$tkb" --version)" != "tkbench $version" ]]; then
+  echo "FAIL: tkbench --version says '$("$tkb" --version)', the project $version"; fails=$((fails + 1))
+else
+  echo "ok: tkbench --version -> tkbench $version"
+fi
 # expect STATUS TEXT ARGS...: tkbench ARGS exits STATUS and its stderr contains TEXT
 expect() {
   local want=$1 text=$2; shift 2
