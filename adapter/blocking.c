@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the generic blocking adapter (TK_BLOCKING_ADAPTER, engine.h).
  *
  * Structure. Any engine's pure core (tk_core_ops) behind one mutex, plus one

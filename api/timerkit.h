@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: one executor, many timer engines. Include this header. */
 #ifndef TIMERKIT_H
 #define TIMERKIT_H

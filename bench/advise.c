@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench advise: recommends an engine and its parameters for a recorded
  * trace, and shows the figures behind the advice (docs/advisor.md has the
  * rules and the measurements that justify them).

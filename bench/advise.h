@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench advise: which engine, with which parameters, for a recorded trace
  * (bench/advise.c, docs/advisor.md). */
 #ifndef TKB_ADVISE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: building cases (one registered Google Benchmark each) and the
  * rough wall-time model behind the progress estimate. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: the benchmark CLI.
  *
  *   tkbench list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // tkbench: the one C++ translation unit, a thin C API over Google Benchmark.
 // See gbench_shim.h for the contract. Nothing here allocates or branches per
 // operation: a batch is one call.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: a small C API over Google Benchmark (1.7.1), so benchmark bodies are C.
  *
  * The C/C++ boundary is crossed once per batch of iterations, never once per

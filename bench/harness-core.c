@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: random inputs and the core-level driver shared by the workloads
  * (harness.h). */
 #define _GNU_SOURCE

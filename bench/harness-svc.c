@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: the executor-level driver shared by the workloads (harness.h). */
 #define _GNU_SOURCE
 #include <stdio.h>

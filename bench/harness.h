@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: what the workloads share. Each workload file (workloads/) holds its
  * descriptor, its case builder and its Google Benchmark bodies; this is the
  * machinery they have in common: random inputs, driving a core, driving a

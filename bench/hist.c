@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: log-linear histogram; see hist.h. */
 #include "hist.h"
 

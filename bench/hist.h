@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: a log-linear latency histogram (HdrHistogram-like buckets).
  *
  * Values are signed nanoseconds. Non-negative values go into log-linear

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: manifest.json, everything the renderer and `compare` need to know
  * about a results folder (docs/results-format.md), derived from the workload
  * descriptors and the peers of the run. A folder written before manifests

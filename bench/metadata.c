@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: metadata.json and metadata.txt: the machine, the build and its
  * provenance, the run's parameters (docs/results-format.md). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: the core-level peer of every engine that has a pure core
  * (tk_queue_ops.core, engine.h), whatever the engine: heap, wheel, or one
  * added to engines/CMakeLists.txt or registered at run time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: reads an engine's wake-up counter (tk_queue_ops.wakeups) through
  * an executor. Reaches into executor-internal.h for the executor's queue:
  * benchmark-only coupling. */

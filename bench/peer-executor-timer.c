@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: timerkit's executor through its embedded timers (tk_timer, the
  * zero-allocation path) as an executor-level peer: the `*-embedded` peers.
  *

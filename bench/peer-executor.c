@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: timerkit's executor, with any engine of the registry and the
  * parameters of the peer's spec, as an executor-level peer: what a user of
  * the library sees. remove_on_cancel is on; the pool threads' timer slack is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: libevent's timers (Debian libevent-dev 2.1) as a baseline.
  *
  * Core level: evtimer_add/evtimer_del on an event_base with no lock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: libuv's timers (Debian libuv1-dev) as a baseline.
  *
  * Core level: uv_timer_start/uv_timer_stop on a loop that is not running, so

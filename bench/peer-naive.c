@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: textbook strawmen, written here on purpose so the figures show
  * what the engines' indexing buys.
  * - naive-heap: a binary min-heap of (deadline, seq, node) that does NOT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: peers from spec strings.
  *
  *   spec   := NAME [ ":" key "=" value { "," key "=" value } ] [ "@" MODE ]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: the traces of a run that replays (replay.h): durations of the
  * options, loading (or making) each trace, and its reference model. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: the core-level replay of a trace (replay.h, docs/replay.md): the
  * reference model, the virtual-time driver with its differential check, the
  * timed pass per operation, and synthetic traces. */

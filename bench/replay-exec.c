@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: replay of a trace on a running service, in real time (replay.h,
  * executor level).
  *

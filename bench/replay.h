@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: replay of a real timer trace (bench/trace/trace.h) on a peer.
  *
  * Two levels, as for the workloads (docs/workloads.md):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: Google Benchmark's JSON into rows, rows into results.csv, and the
  * headline tables printed at the end of a run. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: what a run writes into its results folder (docs/results-format.md):
  * results.csv and the headline (results.c), metadata (metadata.c) and
  * manifest.json (manifest.c). Called by the CLI (cli.c) on its main thread. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: the named suites. What a suite runs of each workload (sizes,
  * repetitions) is in that workload's descriptor (tkb_workload.plan); this
  * file holds what is common to a suite: the strawmen's limits, Google

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: clocks, resource usage and thread probes (Linux). */
 #define _GNU_SOURCE
 #include <dirent.h>

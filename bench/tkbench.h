@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: internal declarations shared by the CLI, the workloads and the peers.
  *
  * Three things are declared once here and everything else is derived:

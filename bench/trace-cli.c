@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench trace convert / stats (docs/traces.md).
  *
  * convert reads perf script text or neutral CSV (told apart by content, see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench trace: converting and summarising timer traces (bench/trace-cli.c,
  * docs/traces.md). */
 #ifndef TKB_TRACE_CLI_H

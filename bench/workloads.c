@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: the table of workload descriptors, built from workloads.h. */
 #include <string.h>
 

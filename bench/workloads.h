@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench: THE list of workloads, in report order. Each X(id) names the
  * descriptor tkb_wl_<id>, defined in workloads/<id>.c; adding a workload is
  * that file plus one line here (bench/README.md, "Adding a workload"). A test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: helpers shared by every library target. Internal. */
 #ifndef TIMERKIT_COMMON_INTERNAL_H
 #define TIMERKIT_COMMON_INTERNAL_H

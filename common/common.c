@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: status table, default allocator, clock, the engine-neutral config. */
 #define _GNU_SOURCE
 #include <pthread.h>

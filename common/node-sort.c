@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: sorting a detached list of nodes by (deadline, seq)
  * (node-sort.h). */
 #include "node-sort.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: sorting a detached list of nodes by (deadline, seq). Defined in
  * node-sort.c; the wheel's expiry, the generic adapter's drain() and any
  * core that sorts a tick's batch use it. Internal. */

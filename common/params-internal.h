@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: engine parameter tables (tk_queue_param): checking, parsing and
  * resolving a config. Internal; defined in params.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: engine parameter tables (tk_queue_param): reading, writing,
  * parsing and checking the parameters they describe.
  *

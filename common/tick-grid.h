@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: a grid of ticks laid from an origin, the arithmetic the ticked
  * cores share (the wheel, the hierarchical wheel). Internal.
  *

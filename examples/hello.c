@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tour of the timerkit executor: one-shot tasks with and without a result,
  * a fixed-rate task, a cancel, embedded timers (one that re-arms itself, one
  * stopped before it fires), and an orderly shutdown.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: engine spec strings, "ENGINE[:KEY=VALUE[,KEY=VALUE]...]".
  *
  * tk_queue_config_parse() finds ENGINE in the registry (registry.c) and

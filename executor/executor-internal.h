@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit executor: internal types shared by the executor's files.
  *
  * executor.c  lifecycle, pool states, shutdown, termination, policies, stats

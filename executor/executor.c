@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit executor: a ScheduledThreadPoolExecutor on a pluggable engine.
  *
  * Design

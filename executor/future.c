@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit executor: task objects, reference counts, futures, tk_run.
  *
  * Task objects live in the executor's slabs (see struct tk__slab; slab_lock

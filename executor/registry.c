@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the engine registry.
  *
  * Two parts. The built-in engines: one entry per line of engines/

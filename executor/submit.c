@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit executor: the scheduling calls and the rejection policies.
  *
  * The submit path takes no pool lock while the pool is RUNNING and has its

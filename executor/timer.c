@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit executor: embedded timers (tk_timer), the zero-allocation path.
  *
  * A timer is a tk_node plus a callback and a state word, in the caller's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the run-time version (timerkit/version.h, generated from the
  * project's version in CMakeLists.txt). */
 #include "timerkit/version.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit executor: worker threads and the run loop.
  *
  * A worker takes due nodes from the engine and runs them; it exits when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the deterministic core-model test (CTest core_model).
  *
  * Generates programs for the core-model interpreter (core-model.h) from a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the core-model interpreter (core-model.h): every registered
  * engine's pure core, driven through tk_core_ops only, in lockstep with a
  * model of the contract of api/timerkit/engine.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the core-model interpreter, shared by the differential fuzzer
  * (fuzz/fuzz_engines.c), its replayer (CTest fuzz_replay) and the
  * deterministic core-model test (fuzz/core-model-test.c, CTest core_model).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the differential fuzzer of the engine cores.
  *
  * libFuzzer's entry point runs each input through the core-model

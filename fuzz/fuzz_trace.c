@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the trace parsers (bench/trace/): the neutral CSV and
  * the perf script importer on arbitrary bytes, with the checks of
  * tests/trace/trace-fuzz-one.h (status, FILE:LINE messages, tkt_check(), the

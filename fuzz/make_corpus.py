@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Regenerates the seed corpus of the engine fuzzer (fuzz/corpus/). Deterministic.
 
 Each seed is a program for the core-model interpreter, in the format written

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # timerkit: replay fuzz/corpus/ and fuzz/regressions/ (or the files and
 # directories given) through the core-model check of every registered
 # engine's core, built by CMake with gcc and ASan+UBSan, without libFuzzer.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # timerkit: build the differential engine fuzzer with clang + libFuzzer and
 # run it for a bounded time over a scratch copy of fuzz/corpus/.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Render timerkit results folders into figures and a report (plots/README.md).
 
   plots/render.py render DIR

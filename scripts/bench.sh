@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job: build in Release, run a benchmark suite, render figures and
 # the report, and print where they are.
 #   scripts/bench.sh [quick|full|smoke] [RESULTS_DIR]

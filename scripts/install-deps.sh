@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages timerkit needs, if any is missing.
 #   scripts/install-deps.sh [test|bench|all]   (default: all)
 # Runs apt-get as root (or through sudo when available). Prints what it

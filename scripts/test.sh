@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole test suite: what `make test` runs and what CI runs.
 #
 # Passes (each a separate build under build/):

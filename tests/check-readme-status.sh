@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fails if README.md's status table does not list every code of status.h
 # with the same value and text.
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the injectable allocator.
  *
  * Every allocation timerkit makes goes through a tk_allocator, so tests can

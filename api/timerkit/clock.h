@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the clock every deadline is measured on.
  *
  * All deadlines are absolute CLOCK_MONOTONIC times in nanoseconds; all delays

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the engine SDK, for writing a timer engine.
  *
  * An engine is a tk_queue_ops table (queue.h). Most engines need to write

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: a ScheduledThreadPoolExecutor for C.
  *
  * A pool of pthreads runs tasks taken from a timer engine (tk_queue_ops):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: symbol export macro.
  *
  * The library is built with hidden visibility; only names marked TK_API are

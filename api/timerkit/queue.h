@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the queue interface every timer engine implements.
  *
  * The executor never touches an engine directly: it holds a `const

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: status codes.
  *
  * Every fallible public function returns TK_OK (0) or one of the negative

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The neutral CSV reader (format: docs/traces.md).
  *
  * One pass over the bytes in memory: '#' lines are metadata, the first other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private helpers of the trace library (bench/trace/): the storage a loader
  * fills, the growing arrays, file reading through a decompressor, messages.
  * Nothing here is seen by a user of trace.h. */

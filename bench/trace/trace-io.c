@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trace library's common part: storage, reading a file (through the
  * system's decompressor when it is compressed), writing the neutral CSV
  * (through the system's compressor when asked), loading by content, names.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The importer of Linux `perf script` text (docs/traces.md, "The perf importer").
  *
  * Three passes over the data:

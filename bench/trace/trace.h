@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit traces: real timer activity, in memory, for replay (docs/traces.md).
  *
  * A trace is a time-ordered list of events on timers. Each timer is known by

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Summarises a `perf script` text of timer tracepoints (plain or .xz).
 
     bench/traces/perf-stats.py [--top N] FILE...

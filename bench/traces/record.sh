@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Records the kernel's timer activity during one scenario with perf, and
 # keeps it as xz-compressed `perf script` text (see bench/traces/README.md).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Loopback TCP load that makes the kernel arm, re-arm and cancel TCP timers.
 
 Used by bench/traces/record.sh (scenario "tcp") while perf records the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `floor`: the machine's limits, measured in the same run as
  * the peers (docs/workloads.md): what no timer engine can beat on this
  * machine. Its `count` is the number of clock_nanosleep and hand-off samples,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `replay_core` (group `replay`): the core-level replay of
  * the run's traces (replay-core.c, docs/replay.md). Rows are
  * `replay_core:<trace>`, one per trace

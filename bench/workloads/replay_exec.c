@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `replay_exec` (group `replay`): the executor-level replay
  * of the run's traces (tkb_replay_exec(), replay-exec.c; docs/replay.md):
  * each event issued at its trace time / speed from a thread of the harness

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W1_core`: insert, cancel, churn and expire at a fixed
  * population N, on the pure data structure with virtual time
  * (docs/workloads.md). Delays uniform in [10 s, 20 s]; the plan's `count` is

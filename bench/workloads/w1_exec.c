@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W1_exec`: schedule, cancel and churn at a fixed
  * population N through a running service, from a user thread
  * (docs/workloads.md). The plan's `count` is the hold-model pairs. */

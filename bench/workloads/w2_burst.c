@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W2_burst`: N timers due at one instant: the raw expiry
  * throughput of a service (docs/workloads.md). */
 #define _GNU_SOURCE

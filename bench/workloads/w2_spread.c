@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W2_spread`: N timers due uniformly over one second, all
  * scheduled before the first is due: how well a service keeps up, and its
  * lateness (docs/workloads.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W3_latency`: accuracy at a realistic load: N timers,
  * delays uniform in [1 ms, 100 ms], scheduled at a steady rate over the plan's
  * `seconds` from a thread that is not a timer thread (docs/workloads.md). */

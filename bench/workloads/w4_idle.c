@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W4_idle`: the cost of waiting: one timer an hour ahead,
  * then an idle window of the plan's `seconds` (docs/workloads.md). */
 #define _GNU_SOURCE

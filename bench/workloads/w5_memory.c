@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W5_memory`: resident memory per outstanding timer, and
  * what stays resident after all are cancelled, each measured in a fresh
  * process (docs/workloads.md). */

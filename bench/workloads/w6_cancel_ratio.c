@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W6_cancel_ratio`: the cost per timer end to end when a
  * share of the timers is cancelled before it fires, at core level; the plan's
  * `count` is the population (docs/workloads.md). */

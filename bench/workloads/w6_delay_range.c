@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W6_delay_range`: insert and expiry cost as delays grow
  * from 0.1 to 100 times the reference span, at core level; the plan's
  * `count` is the population (docs/workloads.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W6_dist`: hold-model churn at population N (as W1_core's)
  * with deadlines from five increment distributions, one variant each; its
  * rows are W6_dist_<variant>. The plan's `count` is the pairs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkbench workload `W7_contention`: 1, 2 and 4 producer threads scheduling and
  * cancelling into one service for the plan's `seconds` each
  * (docs/workloads.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the heap engine's pure core.
  *
  * Structure. An implicit d-ary min-heap (d = TK_HEAP_ARITY, 2 or 4) stored in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the heap engine's pure core, an indexed d-ary min-heap of tk_node.
  *
  * Single-threaded: no locks, no threads, no clock (pop_due() is told `now`).

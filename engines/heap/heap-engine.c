@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the heap engine (tk_engine_heap()): the indexed d-ary heap of
  * heap-core.c as a pure core (tk_core_ops) on the generic blocking adapter
  * (adapter/blocking.c).

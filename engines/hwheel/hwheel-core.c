@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the hierarchical timing wheel core (tk__hwheel_core_ops).
  *
  * Structure. A hierarchical timing wheel (Varghese & Lauck 1987, scheme 7;

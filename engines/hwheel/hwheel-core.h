@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the hierarchical timing wheel engine (tk_engine_hwheel()):
  * its parameters and its pure core. Internal to the tree: the engine's
  * tests and benchmarks drive the core through tk__hwheel_core_ops.

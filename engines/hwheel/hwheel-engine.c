@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the hierarchical timing wheel engine (tk_engine_hwheel()): the
  * cascading wheel of hwheel-core.c as a pure core (tk_core_ops) on the
  * generic blocking adapter (adapter/blocking.c), and its parameters.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: what the wheel adapter's two files share. Internal.
  *
  * wheel-adapter.c holds the queue operations behind tk_engine_wheel() and

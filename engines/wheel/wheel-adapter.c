@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the hashed wheel engine (blocking adapter over wheel-core).
  *
  * Files. This one: the queue operations behind tk_engine_wheel() and this

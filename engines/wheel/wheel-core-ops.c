@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the wheel's pure core as a tk_core_ops (tk__wheel_core_ops).
  *
  * wheel-core.c is driven by ticks: advance to tick k and receive what

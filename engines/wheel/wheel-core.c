@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the hashed timing wheel core.
  *
  * Structure. A hashed timing wheel (Varghese & Lauck 1987, scheme 6; the

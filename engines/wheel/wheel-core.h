@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the hashed timing wheel core (pure, single-threaded). Internal.
  *
  * A wheel of 2^b buckets of intrusive, doubly linked tk_nodes. Time is cut

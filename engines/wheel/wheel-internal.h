@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: wheel engine internals shared with its tests. Internal. */
 #ifndef TIMERKIT_WHEEL_INTERNAL_H
 #define TIMERKIT_WHEEL_INTERNAL_H

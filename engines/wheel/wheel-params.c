@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the wheel's parameters (tk_engine_wheel()->params): the table,
  * whose ranges and defaults create() checks a config against, and the check
  * of the parameters together.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the wheel adapter's ready set. See wheel-ready.h for the design.
  *
  * Invariants (checked by tk__wheel_ready_check()):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the wheel adapter's ready set (pure, single-threaded). Internal.
  *
  * The nodes the tick thread has expired and no taker has taken yet, kept as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the wheel engine's tick thread and the work of its pass.
  *
  * wheel-adapter.c describes the engine as a whole (structure, node states,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An example timer engine written outside timerkit: "example_list", a sorted
  * doubly linked list, on timerkit's generic blocking adapter.
  *

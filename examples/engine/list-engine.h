@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An example timer engine that lives outside timerkit: a sorted list.
  *
  * The engine table to register with tk_engine_register(); see list-engine.c. */

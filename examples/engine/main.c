@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs timerkit's test kit on the example engine, from outside the tree:
  *
  *   example_engine conformance [--filter GLOB] [--list]

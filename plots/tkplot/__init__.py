@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """timerkit's renderer: a results folder (docs/results-format.md) in, figures and a report out.
 
 Modules: load (manifest.json, results.csv, metadata, hist/*.hgrm), stats (medians, bootstrap

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The command line: `render DIR` and `compare OUT DIR_A DIR_B [DIR...]`."""
 
 import argparse

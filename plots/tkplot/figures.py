@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Figures: one gnuplot script per manifest figure, drawn as PDF, PNG and SVG.
 
 For every entry of the manifest's `figures` the kind (lines, panels, bars, percentiles, cdf) picks

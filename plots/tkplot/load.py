@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reading one results folder: manifest.json, results.csv, metadata.txt|json and hist/*.hgrm.
 
 docs/results-format.md is the contract. Everything the renderer knows about workloads, metrics,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """report.md (one run) and compare.md (several runs), from the manifest and the statistics.
 
 Every value is the median of its repetitions with the 95 % bootstrap confidence interval of the

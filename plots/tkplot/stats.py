@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Statistics over repetitions: median, bootstrap confidence intervals, Mann-Whitney U.
 
 Every point in a figure and every cell in a table is the median of a measurement's repetitions,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `tkbench advise` end to end (docs/advisor.md): on the CSV trace
 # tests/trace/data/tiny.csv and on a synthetic trace it prints the trace's
 # shape, a table of candidates and a recommendation naming a registered

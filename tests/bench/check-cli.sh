@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Bad input to the tkbench CLI: every case exits with status 2 and a message
 # that names what is wrong and lists what is known. Nothing is measured.
 # Usage: check-cli.sh TKBENCH WORKDIR VERSION

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every engine of the registry is a peer with nothing in bench/ naming it:
 # each engine `tkbench list` shows, at its defaults and with @embedded, runs
 # W1 at core level (if the list gives it a core) and at executor level, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A results folder an older tkbench wrote (tests/bench/old-folder: no manifest,
 # no rep column, peers under their old names) still renders: tkbench plot
 # writes it a manifest from the workload descriptors, then draws it.

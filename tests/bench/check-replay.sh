@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `tkbench replay` end to end (docs/replay.md): a synthetic trace replayed at
 # core level on the suites' default peers (every engine core and the
 # strawmen) passes the differential check; its rows, manifest entries, figure

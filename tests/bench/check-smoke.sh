@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The smoke suite end to end: tkbench runs every workload on every default peer
 # at tiny sizes, writes a complete results folder, and the renderer draws every
 # figure of its manifest. No speed is asserted anywhere.

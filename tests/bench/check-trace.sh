@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tkbench trace convert / stats (docs/traces.md): a perf sample converted to
 # CSV and back through gzip, its summary and figures, and every bad input
 # refused with status 2 and a "FILE:LINE: ..." message. Nothing is measured.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """No workload name appears as a string literal in bench/, plots/ or scripts/
 outside the descriptor file that declares it (STYLE rule 16: a workload is
 declared once and everything else derives from its descriptor).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tkb_replay_exec() (bench/replay-exec.c): a synthetic trace, made in memory,
  * replayed at speeds 1 and 4 on every executor-level peer this build has.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The core-level replay (bench/replay-core.c) on hand-built traces: the
  * reference model gives the expiries worked out by hand below, every engine
  * core and strawman matches it, a peer off the grid is refused, and a wrong

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Workloads that exist only in the test build of tkbench (tkbench_test):
  * bench/workloads.c includes this file through TKB_TEST_WORKLOADS and adds
  * each X(id) to the table, after the real ones. */

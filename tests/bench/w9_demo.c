@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A workload that exists only in the test build: the proof that adding a
  * workload is one file and one line in the table (bench/README.md, "Adding a
  * workload"). It inserts n timers into a peer's core and expires them all,

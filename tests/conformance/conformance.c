@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit conformance suite: the runner (tk_conformance_main(), declared in
  * the test kit's timerkit/testkit.h), the per-engine fixtures and helpers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit conformance suite: shared declarations.
  *
  * Every case is written once against the public executor API and run for each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tk_conformance: the conformance suite on the engines of this library
  * (tk_conformance_main() in conformance.c). */
 #include "timerkit/testkit.h"

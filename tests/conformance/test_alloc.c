@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: the injectable allocator, allocation failure, no leaks. */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: status codes, the engine registry, options and every bad-input status. */
 #define _GNU_SOURCE
 #include <string.h>

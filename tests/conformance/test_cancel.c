@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: every cancel path, interrupt flags, remove-on-cancel and purge. */
 #define _GNU_SOURCE
 #include <string.h>

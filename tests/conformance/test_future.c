@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: futures (get, timeouts, deadlock detection, release) and arg_free in every ending.
  */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: hooks, decorate, counters, the thread factory, thread names, timer slack. */
 #define _GNU_SOURCE
 #include <pthread.h>

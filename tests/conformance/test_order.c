@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: never early, deadline order, FIFO ties, negative and huge delays, absolute
  * deadlines, pool sizing. */
 #define _GNU_SOURCE

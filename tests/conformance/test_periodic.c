@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: fixed rate, fixed delay, catch-up vs skip, non-overlap, failure suppression. */
 #define _GNU_SOURCE
 #include <string.h>

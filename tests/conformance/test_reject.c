@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: every rejection policy, after shutdown and past the engine's pending limit. */
 #define _GNU_SOURCE
 #include <string.h>

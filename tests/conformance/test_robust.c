@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: nothing lost under races, callbacks that call back in, mass cancellation. */
 #define _GNU_SOURCE
 #include <string.h>

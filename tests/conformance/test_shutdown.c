@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: shutdown, shutdown_now, the two shutdown policies, await, states, destroy. */
 #define _GNU_SOURCE
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conformance: embedded timers (tk_timer), the zero-allocation path: bad
  * input, firing, order shared with tasks, stop, restart and free from the
  * callback, stop racing with the firing, the shutdown paths, the pending

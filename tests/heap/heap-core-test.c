@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: unit tests of the heap engine's pure core (heap-core.h).
  *
  * Single-threaded and deterministic: random operation sequences with fixed

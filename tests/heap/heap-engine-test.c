@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: tests of the heap engine (tk_engine_heap()) that only the heap
  * needs: its table, its core's own checks seen through the generic blocking
  * adapter (adapter/blocking.c), its `capacity` parameter, and above all the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: unit tests of the hierarchical wheel's pure core
  * (tk__hwheel_core_ops, engines/hwheel/hwheel-core.c) and of its
  * parameters.

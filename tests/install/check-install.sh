@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the built tree into a temporary prefix, then builds and runs, against
 # that prefix only, what lives outside the tree:
 #   - a consumer project, with find_package(timerkit) and with pkg-config;

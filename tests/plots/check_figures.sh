@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CTest driver for plots/render.py: render (or compare) a copy of the fixture and check every
 # output file. The statistics, tables, errors and data files are unit-tested in test_render.py.
 # Usage: check_figures.sh render  PLOTS_DIR FIXTURE_DIR WORK_DIR

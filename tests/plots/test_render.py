@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Unit tests of plots/render.py: statistics, loading and its errors, figures data, reports.
 
 Run by CTest (tests/plots/CMakeLists.txt) as `python3 test_render.py`, or by hand with

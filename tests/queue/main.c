@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit queue-contract suite: the program. Every built-in engine is
  * already registered; a program for an engine written elsewhere would call
  * tk_engine_register() first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit queue-contract suite: the runner, the per-engine fixture and the
  * helpers every case uses.
  *

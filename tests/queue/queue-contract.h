@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit queue-contract suite: shared declarations.
  *
  * The blocking queue contract of api/timerkit/queue.h (tk_queue_ops),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Queue contract: create() and its configs, bad arguments of every
  * operation, and the allocator. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Queue contract: take_batch(), where the engine has it: statuses, never
  * early, the order of successive takes, the count, closing, ownership of
  * the nodes handed out, and the fair share between waiting takers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Queue contract: close() in its two modes, and the takers it releases. */
 #define _GNU_SOURCE
 #include <string.h>

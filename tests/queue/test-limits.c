@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Queue contract: the pending limit (TK_QUEUE_CAP_BOUNDED) and spinning
  * (spin_ns, for engines whose table has the key "spin"). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Queue contract: never early, (deadline, seq) order, the ends of time,
  * blocked takers, and poll()'s timeouts. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Queue contract: many threads at once. Producers offer, takers take (with
  * take()/poll(), or take_batch()), a remover removes recently offered
  * nodes, and the main thread takes the first node now and then and checks

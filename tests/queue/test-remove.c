@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Queue contract: remove() and the release callback, remove_first(),
  * peek(), size(), drain() and remove_if(). */
 #define _GNU_SOURCE

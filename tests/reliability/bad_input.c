@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit reliability: every public function with every class of bad input.
  *
  * Table-driven: each row names a call made with one bad argument (or in one

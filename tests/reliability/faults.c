@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit reliability: fault injection and hostile callbacks.
  *
  * Allocation failure. An injected tk_allocator (executor options and engine

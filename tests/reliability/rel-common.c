@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit reliability tests: shared helpers (see rel-common.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "rel-common.h"

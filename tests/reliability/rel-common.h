@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit reliability tests: shared helpers.
  *
  * - A fault-injecting, byte-counting allocator (tk_allocator) that fails the

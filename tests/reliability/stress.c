@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit reliability: stress with exact accounting, on every engine.
  *
  * Mixed load. Producer threads schedule one-shot and periodic tasks with

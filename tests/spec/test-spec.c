@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: engine configs and spec strings: tk_queue_config_init_for/_set/
  * _set_value/_get_value/_check, tk_queue_config_parse/_format,
  * tk_queue_param_format, tk_queue_create, and the SDK's tk_engine_check and

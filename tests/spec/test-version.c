@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The version has one source, project(VERSION) in CMakeLists.txt: the
  * generated macros, the run-time calls and the project's version (passed in as
  * TK_PROJECT_VERSION) must all say the same. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit tests: writing a parameter straight into a config, past the
  * range checks of tk_queue_config_set_value(), as a caller who writes the
  * struct could, so that tests can show create() refusing it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit tests: a deterministic random number generator (splitmix64), so
  * that randomised tests replay the same sequence from the same seed. */
 #ifndef TK_TEST_RNG_H

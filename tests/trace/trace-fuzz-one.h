@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One input through both trace parsers, with every promise checked: the
  * status is TKT_OK or TKT_EPARSE, a refusal names the input ("NAME:LINE: ..."
  * or "NAME: ..."), an accepted trace passes tkt_check() and reads back the

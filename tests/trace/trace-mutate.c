@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trace parsers on mutated copies of the samples: a deterministic fuzz
  * loop (fixed seed) that runs in every test pass, ASan included. Each input
  * goes through tkt_fuzz_one() (trace-fuzz-one.h): no crash, a known status, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trace library (bench/trace/trace.h): the neutral CSV and the perf
  * script importer on the committed samples (data/), every class of bad
  * input with its exact "FILE:LINE:" message and status, and the round trip

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: tests of what is the wheel adapter's own, in real time: its
  * parameters (the tick's floor, the slots, a revolution that must fit in
  * int64_t), its tick thread (idle wake-ups counted, not timed; spinning and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: wheel core unit tests, driven tick by tick against a reference
  * model (a plain set of live nodes: a node is due at tick k iff deadline <=
  * t_k). Fixed seeds; tk_wheel_core_check() after every step. */

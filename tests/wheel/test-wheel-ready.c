@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit: the wheel adapter's ready set (wheel-ready.h), tested directly:
  * batches published in and out of order, runs beyond the slot count, removal
  * at run heads, tails and middles, and pops in exact (deadline, seq) order,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs one task on every engine through an installed timerkit. */
 #include <stdio.h>
 

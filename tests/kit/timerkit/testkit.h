@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timerkit test kit: the suites every engine passes, for an engine written
  * outside the library (in this tree: tests/conformance/ and tests/queue/).
  *
