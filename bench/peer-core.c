@@ -170,24 +170,35 @@ static void cp_churn(void *self, char *timers, const uint32_t *idx, const int64_
     s->failed += failed;
 }
 
-static size_t cp_expire_all(void *self, int64_t until_ns) {
-    core_peer *s = self;
+/* Expires everything due at `now` (never before the core's last `now`),
+ * handing each node to fired(ctx, node) if fired is given. Returns how many. */
+static size_t expire_loop(core_peer *s, int64_t now, void (*fired)(void *ctx, char *timer),
+                          void *ctx) {
     const tk_core_ops *core = s->core;
     void *st = state_of(s);
-    int64_t now = core->due(st, until_ns);
     if (now < s->now)
         now = s->now; /* the core's time never goes back */
     s->now = now;
     size_t total = 0, count;
     int64_t when;
     while (core->next(st, &when) == TK_OK && when <= now) {
-        tk_node *list = core->expire(st, now, SIZE_MAX, &count);
-        TKB_ESCAPE(list);
+        tk_node *n = core->expire(st, now, SIZE_MAX, &count);
+        TKB_ESCAPE(n);
         if (count == 0)
             break; /* next() was a lower bound: nothing is due at `now` */
         total += count;
+        for (; fired != NULL && n != NULL;) {
+            tk_node *after = tk_node_next_detached(n);
+            fired(ctx, (char *)n);
+            n = after;
+        }
     }
     return total;
+}
+
+static size_t cp_expire_all(void *self, int64_t until_ns) {
+    core_peer *s = self;
+    return expire_loop(s, s->core->due(state_of(s), until_ns), NULL, NULL);
 }
 
 /* ---- per-event ops (the core-level replay, replay-core.c) ---- */
@@ -216,26 +227,7 @@ static bool cp_next_one(void *self, int64_t *when_ns) {
 /* As cp_expire_all, at `now` itself, naming each node handed out. */
 static size_t cp_expire_at(void *self, int64_t now, void (*fired)(void *ctx, char *timer),
                            void *ctx) {
-    core_peer *s = self;
-    const tk_core_ops *core = s->core;
-    void *st = state_of(s);
-    if (now < s->now)
-        now = s->now; /* the core's time never goes back */
-    s->now = now;
-    size_t total = 0, count;
-    int64_t when;
-    while (core->next(st, &when) == TK_OK && when <= now) {
-        tk_node *n = core->expire(st, now, SIZE_MAX, &count);
-        if (count == 0)
-            break; /* next() was a lower bound: nothing is due at `now` */
-        total += count;
-        while (n != NULL) {
-            tk_node *after = tk_node_next_detached(n);
-            fired(ctx, (char *)n);
-            n = after;
-        }
-    }
-    return total;
+    return expire_loop(self, now, fired, ctx);
 }
 
 const tkb_core_ops tkb_core_engine = {

@@ -472,20 +472,6 @@ int tkt_save(const tkt_trace *t, const char *path, char *err, size_t err_len) {
 /* ---- loading ----------------------------------------------------------------------------------
  */
 
-int tkt_load(const char *path, tkt_trace *out, char *err, size_t err_len) {
-    if (out == NULL)
-        return tkt__fail(err, err_len, TKT_EIO, "%s: no trace to fill", path ? path : "(null)");
-    memset(out, 0, sizeof *out);
-    char *buf;
-    size_t len;
-    int rc = tkt__read_file(path, &buf, &len, err, err_len);
-    if (rc != TKT_OK)
-        return rc;
-    rc = tkt_parse_csv(path, buf, len, out, err, err_len);
-    free(buf);
-    return rc;
-}
-
 /* Neutral CSV: the first line that is not blank starts with '#' or "t_ns,". */
 static bool looks_like_csv(const char *buf, size_t len) {
     size_t i = 0;
@@ -496,19 +482,23 @@ static bool looks_like_csv(const char *buf, size_t len) {
     return len - i >= 5 && memcmp(buf + i, "t_ns,", 5) == 0;
 }
 
-int tkt_load_any(const char *path, const tkt_perf_opts *opts, tkt_trace *out,
-                 tkt_import_stats *stats, bool *is_csv, char *err, size_t err_len) {
+/* The one loader of a file: reads it whole, then parses it as `kind` says
+ * (LOAD_ANY: whichever its content is). */
+typedef enum { LOAD_CSV, LOAD_PERF, LOAD_ANY } load_kind;
+
+static int load_file(const char *path, load_kind kind, const tkt_perf_opts *opts, tkt_trace *out,
+                     tkt_import_stats *stats, bool *is_csv, char *err, size_t err_len) {
     if (out == NULL)
         return tkt__fail(err, err_len, TKT_EIO, "%s: no trace to fill", path ? path : "(null)");
     memset(out, 0, sizeof *out);
-    if (stats != NULL)
+    if (stats != NULL && kind == LOAD_ANY)
         memset(stats, 0, sizeof *stats);
     char *buf;
     size_t len;
     int rc = tkt__read_file(path, &buf, &len, err, err_len);
     if (rc != TKT_OK)
         return rc;
-    bool csv = looks_like_csv(buf, len);
+    bool csv = kind == LOAD_CSV || (kind == LOAD_ANY && looks_like_csv(buf, len));
     if (is_csv != NULL)
         *is_csv = csv;
     if (csv)
@@ -517,4 +507,18 @@ int tkt_load_any(const char *path, const tkt_perf_opts *opts, tkt_trace *out,
         rc = tkt_parse_perf(path, buf, len, opts, out, stats, err, err_len);
     free(buf);
     return rc;
+}
+
+int tkt_load(const char *path, tkt_trace *out, char *err, size_t err_len) {
+    return load_file(path, LOAD_CSV, NULL, out, NULL, NULL, err, err_len);
+}
+
+int tkt_import_perf(const char *path, const tkt_perf_opts *opts, tkt_trace *out,
+                    tkt_import_stats *stats, char *err, size_t err_len) {
+    return load_file(path, LOAD_PERF, opts, out, stats, NULL, err, err_len);
+}
+
+int tkt_load_any(const char *path, const tkt_perf_opts *opts, tkt_trace *out,
+                 tkt_import_stats *stats, bool *is_csv, char *err, size_t err_len) {
+    return load_file(path, LOAD_ANY, opts, out, stats, is_csv, err, err_len);
 }

@@ -792,18 +792,3 @@ int tkt_parse_perf(const char *name, const char *buf, size_t len, const tkt_perf
     tkt__short_name(name, out->name, sizeof out->name);
     return TKT_OK;
 }
-
-int tkt_import_perf(const char *path, const tkt_perf_opts *opts, tkt_trace *out,
-                    tkt_import_stats *stats, char *err, size_t err_len) {
-    if (out == NULL)
-        return tkt__fail(err, err_len, TKT_EIO, "%s: no trace to fill", path ? path : "(null)");
-    memset(out, 0, sizeof *out);
-    char *buf;
-    size_t len;
-    int rc = tkt__read_file(path, &buf, &len, err, err_len);
-    if (rc != TKT_OK)
-        return rc;
-    rc = tkt_parse_perf(path, buf, len, opts, out, stats, err, err_len);
-    free(buf);
-    return rc;
-}
