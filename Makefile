@@ -3,6 +3,8 @@
 #                  quick benchmark suite, render its figures and report
 #   make test      the whole test suite (see scripts/test.sh)
 #   make example   build and run the example program
+#   make abi-baseline  write tests/abi/timerkit.abi from a shared build (after a deliberate
+#                  ABI change: tests/abi/README.md)
 #   make full      the full benchmark suite (long)
 #   make format    clang-format the tree;  make format-check  fail if it is not formatted
 JOBS ?= 2
@@ -11,7 +13,7 @@ ENGINES = $(shell sed -n '/^set(TIMERKIT_ENGINES/,/^)/s/^  \([a-z][a-z0-9_]*\)$$
 SUITE ?= quick
 RESULTS ?= results/$(shell date -u +%Y%m%d-%H%M%S)-$(SUITE)
 
-.PHONY: all deps build test bench full example format format-check clean
+.PHONY: all deps build test bench full example abi-baseline format format-check clean
 
 all: build
 
@@ -19,7 +21,7 @@ deps:
 	@scripts/install-deps.sh all
 
 build: deps
-	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_WERROR=ON
 	cmake --build build/default -j $(JOBS)
 
 test: deps
@@ -32,9 +34,13 @@ full:
 	@$(MAKE) --no-print-directory bench SUITE=full
 
 example: deps
-	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_BUILD_BENCH=OFF
+	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_WERROR=ON -DTIMERKIT_BUILD_BENCH=OFF
 	cmake --build build/default -j $(JOBS) --target tk_hello
 	for e in $(ENGINES); do build/default/examples/tk_hello $$e || exit 1; done
+
+abi-baseline: deps
+	cmake -S . -B build/shared -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_WERROR=ON -DBUILD_SHARED_LIBS=ON -DTIMERKIT_BUILD_BENCH=OFF
+	cmake --build build/shared -j $(JOBS) --target abi-baseline
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc')
 format:

@@ -25,7 +25,7 @@ cc=${CC:-clang}
 build=${TK_FUZZ_BUILD_DIR:-$root/build/fuzz}
 
 mkdir -p "$build"
-if ! CC="$cc" cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_FUZZER=ON \
+if ! CC="$cc" cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_FUZZER=ON -DTIMERKIT_WERROR=ON \
         -DTIMERKIT_BUILD_TESTS=OFF -DTIMERKIT_BUILD_BENCH=OFF -DTIMERKIT_BUILD_EXAMPLES=OFF \
         >"$build/configure.log" 2>&1 ||
     ! cmake --build "$build" -j "${JOBS:-2}" --target tk_fuzz_engines >"$build/build.log" 2>&1; then

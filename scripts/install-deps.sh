@@ -8,7 +8,7 @@ set -euo pipefail
 
 what=${1:-all}
 base=(build-essential cmake pkg-config git clang-format)
-test_pkgs=(libcmocka-dev valgrind clang libclang-rt-14-dev gnuplot-nox libxml2-utils)
+test_pkgs=(libcmocka-dev valgrind clang libclang-rt-14-dev gnuplot-nox libxml2-utils abigail-tools)
 bench_pkgs=(libbenchmark-dev libjansson-dev libuv1-dev libevent-dev gnuplot-nox fonts-dejavu-core poppler-utils python3)
 
 case "$what" in

@@ -3,7 +3,12 @@
 # The whole test suite: what `make test` runs and what CI runs.
 #
 # Passes (each a separate build under build/):
-#   default   RelWithDebInfo, heap as the build-time default: every CTest test
+#   default   RelWithDebInfo, heap as the build-time default: every CTest test (with the
+#             API reference build, the man pages, the static install consumers and the
+#             add_subdirectory embedding)
+#   shared    BUILD_SHARED_LIBS: libtimerkit.so.N exports exactly the TK_API functions, its
+#             ABI matches tests/abi/timerkit.abi, the install consumers link it, and the
+#             suites that use only the public API run against it
 #   wheel     the same tree with the wheel as the build-time default: what runs on every engine
 #   asan      ASan + UBSan: every CTest test
 #   tsan      ThreadSanitizer: every CTest test
@@ -15,13 +20,14 @@
 #             it builds every target, so the tests also compile at -O2 under -Werror
 #   format    the tree is formatted as .clang-format says
 # TK_TEST_PASSES selects passes (default: all, in that order).
+# Every build here is a developer build: warnings are errors (TIMERKIT_WERROR).
 # Ends with one line "N passed, N failed" summed over every pass.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=${JOBS:-2}
-passes=${TK_TEST_PASSES:-"format default wheel asan tsan valgrind fuzz bench"}
+passes=${TK_TEST_PASSES:-"format default shared wheel asan tsan valgrind fuzz bench"}
 total_pass=0
 total_fail=0
 failed_passes=()
@@ -32,7 +38,8 @@ log() { printf '\n=== %s (%ds)\n' "$*" "$(( $(date +%s) - start ))"; }
 # configure NAME [cmake args...]: configure and build build/NAME
 configure() {
   local name=$1; shift
-  cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"build/$name.configure.log" 2>&1 &&
+  cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_WERROR=ON "$@" \
+    >"build/$name.configure.log" 2>&1 &&
     cmake --build "build/$name" -j "$jobs" >"build/$name.build.log" 2>&1
   local rc=$?
   if [ $rc -ne 0 ]; then
@@ -74,6 +81,13 @@ for pass in $passes; do
     default)
       log "default build (heap default engine)"
       if configure default -DTIMERKIT_BUILD_BENCH=OFF; then ctest_pass default; else count default 1; fi ;;
+    shared)
+      log "shared library: symbols, ABI, consumers, the public-API suites on the .so"
+      if configure shared -DBUILD_SHARED_LIBS=ON -DTIMERKIT_BUILD_BENCH=OFF; then
+        # the programs that use only the public API link libtimerkit.so (the others link
+        # the tree's static parts and ran in the default pass)
+        ctest_pass shared -R '^(exported_symbols|abi|abi_check_fails|install_consumer|version|spec|conformance_.*|queue_contract_.*|example_hello_.*|reliability_bad_input)$'
+      else count shared 1; fi ;;
     wheel)
       log "wheel as the build-time default engine"
       if configure wheel -DTIMERKIT_DEFAULT_ENGINE=wheel -DTIMERKIT_BUILD_BENCH=OFF; then
@@ -128,7 +142,7 @@ for pass in $passes; do
       # everything is built, so the tests and examples also compile at -O2 under -Werror
       # (the optimiser finds warnings the other passes' builds do not); only the bench-
       # labelled tests run: the others ran in the passes above
-      if cmake -S . -B build/bench-tests -DCMAKE_BUILD_TYPE=Release -DTIMERKIT_BUILD_TESTS=ON \
+      if cmake -S . -B build/bench-tests -DCMAKE_BUILD_TYPE=Release -DTIMERKIT_BUILD_TESTS=ON -DTIMERKIT_WERROR=ON \
            >build/bench-tests.configure.log 2>&1 &&
          cmake --build build/bench-tests -j "$jobs" \
            >build/bench-tests.build.log 2>&1; then
