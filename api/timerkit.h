@@ -7,6 +7,7 @@
 #include "timerkit/clock.h"
 #include "timerkit/engine.h"
 #include "timerkit/executor.h"
+#include "timerkit/loop.h"
 #include "timerkit/export.h"
 #include "timerkit/queue.h"
 #include "timerkit/status.h"
