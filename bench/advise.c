@@ -3,8 +3,8 @@
  * trace, and shows the figures behind the advice (docs/advisor.md has the
  * rules and the measurements that justify them).
  *
- *   tkbench advise [--results DIR] [--need lateness=DUR] [--need memory=SIZE]
- *                  [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K] [--hz N] TRACE
+ *   tkbench advise TRACE [--results DIR] [--need lateness=DUR] [--need memory=SIZE]
+ *                  [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K] [--hz N]
  *
  * (its options: advise_opts below, parsed by cmdline.c; options and the
  * trace may come in any order)
@@ -908,7 +908,7 @@ static const tkb_opt advise_opts[] = {
 
 const tkb_cmd tkb_cmd_advise = {
     .name = "advise",
-    .synopsis = "[options] TRACE",
+    .synopsis = "TRACE [options]",
     .summary = "which engine, with which parameters, for a trace, and the figures why",
     .details = "The advice, its rules and their measurements: docs/advisor.md.\nTRACE is a trace "
                "file (perf script text or neutral CSV, docs/traces.md) or\n"

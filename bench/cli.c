@@ -5,16 +5,16 @@
  *   tkbench run [--suite smoke|quick|full] [--workloads NAME|GROUP,...]
  *               [--peers heap,wheel:tick=1ms,slots=1024,...] [--n 1000,100000]
  *               [--reps K] [--timer-slack NS] [--trace FILE,...] [--step DUR] [--out DIR]
- *   tkbench replay [--peers SPECS] [--level core|executor|all] [--step DUR]
- *                  [--speed X] [--reps K] [--out DIR] TRACE...
- *   tkbench advise [--results DIR] [--need lateness=DUR|memory=SIZE|cpu=PCT]
- *                  [--criterion cost|lateness|memory] [--reps K] [--hz N] TRACE
+ *   tkbench replay TRACE... [--peers SPECS] [--level core|executor|all] [--step DUR]
+ *                  [--speed X] [--reps K] [--out DIR]
+ *   tkbench advise TRACE [--results DIR] [--need lateness=DUR|memory=SIZE|cpu=PCT]
+ *                  [--criterion cost|lateness|memory] [--reps K] [--hz N]
  *   tkbench plot DIR
  *   tkbench compare [--out OUTDIR] DIR_A DIR_B...
  *   tkbench manifest [--force] DIR
- *   tkbench trace convert [--hz N] [--functions GLOB,...] [--cpus LIST]
- *                         [--class wheel|hrtimer|all] IN OUT
- *   tkbench trace stats [--out DIR] [the options of convert] TRACE
+ *   tkbench trace convert IN OUT [--hz N] [--functions GLOB,...] [--cpus LIST]
+ *                         [--class wheel|hrtimer|all]
+ *   tkbench trace stats TRACE [--out DIR] [the options of convert]
  *   tkbench help [COMMAND], tkbench COMMAND --help, tkbench --version
  *
  * Each subcommand is a descriptor (cmdline.h) with its option table, from
@@ -1082,7 +1082,7 @@ static const tkb_cmd cmd_run_desc = {
 };
 static const tkb_cmd cmd_replay_desc = {
     .name = "replay",
-    .synopsis = "[options] TRACE...",
+    .synopsis = "TRACE... [options]",
     .summary = "replay recorded timer traces on the engines and baselines",
     .opts = run_opts_table,
     .nopts = TKB_COUNT(run_opts_table),

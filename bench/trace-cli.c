@@ -48,7 +48,7 @@ static const tkb_opt trace_opts[] = {
 
 const tkb_cmd tkb_cmd_trace_convert = {
     .name = "trace convert",
-    .synopsis = "[options] IN OUT",
+    .synopsis = "IN OUT [options]",
     .summary = "convert a trace, perf script text or CSV, to neutral CSV",
     .details = TRACE_IN "OUT is compressed if it ends in .gz, .xz or .zst.\n",
     .opts = trace_opts,
@@ -60,7 +60,7 @@ const tkb_cmd tkb_cmd_trace_convert = {
 
 const tkb_cmd tkb_cmd_trace_stats = {
     .name = "trace stats",
-    .synopsis = "[options] TRACE",
+    .synopsis = "TRACE [options]",
     .summary = "a trace's summary, and its data and figures in a folder",
     .details =
         TRACE_IN "The figures: armed timers over time, the CDF of start-to-deadline delays.\n",
