@@ -6,6 +6,9 @@
  *   tkbench advise TRACE [--results DIR] [--need lateness=DUR] [--need memory=SIZE]
  *                  [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K] [--hz N]
  *
+ * (its options: advise_opts below, parsed by cmdline.c; options and the
+ * trace may come in any order)
+ *
  * 1. The trace (any file tkt_load_any() reads, or synth:EVENTS[:TIMERS]) is
  *    summarised: events, rate, peak armed, delay percentiles, re-arms and
  *    cancels.
@@ -35,6 +38,7 @@
 #include <sys/stat.h>
 
 #include "advise.h"
+#include "cmdline.h"
 #include "params-internal.h"
 #include "replay.h"
 #include "run.h"
@@ -888,16 +892,40 @@ static void recommend(const cand *cs, size_t n, criterion k, const needs *nd, co
 
 /* ---- the command ------------------------------------------------------------------ */
 
+static int cmd_advise(const tkb_cmd *cmd, int argc, char **argv);
+
+enum { AO_RESULTS, AO_NEED, AO_CRITERION, AO_REPS, AO_HZ };
+static const tkb_opt advise_opts[] = {
+    [AO_RESULTS] = {"results", "DIR",
+                    "a results folder of this machine: measured lateness and wake-up", 0},
+    [AO_NEED] = {"need", "KEY=VALUE",
+                 "a need, repeatable: lateness=DUR, memory=SIZE or cpu=PCT (of one core)", 0},
+    [AO_CRITERION] = {"criterion", "NAME", "cost, lateness or memory: what ranks (default cost)",
+                      0},
+    [AO_REPS] = {"reps", "K", "repetitions of each candidate's replay, 1..1000 (default 5)", 0},
+    [AO_HZ] = {"hz", "N", "perf text: jiffies per second, if the trace cannot tell", 0},
+};
+
+const tkb_cmd tkb_cmd_advise = {
+    .name = "advise",
+    .synopsis = "TRACE [options]",
+    .summary = "which engine, with which parameters, for a trace, and the figures why",
+    .details = "The advice, its rules and their measurements: docs/advisor.md.\nTRACE is a trace "
+               "file (perf script text or neutral CSV, docs/traces.md) or\n"
+               "synth:EVENTS[:TIMERS]. Durations take a unit (500us, 2ms), sizes may (64KiB,\n"
+               "16MiB).\n",
+    .opts = advise_opts,
+    .nopts = TKB_COUNT(advise_opts),
+    .example = "tkbench advise t.perf.txt --need lateness=2ms\n"
+               "tkbench advise bench/traces/tcp.csv.xz --results DIR --criterion memory\n",
+    .main = cmd_advise,
+};
+
+static void usage_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage_exit(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("tkbench: advise: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\nusage: tkbench advise TRACE [--results DIR] [--need lateness=DUR] "
-          "[--need memory=SIZE]\n"
-          "                      [--need cpu=PCT] [--criterion cost|lateness|memory] [--reps K] "
-          "[--hz N]\n",
-          stderr);
+    tkb_vusage(&tkb_cmd_advise, fmt, ap);
     va_end(ap);
     exit(2);
 }
@@ -925,58 +953,58 @@ static void parse_need(const char *v, needs *nd) {
     }
 }
 
-int tkb_advise_main(int argc, char **argv) {
+static int cmd_advise(const tkb_cmd *cmd, int argc, char **argv) {
     const char *trace_path = NULL, *dir = NULL;
     needs nd = {0, 0, 0};
     criterion crit = CRIT_COST;
     int reps = DEFAULT_REPS;
     tkt_perf_opts popts = {0};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (a[0] == '-' && a[1] == '-') {
-            if (strcmp(a, "--help") == 0) {
-                printf("usage: tkbench advise TRACE [--results DIR] [--need lateness=DUR] "
-                       "[--need memory=SIZE]\n"
-                       "                      [--need cpu=PCT] [--criterion cost|lateness|memory] "
-                       "[--reps K] [--hz N]\n"
-                       "Recommends an engine and its parameters for a trace, with the figures "
-                       "behind the advice (docs/advisor.md).\n");
-                return 0;
-            }
-            if (v == NULL)
-                usage_exit("%s needs a value", a);
-            i++;
-            if (strcmp(a, "--results") == 0) {
-                dir = v;
-            } else if (strcmp(a, "--need") == 0) {
-                parse_need(v, &nd);
-            } else if (strcmp(a, "--criterion") == 0) {
-                size_t k = 0;
-                while (k < TKB_COUNT(crit_name) && strcmp(v, crit_name[k]) != 0)
-                    k++;
-                if (k == TKB_COUNT(crit_name))
-                    usage_exit("--criterion: expected cost, lateness or memory, got '%s'", v);
-                crit = (criterion)k;
-            } else if (strcmp(a, "--hz") == 0) {
-                char *end;
-                long hz = strtol(v, &end, 10);
-                if (*end != '\0' || hz < 1 || hz > 100000)
-                    usage_exit("--hz: expected jiffies per second in 1..100000, got '%s'", v);
-                popts.hz = hz;
-            } else if (strcmp(a, "--reps") == 0) {
-                char *end;
-                long r = strtol(v, &end, 10);
-                if (*end != '\0' || r < 1 || r > 1000)
-                    usage_exit("--reps: expected an integer in 1..1000, got '%s'", v);
-                reps = (int)r;
-            } else {
-                usage_exit("unknown option '%s'", a);
-            }
-        } else if (trace_path == NULL) {
-            trace_path = a;
-        } else {
-            usage_exit("one trace at a time ('%s' and '%s')", trace_path, a);
+    tkb_args args;
+    tkb_args_start(&args, cmd, argc, argv);
+    const char *v;
+    for (int o; (o = tkb_args_next(&args, &v)) != TKB_ARGS_END;) {
+        char *end;
+        switch (o) {
+        case TKB_ARGS_HELP:
+            return 0;
+        case TKB_ARGS_BAD:
+            return 2;
+        case TKB_ARGS_POS:
+            if (trace_path != NULL)
+                usage_exit("one trace at a time ('%s' and '%s')", trace_path, v);
+            trace_path = v;
+            break;
+        case AO_RESULTS:
+            dir = v;
+            break;
+        case AO_NEED:
+            parse_need(v, &nd);
+            break;
+        case AO_CRITERION: {
+            size_t k = 0;
+            while (k < TKB_COUNT(crit_name) && strcmp(v, crit_name[k]) != 0)
+                k++;
+            if (k == TKB_COUNT(crit_name))
+                usage_exit("--criterion: expected cost, lateness or memory, got '%s'", v);
+            crit = (criterion)k;
+            break;
+        }
+        case AO_HZ: {
+            long hz = strtol(v, &end, 10);
+            if (*v == '\0' || *end != '\0' || hz < 1 || hz > 100000)
+                usage_exit("--hz: expected jiffies per second in 1..100000, got '%s'", v);
+            popts.hz = hz;
+            break;
+        }
+        case AO_REPS: {
+            long r = strtol(v, &end, 10);
+            if (*v == '\0' || *end != '\0' || r < 1 || r > 1000)
+                usage_exit("--reps: expected an integer in 1..1000, got '%s'", v);
+            reps = (int)r;
+            break;
+        }
+        default:
+            usage_exit("internal: option %d has no meaning", o);
         }
     }
     if (trace_path == NULL)

@@ -1,26 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /* tkbench: the benchmark CLI.
  *
- *   tkbench list
- *   tkbench run [--suite smoke|quick|full] [--workloads W1_core,W3,...]
+ *   tkbench list [--names]
+ *   tkbench run [--suite smoke|quick|full] [--workloads NAME|GROUP,...]
  *               [--peers heap,wheel:tick=1ms,slots=1024,...] [--n 1000,100000]
- *               [--reps K] [--timer-slack NS] [--out DIR]
- *   tkbench replay TRACE... [--peers SPECS] [--level core|executor|all]
- *                  [--step DUR] [--speed X] [--reps K] [--out DIR]
+ *               [--reps K] [--timer-slack NS] [--trace FILE,...] [--step DUR] [--out DIR]
+ *   tkbench replay TRACE... [--peers SPECS] [--level core|executor|all] [--step DUR]
+ *                  [--speed X] [--reps K] [--out DIR]
  *   tkbench advise TRACE [--results DIR] [--need lateness=DUR|memory=SIZE|cpu=PCT]
  *                  [--criterion cost|lateness|memory] [--reps K] [--hz N]
  *   tkbench plot DIR
- *   tkbench compare [--out OUTDIR] DIR...
+ *   tkbench compare [--out OUTDIR] DIR_A DIR_B...
  *   tkbench manifest [--force] DIR
- *   tkbench --version
+ *   tkbench trace convert IN OUT [--hz N] [--functions GLOB,...] [--cpus LIST]
+ *                         [--class wheel|hrtimer|all]
+ *   tkbench trace stats TRACE [--out DIR] [the options of convert]
+ *   tkbench help [COMMAND], tkbench COMMAND --help, tkbench --version
  *
+ * Each subcommand is a descriptor (cmdline.h) with its option table, from
+ * which getopt_long() parses it and its --help is printed; options take a
+ * value as --name VALUE or --name=VALUE, before or after the arguments.
  * A run registers one Google Benchmark per (workload, peer, parameter),
  * runs them with --benchmark_out=DIR/raw/gbench.json, then turns that JSON
  * into DIR/results.csv and writes DIR/manifest.json and the metadata
  * (docs/results-format.md). Progress goes to stderr, results to files; the
  * headline tables and the folder path go to stdout at the end. `plot` and
  * `compare` run the renderer, plots/render.py. Exit status: 0 ok, 1 run
- * failure, 2 usage error (unknown workload, peer or parameter). */
+ * failure, 2 usage error (unknown option, workload, peer or parameter, a bad
+ * value, a missing argument). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -35,6 +42,7 @@
 #include <unistd.h>
 
 #include "advise.h"
+#include "cmdline.h"
 #include "replay.h"
 #include "run.h"
 #include "trace-cli.h"
@@ -48,12 +56,15 @@ tkb_run tkb_the_run;
 #define MAX_CASES 4096
 #define MAX_PEERS 64
 
-static void die_usage(const char *fmt, ...) {
+/* A usage error of subcommand cmd: says it (tkb_usage()) and exits with
+ * status 2. For checks deep in a run, where returning the status up would
+ * only add noise. */
+static void die_usage(const tkb_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+static void die_usage(const tkb_cmd *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("tkbench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\n(see `tkbench --help`)\n", stderr);
+    tkb_vusage(cmd, fmt, ap);
     va_end(ap);
     exit(2);
 }
@@ -212,14 +223,31 @@ static const char *level_name(tkb_level l) {
     return l == TKB_LEVEL_MACHINE ? "machine" : l == TKB_LEVEL_CORE ? "core" : "executor";
 }
 
-static int cmd_list(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[2], "--names") == 0) { /* one workload name a line */
+static const tkb_opt list_opts[] = {
+    {"names", NULL, "only the workloads' names, one a line", 0},
+};
+
+static int cmd_list(const tkb_cmd *cmd, int argc, char **argv) {
+    bool names = false;
+    tkb_args a;
+    tkb_args_start(&a, cmd, argc, argv);
+    const char *arg;
+    for (int k; (k = tkb_args_next(&a, &arg)) != TKB_ARGS_END;)
+        switch (k) {
+        case TKB_ARGS_HELP:
+            return 0;
+        case TKB_ARGS_BAD:
+            return 2;
+        case TKB_ARGS_POS:
+            return tkb_usage(cmd, "unexpected argument '%s'", arg);
+        default: /* --names */
+            names = true;
+        }
+    if (names) { /* one workload name a line */
         for (size_t i = 0; i < tkb_workload_count; i++)
             printf("%s\n", tkb_workloads[i]->name);
         return 0;
     }
-    if (argc != 2)
-        die_usage("usage: tkbench list [--names]");
     printf("workloads (--workloads takes names or groups):\n");
     for (size_t i = 0; i < tkb_workload_count; i++) {
         const tkb_workload *w = tkb_workloads[i];
@@ -265,8 +293,10 @@ static int cmd_list(int argc, char **argv) {
 static void for_each_item(const char *list, bool specs, void (*fn)(const char *, void *),
                           void *ctx) {
     char *buf = strdup(list);
-    if (buf == NULL)
-        die_usage("out of memory");
+    if (buf == NULL) {
+        fprintf(stderr, "tkbench: out of memory\n");
+        exit(1);
+    }
     char item[TKB_SPEC_MAX * 2] = "";
     for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
         bool continues = specs && item[0] != '\0' && strchr(tok, '=') != NULL &&
@@ -286,6 +316,7 @@ static void for_each_item(const char *list, bool specs, void (*fn)(const char *,
 }
 
 typedef struct run_opts {
+    const tkb_cmd *cmd; /* run or replay: the usage errors name it */
     tkb_selected works[64];
     size_t nworks;
     bool want[64]; /* workloads asked for, by table index */
@@ -304,19 +335,20 @@ static void want_workload(const char *name, void *ctx) {
         }
     if (found)
         return;
-    fprintf(stderr, "tkbench: unknown workload '%s'; known:", name);
-    for (size_t i = 0; i < tkb_workload_count; i++)
-        fprintf(stderr, " %s", tkb_workloads[i]->name);
-    fprintf(stderr, "; groups:");
+    char known[2048], groups[512];
+    size_t k = 0, g = 0;
+    known[0] = groups[0] = '\0';
     for (size_t i = 0; i < tkb_workload_count; i++) {
+        k += (size_t)snprintf(known + k, k < sizeof known ? sizeof known - k : 0, " %s",
+                              tkb_workloads[i]->name);
         bool first = true;
         for (size_t j = 0; j < i; j++)
             first &= strcmp(tkb_workloads[j]->group, tkb_workloads[i]->group) != 0;
         if (first)
-            fprintf(stderr, " %s", tkb_workloads[i]->group);
+            g += (size_t)snprintf(groups + g, g < sizeof groups ? sizeof groups - g : 0, " %s",
+                                  tkb_workloads[i]->group);
     }
-    fputc('\n', stderr);
-    exit(2);
+    die_usage(o->cmd, "unknown workload '%s'; known:%s; groups:%s", name, known, groups);
 }
 
 /* Adds the peer `spec` names. A bad spec ends the run (status 2), except
@@ -332,10 +364,8 @@ static void add_peer(run_opts *o, const char *spec, bool waiting_only, bool suit
         snprintf(skipped + k, skipped_len - k, "%s%s", k ? ", " : "", spec);
         return;
     }
-    if (rc != 0) {
-        fprintf(stderr, "tkbench: %s\n", err);
-        exit(2);
-    }
+    if (rc != 0)
+        die_usage(o->cmd, "%s", err);
     p.waiting_only = waiting_only;
     for (size_t i = 0; i < o->npeers; i++)
         if (strcmp(o->peers[i].spec, p.spec) == 0) {
@@ -343,7 +373,7 @@ static void add_peer(run_opts *o, const char *spec, bool waiting_only, bool suit
             return;
         }
     if (o->npeers == MAX_PEERS)
-        die_usage("--peers: at most %d peers", MAX_PEERS);
+        die_usage(o->cmd, "--peers: at most %d peers", MAX_PEERS);
     o->peers[o->npeers++] = p;
 }
 
@@ -352,6 +382,7 @@ static void want_peer(const char *spec, void *ctx) {
 }
 
 typedef struct sizes {
+    const tkb_cmd *cmd;
     size_t v[8];
     size_t n;
 } sizes;
@@ -361,9 +392,9 @@ static void want_size(const char *s, void *ctx) {
     char *e;
     double d = strtod(s, &e);
     if (*e || d < 1 || d > 1e8 || d != floor(d))
-        die_usage("--n: '%s' is not a population in 1..1e8", s);
+        die_usage(z->cmd, "--n: '%s' is not a population in 1..1e8", s);
     if (z->n == TKB_COUNT(z->v) - 1)
-        die_usage("--n: at most %zu populations", TKB_COUNT(z->v) - 1);
+        die_usage(z->cmd, "--n: at most %zu populations", TKB_COUNT(z->v) - 1);
     z->v[z->n++] = (size_t)d;
 }
 
@@ -384,6 +415,7 @@ static int by_level(const void *a, const void *b) {
 /* What a run was asked for: `tkbench run`'s options, or what `tkbench
  * replay` makes of its own. */
 typedef struct run_req {
+    const tkb_cmd *cmd; /* run or replay */
     const char *suite, *out, *wl, *pl, *nl;
     int reps;
     long long slack;
@@ -401,114 +433,181 @@ typedef struct run_req {
 static void want_trace(const char *path, void *ctx) {
     run_req *r = ctx;
     if (r->ntraces == TKB_COUNT(r->traces))
-        die_usage("at most %zu traces", TKB_COUNT(r->traces));
+        die_usage(r->cmd, "at most %zu traces", TKB_COUNT(r->traces));
     char *copy = strdup(path);
-    if (copy == NULL)
-        die_usage("out of memory");
+    if (copy == NULL) {
+        fprintf(stderr, "tkbench: out of memory\n");
+        exit(1);
+    }
     r->traces[r->ntraces++] = copy;
 }
 
-static int64_t parse_step(const char *v) {
-    int64_t ns;
-    if (tkb_parse_duration(v, &ns) != 0)
-        die_usage("--step: expected a duration with its unit (1ms, 100us, 250ns), got '%s'", v);
-    return ns;
+/* The options of run and replay: one table, each option in the commands
+ * its `in` names (IN_RUN, IN_REPLAY; 0: both). */
+enum { IN_RUN = 1u, IN_REPLAY = 2u };
+enum {
+    RO_SUITE,
+    RO_WORKLOADS,
+    RO_PEERS,
+    RO_N,
+    RO_REPS,
+    RO_TIMER_SLACK,
+    RO_TRACE,
+    RO_LEVEL,
+    RO_STEP,
+    RO_SPEED,
+    RO_OUT,
+    RO_PERTURB,
+};
+static const tkb_opt run_opts_table[] = {
+    [RO_SUITE] = {"suite", "NAME", "smoke, quick or full: sizes and repetitions (default quick)",
+                  0},
+    [RO_WORKLOADS] = {"workloads", "NAME,...",
+                      "the workloads to run, by name or group (default: all of the suite)", IN_RUN},
+    [RO_PEERS] = {"peers", "SPEC,...",
+                  "the peers to run (default: the suites' peers and every engine)", 0},
+    [RO_N] = {"n", "N,...", "populations of the workloads measured at several N (1..1e8)", IN_RUN},
+    [RO_REPS] = {"reps", "K", "repetitions of every benchmark, 1..1000 (default: the suite's)", 0},
+    [RO_TIMER_SLACK] = {"timer-slack", "NS",
+                        "timer slack of the timer threads, ns (default 1; -1: leave it)", 0},
+    [RO_TRACE] = {"trace", "TRACE,...", "the traces the replay workloads replay", IN_RUN},
+    [RO_LEVEL] = {"level", "LEVEL", "core, executor or all: the replays to run (default core)",
+                  IN_REPLAY},
+    [RO_STEP] = {"step", "DUR",
+                 "a replay's expiry grid, a multiple of every ticked peer's tick (default 1ms)", 0},
+    [RO_SPEED] = {"speed", "X", "play the trace X times as fast at executor level (default 1)",
+                  IN_REPLAY},
+    [RO_OUT] = {"out", "DIR", "the results folder (default: a new one in results/)", 0},
+    /* tests: records expiry number K one step late, to prove the replay's check can fail */
+    [RO_PERTURB] = {"_perturb", "K", NULL, IN_REPLAY},
+};
+
+#define RUN_DETAILS                                                                                \
+    "A peer SPEC is NAME[:key=value,...][@embedded]: heap, heap:spin=150us,\n"                     \
+    "wheel:tick=1ms,slots=1024, heap@embedded, libuv (tkbench list shows them all).\n"             \
+    "A TRACE is a trace file (docs/traces.md) or synth:EVENTS[:TIMERS], a synthetic one.\n"        \
+    "Durations take a unit: 1ms, 100us, 250ns.\n"
+
+/* Takes option k of run or replay, with value v, into r. Returns 0, or 2
+ * after a usage error. */
+static int run_req_option(run_req *r, int k, const char *v) {
+    char *e;
+    switch (k) {
+    case RO_SUITE:
+        r->suite = v;
+        break;
+    case RO_WORKLOADS:
+        r->wl = v;
+        break;
+    case RO_PEERS:
+        r->pl = v;
+        break;
+    case RO_N:
+        r->nl = v;
+        break;
+    case RO_REPS: {
+        long reps = strtol(v, &e, 10);
+        if (*v == '\0' || *e || reps < 1 || reps > 1000)
+            return tkb_usage(r->cmd, "--reps: expected an integer in 1..1000, got '%s'", v);
+        r->reps = (int)reps;
+        break;
+    }
+    case RO_TIMER_SLACK:
+        r->slack = strtoll(v, &e, 10);
+        if (*v == '\0' || *e || r->slack < -1)
+            return tkb_usage(r->cmd,
+                             "--timer-slack: expected nanoseconds >= 0 (or -1: leave alone), "
+                             "got '%s'",
+                             v);
+        break;
+    case RO_TRACE:
+        for_each_item(v, false, want_trace, r);
+        break;
+    case RO_LEVEL:
+        if (strcmp(v, "core") != 0 && strcmp(v, "executor") != 0 && strcmp(v, "all") != 0)
+            return tkb_usage(r->cmd, "--level: expected core, executor or all, got '%s'", v);
+        r->level = strcmp(v, "all") == 0 ? NULL : v;
+        break;
+    case RO_STEP:
+        if (tkb_parse_duration(v, &r->step_ns) != 0)
+            return tkb_usage(
+                r->cmd, "--step: expected a duration with its unit (1ms, 100us, 250ns), got '%s'",
+                v);
+        break;
+    case RO_SPEED:
+        r->speed = strtod(v, &e);
+        if (*v == '\0' || *e || !(r->speed > 0) || r->speed > 1e6)
+            return tkb_usage(r->cmd, "--speed: expected a factor > 0 (2: twice as fast), got '%s'",
+                             v);
+        break;
+    case RO_OUT:
+        r->out = v;
+        break;
+    case RO_PERTURB:
+        r->perturb = strtoll(v, &e, 10);
+        if (*v == '\0' || *e || r->perturb < 0)
+            return tkb_usage(r->cmd, "--_perturb: expected an expiry number >= 0, got '%s'", v);
+        break;
+    default:
+        return tkb_usage(r->cmd, "internal: option %d has no meaning", k);
+    }
+    return 0;
+}
+
+/* Parses run's or replay's command line into r: 0, or the exit status
+ * (-1 for the help: exit 0). Positional arguments are traces (replay). */
+static int run_req_parse(run_req *r, int argc, char **argv) {
+    tkb_args a;
+    tkb_args_start(&a, r->cmd, argc, argv);
+    const char *v;
+    for (int k; (k = tkb_args_next(&a, &v)) != TKB_ARGS_END;) {
+        if (k == TKB_ARGS_HELP)
+            return -1;
+        if (k == TKB_ARGS_BAD)
+            return 2;
+        if (k == TKB_ARGS_POS && r->cmd->bit == IN_RUN)
+            return tkb_usage(r->cmd, "unexpected argument '%s' (traces go in --trace)", v);
+        if (k == TKB_ARGS_POS)
+            want_trace(v, r);
+        else if (run_req_option(r, k, v) != 0)
+            return 2;
+    }
+    return 0;
 }
 
 static int run_req_exec(run_req *r, int argc, char **argv);
 
-static int cmd_run(int argc, char **argv) {
-    run_req r = {.suite = "quick", .slack = -2, .perturb = -1};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define OPT(s) (strcmp(a, s) == 0 && (v != NULL || (die_usage("%s needs a value", s), 0)) && ++i)
-        if (OPT("--suite"))
-            r.suite = v;
-        else if (OPT("--out"))
-            r.out = v;
-        else if (OPT("--workloads"))
-            r.wl = v;
-        else if (OPT("--peers"))
-            r.pl = v;
-        else if (OPT("--n"))
-            r.nl = v;
-        else if (OPT("--trace"))
-            for_each_item(v, false, want_trace, &r);
-        else if (OPT("--step"))
-            r.step_ns = parse_step(v);
-        else if (OPT("--reps")) {
-            char *e;
-            long k = strtol(v, &e, 10);
-            if (*e || k < 1 || k > 1000)
-                die_usage("--reps: expected an integer in 1..1000, got '%s'", v);
-            r.reps = (int)k;
-        } else if (OPT("--timer-slack")) {
-            char *e;
-            r.slack = strtoll(v, &e, 10);
-            if (*e || r.slack < -1)
-                die_usage("--timer-slack: expected nanoseconds >= 0 (or -1: leave alone), got '%s'",
-                          v);
-        } else
-            die_usage("run: unknown argument '%s'", a);
-#undef OPT
+/* Frees what run_req_parse() kept. */
+static void run_req_free(run_req *r) {
+    for (size_t i = 0; i < r->ntraces; i++)
+        free(r->traces[i]);
+    r->ntraces = 0;
+}
+
+static int cmd_run(const tkb_cmd *cmd, int argc, char **argv) {
+    run_req r = {.cmd = cmd, .suite = "quick", .slack = -2, .perturb = -1};
+    int rc = run_req_parse(&r, argc, argv);
+    if (rc != 0) {
+        run_req_free(&r);
+        return rc < 0 ? 0 : rc;
     }
     return run_req_exec(&r, argc, argv);
 }
 
-/* tkbench replay TRACE... [--peers SPECS] [--level core|executor|all]
- *                [--step DUR] [--speed X] [--reps K] [--out DIR] */
-static int cmd_replay(int argc, char **argv) {
-    run_req r = {.suite = "quick", .slack = -2, .perturb = -1, .run_label = "replay"};
-    const char *level = "core";
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define OPT(s) (strcmp(a, s) == 0 && (v != NULL || (die_usage("%s needs a value", s), 0)) && ++i)
-        if (OPT("--peers"))
-            r.pl = v;
-        else if (OPT("--out"))
-            r.out = v;
-        else if (OPT("--suite"))
-            r.suite = v;
-        else if (OPT("--level"))
-            level = v;
-        else if (OPT("--step"))
-            r.step_ns = parse_step(v);
-        else if (OPT("--speed")) {
-            char *e;
-            r.speed = strtod(v, &e);
-            if (*e || !(r.speed > 0) || r.speed > 1e6)
-                die_usage("--speed: expected a factor > 0 (2: twice as fast), got '%s'", v);
-        } else if (OPT("--reps")) {
-            char *e;
-            long k = strtol(v, &e, 10);
-            if (*e || k < 1 || k > 1000)
-                die_usage("--reps: expected an integer in 1..1000, got '%s'", v);
-            r.reps = (int)k;
-        } else if (OPT("--timer-slack")) {
-            char *e;
-            r.slack = strtoll(v, &e, 10);
-            if (*e || r.slack < -1)
-                die_usage("--timer-slack: expected nanoseconds >= 0 (or -1: leave alone), got '%s'",
-                          v);
-        } else if (OPT("--_perturb")) { /* tests: prove that the check can fail */
-            char *e;
-            r.perturb = strtoll(v, &e, 10);
-            if (*e || r.perturb < 0)
-                die_usage("--_perturb: expected an expiry number >= 0");
-        } else if (a[0] == '-' && a[1] != '\0')
-            die_usage("replay: unknown option '%s'", a);
-        else
-            want_trace(a, &r);
-#undef OPT
+static int cmd_replay(const tkb_cmd *cmd, int argc, char **argv) {
+    run_req r = {.cmd = cmd,
+                 .suite = "quick",
+                 .slack = -2,
+                 .perturb = -1,
+                 .run_label = "replay",
+                 .level = "core"};
+    int rc = run_req_parse(&r, argc, argv);
+    if (rc == 0 && r.ntraces == 0)
+        rc = tkb_usage(cmd, "which trace? (a trace file, or synth:EVENTS[:TIMERS])");
+    if (rc != 0) {
+        run_req_free(&r);
+        return rc < 0 ? 0 : rc;
     }
-    if (r.ntraces == 0)
-        die_usage("usage: tkbench replay TRACE... [--peers SPECS] [--level core|executor|all] "
-                  "[--step DUR] [--speed X] [--reps K] [--out DIR]");
-    if (strcmp(level, "core") != 0 && strcmp(level, "executor") != 0 && strcmp(level, "all") != 0)
-        die_usage("--level: expected core, executor or all, got '%s'", level);
-    r.level = strcmp(level, "all") == 0 ? NULL : level;
     r.wl = "replay"; /* the group of every replay workload */
     return run_req_exec(&r, argc, argv);
 }
@@ -536,11 +635,13 @@ static int run_req_run(run_req *r, int argc, char **argv) {
     long long slack = r->slack;
     int sid = tkb_suite_find(suite);
     if (sid < 0) {
-        fprintf(stderr, "tkbench: unknown suite '%s'; known:", suite);
+        char known[256];
+        size_t k = 0;
+        known[0] = '\0';
         for (int s = 0; s < TKB_NSUITES; s++)
-            fprintf(stderr, " %s", tkb_suites[s].name);
-        fputc('\n', stderr);
-        return 2;
+            k += (size_t)snprintf(known + k, k < sizeof known ? sizeof known - k : 0, " %s",
+                                  tkb_suites[s].name);
+        return tkb_usage(r->cmd, "unknown suite '%s'; known:%s", suite, known);
     }
     tkb_the_run.suite = &tkb_suites[sid];
     tkb_the_run.timer_slack_ns = slack >= -1 ? slack : 1;
@@ -549,13 +650,14 @@ static int run_req_run(run_req *r, int argc, char **argv) {
     /* The run's selection and its cases: too large for the stack, and there is
      * one run per process (main() calls cmd_run() once), so they live here. */
     static run_opts o;
+    o.cmd = r->cmd;
     if (wl != NULL)
         for_each_item(wl, false, want_workload, &o);
-    sizes z = {0};
+    sizes z = {.cmd = r->cmd};
     if (nl != NULL) {
         for_each_item(nl, false, want_size, &z);
         if (z.n == 0)
-            die_usage("--n: expected a comma-separated list of populations");
+            die_usage(r->cmd, "--n: expected a comma-separated list of populations");
     }
     for (size_t i = 0; i < tkb_workload_count; i++) {
         if (wl != NULL && !o.want[i])
@@ -579,13 +681,14 @@ static int run_req_run(run_req *r, int argc, char **argv) {
                 o.works[j++] = o.works[k];
         o.nworks = j;
         if (!replays(&o))
-            die_usage("--level %s: this tkbench has no replay at that level", r->level);
+            die_usage(r->cmd, "--level %s: this tkbench has no replay at that level", r->level);
     }
 
     /* the traces a replay runs: --trace, or the suite's own */
     static tkb_replay_set rs;
     if (r->ntraces > 0 && !replays(&o))
-        die_usage("--trace: none of the selected workloads replays a trace (add --workloads "
+        die_usage(r->cmd,
+                  "--trace: none of the selected workloads replays a trace (add --workloads "
                   "replay)");
     if (replays(&o)) {
         char def[PATH_MAX] = "";
@@ -597,7 +700,8 @@ static int run_req_run(run_req *r, int argc, char **argv) {
                 fprintf(stderr, "tkbench: note: no trace %s: the replay is skipped\n", def);
         }
         if (r->ntraces == 0 && wl != NULL)
-            die_usage("the replay needs a trace: --trace FILE (or synth:EVENTS[:TIMERS])%s%s%s",
+            die_usage(r->cmd,
+                      "the replay needs a trace: --trace FILE (or synth:EVENTS[:TIMERS])%s%s%s",
                       def[0] ? "; the suite's trace " : "", def, def[0] ? " is not there" : "");
         if (r->ntraces == 0) {
             drop_replay(&o);
@@ -644,8 +748,9 @@ static int run_req_run(run_req *r, int argc, char **argv) {
         const tkb_peer *p = &o.peers[j];
         if (p->core != NULL && p->core->expire_at != NULL &&
             !tkb_replay_core_fits(p, tkb_the_run.replay->step_ns, err, sizeof err)) {
-            fprintf(stderr, "tkbench: %s\n", err);
-            return 2;
+            tkb_replay_set_close(&rs);
+            tkb_the_run.replay = NULL;
+            return tkb_usage(r->cmd, "%s", err);
         }
         if (p->core == NULL || p->core->expire_at == NULL)
             fprintf(stderr, "tkbench: note: %s has no core-level replay%s\n", p->spec,
@@ -669,9 +774,10 @@ static int run_req_run(run_req *r, int argc, char **argv) {
         if (o.peers[j].missing)
             fprintf(stderr, "tkbench: note: %s: %s\n", o.peers[j].spec, o.peers[j].missing);
     if (ncases == 0)
-        die_usage("nothing to run: no selected peer runs the selected workloads");
+        die_usage(r->cmd, "nothing to run: no selected peer runs the selected workloads");
     if (ncases == MAX_CASES)
-        die_usage("too many benchmarks (more than %d): select fewer workloads, peers or sizes",
+        die_usage(r->cmd,
+                  "too many benchmarks (more than %d): select fewer workloads, peers or sizes",
                   MAX_CASES);
 
     /* output folder */
@@ -687,7 +793,7 @@ static int run_req_run(run_req *r, int argc, char **argv) {
         out = outbuf;
     }
     if (strlen(out) > PATH_MAX - 64)
-        die_usage("--out: path too long");
+        die_usage(r->cmd, "--out: path too long");
     tkb_the_run.out_dir = out;
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/raw", out);
@@ -802,8 +908,7 @@ static int run_req_run(run_req *r, int argc, char **argv) {
 /* Runs what r asks for, then frees its traces' names. */
 static int run_req_exec(run_req *r, int argc, char **argv) {
     int rc = run_req_run(r, argc, argv);
-    for (size_t i = 0; i < r->ntraces; i++)
-        free(r->traces[i]);
+    run_req_free(r);
     return rc;
 }
 
@@ -846,38 +951,65 @@ static int run_renderer(char **args) {
     return 1;
 }
 
-static int cmd_plot(int argc, char **argv) {
-    if (argc != 3)
-        die_usage("usage: tkbench plot DIR");
-    if (!is_dir(argv[2]))
-        die_usage("plot: '%s' is not a results folder", argv[2]);
-    int rc = ensure_manifest(argv[2]);
+static int cmd_plot(const tkb_cmd *cmd, int argc, char **argv) {
+    const char *dir = NULL;
+    tkb_args a;
+    tkb_args_start(&a, cmd, argc, argv);
+    const char *v;
+    for (int k; (k = tkb_args_next(&a, &v)) != TKB_ARGS_END;) {
+        if (k == TKB_ARGS_HELP)
+            return 0;
+        if (k == TKB_ARGS_BAD)
+            return 2;
+        if (dir != NULL) /* TKB_ARGS_POS: plot has no options of its own */
+            return tkb_usage(cmd, "one folder at a time ('%s' and '%s')", dir, v);
+        dir = v;
+    }
+    if (dir == NULL)
+        return tkb_usage(cmd, "which results folder?");
+    if (!is_dir(dir))
+        return tkb_usage(cmd, "'%s' is not a results folder", dir);
+    int rc = ensure_manifest(dir);
     if (rc != 0)
         return rc;
-    char *args[] = {"render", argv[2], NULL};
+    char *args[] = {"render", (char *)dir, NULL};
     return run_renderer(args);
 }
 
-static int cmd_compare(int argc, char **argv) {
+static const tkb_opt compare_opts[] = {
+    {"out", "OUTDIR", "the comparison's folder (default results/compare-<date>)", 0},
+};
+
+static int cmd_compare(const tkb_cmd *cmd, int argc, char **argv) {
     const char *outdir = NULL;
     char *args[68];
     int k = 2;
-    for (int i = 2; i < argc && k < 66; i++) {
-        if (strcmp(argv[i], "--out") == 0) {
-            if (i + 1 >= argc)
-                die_usage("--out needs a value");
-            outdir = argv[++i];
+    tkb_args a;
+    tkb_args_start(&a, cmd, argc, argv);
+    const char *v;
+    for (int o; (o = tkb_args_next(&a, &v)) != TKB_ARGS_END;) {
+        if (o == TKB_ARGS_HELP)
+            return 0;
+        if (o == TKB_ARGS_BAD)
+            return 2;
+        if (o != TKB_ARGS_POS) { /* --out */
+            outdir = v;
             continue;
         }
-        if (!is_dir(argv[i]))
-            die_usage("compare: '%s' is not a results folder", argv[i]);
-        int rc = ensure_manifest(argv[i]);
-        if (rc != 0)
-            return rc;
-        args[k++] = argv[i];
+        if (k == 66)
+            return tkb_usage(cmd, "at most %d folders", 64);
+        args[k++] = (char *)v;
     }
     if (k < 4)
-        die_usage("usage: tkbench compare [--out OUTDIR] DIR_A DIR_B [DIR...]");
+        return tkb_usage(cmd, "expected two results folders or more, got %d", k - 2);
+    for (int i = 2; i < k; i++)
+        if (!is_dir(args[i]))
+            return tkb_usage(cmd, "'%s' is not a results folder", args[i]);
+    for (int i = 2; i < k; i++) {
+        int rc = ensure_manifest(args[i]);
+        if (rc != 0)
+            return rc;
+    }
     char buf[PATH_MAX];
     if (outdir == NULL) {
         char stamp[64];
@@ -892,81 +1024,120 @@ static int cmd_compare(int argc, char **argv) {
     return run_renderer(args);
 }
 
-static int cmd_manifest(int argc, char **argv) {
-    bool force = argc == 4 && strcmp(argv[2], "--force") == 0;
-    if (argc != 3 + force)
-        die_usage("usage: tkbench manifest [--force] DIR");
-    const char *dir = argv[2 + force];
+static const tkb_opt manifest_opts[] = {
+    {"force", NULL, "replace a manifest.json that is there", 0},
+};
+
+static int cmd_manifest(const tkb_cmd *cmd, int argc, char **argv) {
+    bool force = false;
+    const char *dir = NULL;
+    tkb_args a;
+    tkb_args_start(&a, cmd, argc, argv);
+    const char *v;
+    for (int k; (k = tkb_args_next(&a, &v)) != TKB_ARGS_END;) {
+        if (k == TKB_ARGS_HELP)
+            return 0;
+        if (k == TKB_ARGS_BAD)
+            return 2;
+        if (k != TKB_ARGS_POS)
+            force = true; /* --force */
+        else if (dir != NULL)
+            return tkb_usage(cmd, "one folder at a time ('%s' and '%s')", dir, v);
+        else
+            dir = v;
+    }
+    if (dir == NULL)
+        return tkb_usage(cmd, "which folder?");
     if (!is_dir(dir))
-        die_usage("manifest: '%s' is not a folder", dir);
+        return tkb_usage(cmd, "'%s' is not a folder", dir);
     return tkb_manifest_synthesize(dir, force);
 }
 
-static void usage(FILE *f) {
-    fprintf(f, "usage:\n"
-               "  tkbench list [--names]            workloads, peers and their parameters, suites\n"
-               "  tkbench run [--suite smoke|quick|full] [--workloads NAME|GROUP,...]\n"
-               "              [--peers SPEC,...] [--n 1000,100000] [--reps K]\n"
-               "              [--timer-slack NS] [--trace FILE,...] [--step DUR] [--out DIR]\n"
-               "  tkbench replay TRACE... [--peers SPEC,...] [--level core|executor|all]\n"
-               "              [--step DUR] [--speed X] [--reps K] [--out DIR]\n"
-               "                                    replay recorded traces (docs/replay.md)\n"
-               "  tkbench advise TRACE [--results DIR] [--need lateness=DUR] [--need memory=SIZE]\n"
-               "              [--need cpu=PCT] [--criterion cost|lateness|memory]\n"
-               "              [--reps K] [--hz N]\n"
-               "                                    which engine, with which parameters, for a\n"
-               "                                    trace, and the figures why (docs/advisor.md)\n"
-               "  tkbench plot DIR                  figures and report.md (plots/render.py)\n"
-               "  tkbench compare [--out OUT] DIR_A DIR_B...   compare runs, with intervals\n"
-               "  tkbench manifest [--force] DIR    write manifest.json for an older folder\n"
-               "  tkbench trace convert IN OUT [--hz N] [--functions GLOB,...] [--cpus LIST]\n"
-               "              [--class wheel|hrtimer|all]   perf script text or CSV -> CSV\n"
-               "  tkbench trace stats TRACE [--out DIR]     summary, data and figures of a trace\n"
-               "  tkbench --version\n"
-               "A peer SPEC is NAME[:key=value,...][@embedded]: heap, heap:spin=150us,\n"
-               "wheel:tick=1ms,slots=1024, heap@embedded, libuv (`tkbench list` shows all).\n"
-               "Default suite: quick. Default folder: results/<date>-<suite>.\n"
-               "--n sets the populations of the workloads measured at several N; --reps every\n"
-               "repetition count; --timer-slack the slack (ns) of the timer threads (default 1;\n"
-               "-1 leaves it). A replay expires timers on a grid of --step (default 1ms; a\n"
-               "multiple of every ticked peer's tick); a TRACE is a trace file, or\n"
-               "synth:EVENTS[:TIMERS] for a synthetic one. Durations take a unit: 1ms, 100us.\n");
-}
+/* ---- the subcommands ------------------------------------------------------------------- */
+
+static const tkb_cmd cmd_list_desc = {
+    .name = "list",
+    .synopsis = "[--names]",
+    .summary = "list the workloads, the peers and their parameters, the suites",
+    .opts = list_opts,
+    .nopts = TKB_COUNT(list_opts),
+    .example = "tkbench list\n",
+    .main = cmd_list,
+};
+static const tkb_cmd cmd_run_desc = {
+    .name = "run",
+    .synopsis = "[options]",
+    .summary = "run benchmarks into a results folder, with its figures and report",
+    .opts = run_opts_table,
+    .nopts = TKB_COUNT(run_opts_table),
+    .bit = IN_RUN,
+    .details = "A suite runs every workload at its sizes; --workloads, --peers and --n choose.\n"
+               "The folder holds results.csv, manifest.json, the metadata, figures/ and\n"
+               "report.md (docs/results-format.md). The replay workloads replay --trace on a\n"
+               "grid of --step (docs/replay.md).\n" RUN_DETAILS,
+    .example = "tkbench run --suite smoke --out results/smoke\n"
+               "tkbench run --workloads W3 --peers heap,wheel:tick=2ms,slots=256 --reps 5 "
+               "--out DIR\n",
+    .main = cmd_run,
+};
+static const tkb_cmd cmd_replay_desc = {
+    .name = "replay",
+    .synopsis = "TRACE... [options]",
+    .summary = "replay recorded timer traces on the engines and baselines",
+    .opts = run_opts_table,
+    .nopts = TKB_COUNT(run_opts_table),
+    .bit = IN_REPLAY,
+    .details = "At core level a replay runs in virtual time and checks every peer against a\n"
+               "reference; at executor level it runs in real time (docs/replay.md).\n" RUN_DETAILS,
+    .example = "tkbench replay bench/traces/tcp.csv.xz --level all --out DIR\n"
+               "tkbench replay synth:3000 --peers heap,wheel:tick=1ms,slots=1024 --reps 2\n",
+    .main = cmd_replay,
+};
+static const tkb_cmd cmd_plot_desc = {
+    .name = "plot",
+    .synopsis = "DIR",
+    .summary = "draw the figures and report.md of a results folder (plots/render.py)",
+    .example = "tkbench plot results/20260101-120000-quick\n",
+    .main = cmd_plot,
+};
+static const tkb_cmd cmd_compare_desc = {
+    .name = "compare",
+    .synopsis = "[--out OUTDIR] DIR_A DIR_B [DIR...]",
+    .summary = "compare results folders: ratios with intervals, significant ones marked",
+    .opts = compare_opts,
+    .nopts = TKB_COUNT(compare_opts),
+    .example = "tkbench compare --out results/cmp results/before results/after\n",
+    .main = cmd_compare,
+};
+static const tkb_cmd cmd_manifest_desc = {
+    .name = "manifest",
+    .synopsis = "[--force] DIR",
+    .summary = "write manifest.json into a folder an older tkbench wrote without one",
+    .opts = manifest_opts,
+    .nopts = TKB_COUNT(manifest_opts),
+    .example = "tkbench manifest results/old-run\n",
+    .main = cmd_manifest,
+};
+
+/* Every subcommand, in the order tkbench help lists them. */
+static const tkb_cmd *const commands[] = {
+    &cmd_list_desc,     &cmd_run_desc,          &cmd_replay_desc,
+    &tkb_cmd_advise,    &cmd_plot_desc,         &cmd_compare_desc,
+    &cmd_manifest_desc, &tkb_cmd_trace_convert, &tkb_cmd_trace_stats,
+};
 
 int main(int argc, char **argv) {
     if (!workloads_valid())
         return 1;
-    if (argc >= 2 && strcmp(argv[1], "_w5") == 0) { /* W5's fresh process */
+    if (argc >= 2 && strcmp(argv[1], "_w5") == 0) { /* W5's fresh process, not a command */
         if (argc != 5 && argc != 6)
             return 2;
         return tkb_w5_child(argv[2], (size_t)strtoull(argv[3], NULL, 10),
                             strtoll(argv[4], NULL, 10), argc == 6 ? atoi(argv[5]) : 0);
     }
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("tkbench %s\n", tk_version_string());
         return 0;
     }
-    if (strcmp(argv[1], "list") == 0)
-        return cmd_list(argc, argv);
-    if (strcmp(argv[1], "run") == 0)
-        return cmd_run(argc, argv);
-    if (strcmp(argv[1], "replay") == 0)
-        return cmd_replay(argc, argv);
-    if (strcmp(argv[1], "plot") == 0)
-        return cmd_plot(argc, argv);
-    if (strcmp(argv[1], "compare") == 0)
-        return cmd_compare(argc, argv);
-    if (strcmp(argv[1], "manifest") == 0)
-        return cmd_manifest(argc, argv);
-    if (strcmp(argv[1], "trace") == 0)
-        return tkb_trace_main(argc, argv);
-    if (strcmp(argv[1], "advise") == 0)
-        return tkb_advise_main(argc, argv);
-    die_usage("unknown command '%s'", argv[1]);
-    return 2;
+    return tkb_cmd_dispatch(commands, TKB_COUNT(commands), argc, argv);
 }

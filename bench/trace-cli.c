@@ -9,11 +9,11 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "trace-cli.h"
+#include "cmdline.h"
 #include "trace.h"
 
 #include <errno.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,25 +26,50 @@ extern char **environ;
 #define TK_SOURCE_DIR "."
 #endif
 
-#define USAGE                                                                                      \
-    "usage:\n"                                                                                     \
-    "  tkbench trace convert IN OUT [--hz N] [--functions GLOB,...] [--cpus LIST]\n"               \
-    "                               [--class wheel|hrtimer|all]\n"                                 \
-    "      IN: perf script text of `perf record -e 'timer:*' -a`, or neutral CSV\n"                \
-    "      (plain or .gz/.xz/.zst); OUT: neutral CSV, compressed if it ends in .gz/.xz/.zst\n"     \
-    "  tkbench trace stats TRACE [--out DIR] [the options of convert]\n"                           \
-    "      a summary on stdout; data and figures in DIR (default results/trace-NAME)\n"            \
-    "See docs/traces.md.\n"
+static int cmd_convert(const tkb_cmd *cmd, int argc, char **argv);
+static int cmd_stats(const tkb_cmd *cmd, int argc, char **argv);
 
-static int usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("tkbench: trace: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\n", stderr);
-    va_end(ap);
-    return 2;
-}
+/* The options of convert and stats: one table; --out is stats' only. */
+enum { IN_CONVERT = 1u, IN_STATS = 2u };
+enum { TO_HZ, TO_FUNCTIONS, TO_CPUS, TO_CLASS, TO_OUT };
+static const tkb_opt trace_opts[] = {
+    [TO_HZ] = {"hz", "N", "perf text: jiffies per second, if the trace cannot tell (1..100000)", 0},
+    [TO_FUNCTIONS] = {"functions", "GLOB,...", "perf text: keep the timers of these functions", 0},
+    [TO_CPUS] = {"cpus", "LIST", "perf text: keep the events of these CPUs (0,2-3)", 0},
+    [TO_CLASS] = {"class", "CLASS",
+                  "perf text: wheel, hrtimer or all: the timers to keep (default all)", 0},
+    [TO_OUT] = {"out", "DIR", "the folder of the data and figures (default results/trace-NAME)",
+                IN_STATS},
+};
+
+#define TRACE_IN                                                                                   \
+    "The trace: perf script text of `perf record -e 'timer:*' -a`, or neutral CSV\n"               \
+    "(plain or .gz/.xz/.zst). See docs/traces.md.\n"
+
+const tkb_cmd tkb_cmd_trace_convert = {
+    .name = "trace convert",
+    .synopsis = "IN OUT [options]",
+    .summary = "convert a trace, perf script text or CSV, to neutral CSV",
+    .details = TRACE_IN "OUT is compressed if it ends in .gz, .xz or .zst.\n",
+    .opts = trace_opts,
+    .nopts = sizeof trace_opts / sizeof trace_opts[0],
+    .bit = IN_CONVERT,
+    .example = "tkbench trace convert timers.perf.txt tcp.csv --functions 'tcp_*' --class wheel\n",
+    .main = cmd_convert,
+};
+
+const tkb_cmd tkb_cmd_trace_stats = {
+    .name = "trace stats",
+    .synopsis = "TRACE [options]",
+    .summary = "a trace's summary, and its data and figures in a folder",
+    .details =
+        TRACE_IN "The figures: armed timers over time, the CDF of start-to-deadline delays.\n",
+    .opts = trace_opts,
+    .nopts = sizeof trace_opts / sizeof trace_opts[0],
+    .bit = IN_STATS,
+    .example = "tkbench trace stats timers.perf.txt --out /tmp/t --class hrtimer\n",
+    .main = cmd_stats,
+};
 
 /* ---- options and loading ----------------------------------------------------------------------
  */
@@ -55,29 +80,47 @@ typedef struct opts {
     bool perf_given; /* any perf-only option */
 } opts;
 
-static int parse_opts(int argc, char **argv, int first, bool stats, opts *o) {
+/* Parses convert's or stats' command line into o: 0, or the exit status
+ * (-1 for the help: exit 0). */
+static int parse_opts(const tkb_cmd *cmd, int argc, char **argv, opts *o) {
     memset(o, 0, sizeof *o);
+    bool stats = cmd->bit == IN_STATS;
     int npos = 0;
-    for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = strcmp(a, "--hz") == 0 || strcmp(a, "--functions") == 0 ||
-                     strcmp(a, "--cpus") == 0 || strcmp(a, "--class") == 0 ||
-                     (stats && strcmp(a, "--out") == 0);
-        if (takes && v == NULL)
-            return usage_error("%s needs a value", a);
-        if (strcmp(a, "--hz") == 0) {
+    tkb_args a;
+    tkb_args_start(&a, cmd, argc, argv);
+    const char *v;
+    for (int k; (k = tkb_args_next(&a, &v)) != TKB_ARGS_END;) {
+        switch (k) {
+        case TKB_ARGS_HELP:
+            return -1;
+        case TKB_ARGS_BAD:
+            return 2;
+        case TKB_ARGS_POS:
+            if (npos == 0)
+                o->in = v;
+            else if (npos == 1 && !stats)
+                o->out = v;
+            else
+                return tkb_usage(cmd, "unexpected argument '%s'", v);
+            npos++;
+            break;
+        case TO_HZ: {
             char *e;
             errno = 0;
             long long hz = strtoll(v, &e, 10);
-            if (errno != 0 || *e != '\0' || hz < 1 || hz > 100000)
-                return usage_error("--hz: expected jiffies per second in 1..100000, got '%s'", v);
+            if (errno != 0 || *v == '\0' || *e != '\0' || hz < 1 || hz > 100000)
+                return tkb_usage(cmd, "--hz: expected jiffies per second in 1..100000, got '%s'",
+                                 v);
             o->perf.hz = hz;
-        } else if (strcmp(a, "--functions") == 0) {
+            break;
+        }
+        case TO_FUNCTIONS:
             o->perf.functions = v;
-        } else if (strcmp(a, "--cpus") == 0) {
+            break;
+        case TO_CPUS:
             o->perf.cpus = v;
-        } else if (strcmp(a, "--class") == 0) {
+            break;
+        case TO_CLASS:
             if (strcmp(v, "wheel") == 0)
                 o->perf.keep = TKT_KEEP_WHEEL;
             else if (strcmp(v, "hrtimer") == 0)
@@ -85,26 +128,20 @@ static int parse_opts(int argc, char **argv, int first, bool stats, opts *o) {
             else if (strcmp(v, "all") == 0)
                 o->perf.keep = TKT_KEEP_ALL;
             else
-                return usage_error("--class: expected wheel, hrtimer or all, got '%s'", v);
-        } else if (stats && strcmp(a, "--out") == 0) {
+                return tkb_usage(cmd, "--class: expected wheel, hrtimer or all, got '%s'", v);
+            break;
+        case TO_OUT:
             o->dir = v;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error("unknown argument '%s'\n%s", a, USAGE);
-        } else {
-            if (npos == 0)
-                o->in = a;
-            else if (npos == 1 && !stats)
-                o->out = a;
-            else
-                return usage_error("unexpected argument '%s'\n%s", a, USAGE);
-            npos++;
-            continue;
+            break;
+        default:
+            return tkb_usage(cmd, "internal: option %d has no meaning", k);
         }
-        o->perf_given |= strcmp(a, "--out") != 0;
-        i++;
+        o->perf_given |= k >= 0 && k != TO_OUT;
     }
-    if (npos != (stats ? 1 : 2))
-        return usage_error("%s", USAGE);
+    if (npos == 0)
+        return tkb_usage(cmd, "which trace? (%s)", stats ? "TRACE" : "IN and OUT");
+    if (npos == 1 && !stats)
+        return tkb_usage(cmd, "where to? (OUT, after IN '%s')", o->in);
     return 0;
 }
 
@@ -128,7 +165,7 @@ static void show_progress(void *arg, size_t done, size_t total) {
 }
 
 /* Loads o->in into *t; 0 or the exit status. */
-static int load(opts *o, tkt_trace *t, tkt_import_stats *st, bool *is_csv) {
+static int load(const tkb_cmd *cmd, opts *o, tkt_trace *t, tkt_import_stats *st, bool *is_csv) {
     progress pr = {.path = o->in, .last = -10, .tty = isatty(2)};
     o->perf.progress = show_progress;
     o->perf.progress_arg = &pr;
@@ -140,9 +177,10 @@ static int load(opts *o, tkt_trace *t, tkt_import_stats *st, bool *is_csv) {
     }
     if (*is_csv && o->perf_given) {
         tkt_free(t);
-        return usage_error("%s is neutral CSV: --hz, --functions, --cpus and --class apply to "
-                           "perf script text only",
-                           o->in);
+        return tkb_usage(cmd,
+                         "%s is neutral CSV: --hz, --functions, --cpus and --class apply to "
+                         "perf script text only",
+                         o->in);
     }
     return 0;
 }
@@ -169,15 +207,15 @@ static void print_import(FILE *f, const tkt_import_stats *s) {
 /* ---- convert ----------------------------------------------------------------------------------
  */
 
-static int cmd_convert(int argc, char **argv) {
+static int cmd_convert(const tkb_cmd *cmd, int argc, char **argv) {
     opts o;
-    int rc = parse_opts(argc, argv, 3, false, &o);
+    int rc = parse_opts(cmd, argc, argv, &o);
     if (rc != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     tkt_trace t;
     tkt_import_stats st;
     bool is_csv;
-    rc = load(&o, &t, &st, &is_csv);
+    rc = load(cmd, &o, &t, &st, &is_csv);
     if (rc != 0)
         return rc;
     char err[512];
@@ -585,15 +623,15 @@ static int write_out(const char *dir, const tkt_trace *t, const summary *s, bool
     return 0;
 }
 
-static int cmd_stats(int argc, char **argv) {
+static int cmd_stats(const tkb_cmd *cmd, int argc, char **argv) {
     opts o;
-    int rc = parse_opts(argc, argv, 3, true, &o);
+    int rc = parse_opts(cmd, argc, argv, &o);
     if (rc != 0)
-        return rc;
+        return rc < 0 ? 0 : rc;
     tkt_trace t;
     tkt_import_stats st;
     bool is_csv;
-    rc = load(&o, &t, &st, &is_csv);
+    rc = load(cmd, &o, &t, &st, &is_csv);
     if (rc != 0)
         return rc;
     summary s;
@@ -629,16 +667,4 @@ int tkb_trace_stats_write(const tkt_trace *t, const char *dir) {
     int rc = write_out(dir, t, &s, true, NULL);
     free(s.delays);
     return rc;
-}
-
-int tkb_trace_main(int argc, char **argv) {
-    if (argc < 3 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) {
-        fputs(USAGE, argc < 3 ? stderr : stdout);
-        return argc < 3 ? 2 : 0;
-    }
-    if (strcmp(argv[2], "convert") == 0)
-        return cmd_convert(argc, argv);
-    if (strcmp(argv[2], "stats") == 0)
-        return cmd_stats(argc, argv);
-    return usage_error("unknown subcommand '%s' (convert or stats)\n%s", argv[2], USAGE);
 }

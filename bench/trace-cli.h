@@ -4,13 +4,14 @@
 #ifndef TKB_TRACE_CLI_H
 #define TKB_TRACE_CLI_H
 
+#include "cmdline.h"
 #include "trace/trace.h"
 
-/* `tkbench trace SUBCOMMAND ...` with argv[0] "tkbench", argv[1] "trace".
- * Returns the process's exit status: 0 done, 1 an output could not be
- * written or drawn, 2 a usage error or a bad input file ("FILE:LINE: ..."
- * on stderr). */
-int tkb_trace_main(int argc, char **argv);
+/* `tkbench trace convert` and `tkbench trace stats`: their descriptors
+ * (cmdline.h). Their main returns the process's exit status: 0 done, 1 an
+ * output could not be written or drawn, 2 a usage error or a bad input file
+ * ("FILE:LINE: ..." on stderr). */
+extern const tkb_cmd tkb_cmd_trace_convert, tkb_cmd_trace_stats;
 
 /* Writes what `tkbench trace stats --out dir` writes for trace t (summary.txt,
  * the population over time and the delay distribution, their data and

@@ -61,7 +61,7 @@ expect 2 "--class: expected wheel, hrtimer or all, got 'both'" trace convert "$d
 expect 2 "--hz: expected jiffies per second in 1..100000, got '0'" trace convert "$data/tiny.perf.txt" "$work/o.csv" --hz 0
 expect 2 "--cpus '2-1': expected a list of CPUs" trace convert "$data/tiny.perf.txt" "$work/o.csv" --cpus 2-1
 expect 2 "unknown subcommand 'replay'" trace replay x
-expect 2 "unknown argument '--bogus'" trace stats "$work/tiny.csv" --bogus
+expect 2 "trace stats: unknown option '--bogus'" trace stats "$work/tiny.csv" --bogus
 expect 2 "usage:" trace convert only-one-argument
 [[ ! -e "$work/o.csv" ]] || fail "a refused convert wrote its output"
 if ((fails > 0)); then echo "$fails check(s) failed"; exit 1; fi

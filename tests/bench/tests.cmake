@@ -20,7 +20,8 @@ add_test(NAME bench_smoke COMMAND bash ${TKB_T}/check-smoke.sh $<TARGET_FILE:tkb
 add_test(NAME bench_workload_descriptor
   COMMAND bash ${TKB_T}/check-demo.sh $<TARGET_FILE:tkbench_test> ${TKB_W}/demo)
 add_test(NAME bench_cli_errors
-  COMMAND bash ${TKB_T}/check-cli.sh $<TARGET_FILE:tkbench> ${TKB_W}/cli ${PROJECT_VERSION})
+  COMMAND bash ${TKB_T}/check-cli.sh $<TARGET_FILE:tkbench> ${TKB_W}/cli ${PROJECT_VERSION}
+          ${PROJECT_SOURCE_DIR}/tests/trace/data)
 add_test(NAME bench_old_folder
   COMMAND bash ${TKB_T}/check-old-folder.sh $<TARGET_FILE:tkbench> ${TKB_T}/old-folder ${TKB_W}/old)
 add_test(NAME bench_engines
