@@ -4,6 +4,7 @@
 #   make test      the whole test suite (see scripts/test.sh)
 #   make example   build and run the example program
 #   make full      the full benchmark suite (long)
+#   make docs      the API reference (Doxygen) in build/docs/docs/api/html
 #   make format    clang-format the tree;  make format-check  fail if it is not formatted
 JOBS ?= 2
 # the engines, from their one list (engines/CMakeLists.txt)
@@ -11,7 +12,7 @@ ENGINES = $(shell sed -n '/^set(TIMERKIT_ENGINES/,/^)/s/^  \([a-z][a-z0-9_]*\)$$
 SUITE ?= quick
 RESULTS ?= results/$(shell date -u +%Y%m%d-%H%M%S)-$(SUITE)
 
-.PHONY: all deps build test bench full example format format-check clean
+.PHONY: all deps build test bench full example docs format format-check clean
 
 all: build
 
@@ -35,6 +36,13 @@ example: deps
 	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_BUILD_BENCH=OFF
 	cmake --build build/default -j $(JOBS) --target tk_hello
 	for e in $(ENGINES); do build/default/examples/tk_hello $$e || exit 1; done
+
+# Only the library is configured: the reference needs neither the tests nor the benchmarks.
+docs:
+	@scripts/install-deps.sh docs
+	cmake -S . -B build/docs -DTIMERKIT_BUILD_TESTS=OFF -DTIMERKIT_BUILD_BENCH=OFF -DTIMERKIT_BUILD_EXAMPLES=OFF
+	cmake --build build/docs --target docs
+	@echo "API reference: build/docs/docs/api/html/index.html"
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc')
 format:
