@@ -82,15 +82,12 @@ typedef enum tk_task_kind {
     TK_TASK_FIXED_DELAY = 2 /**< each run is due a period after the previous one ended */
 } tk_task_kind;
 
-/** Per-task flags. */
-#define TK_TASK_SKIP_MISSED                                                                        \
-    0x1u /**< fixed rate: after an overrun, skip the                                               \
-            periods already missed (counted in the                                                 \
-            future and the executor's counters) instead                                            \
-            of running them back to back; the next run                                             \
-            is the first period boundary not yet past.                                             \
-            Ignored for other kinds; unknown flag bits                                             \
-            are TK_EINVAL. */
+/* Per-task flags (tk_task_spec.flags). */
+/** Fixed rate: after an overrun, skip the periods already missed (counted in
+ * the future and the executor's counters) instead of running them back to
+ * back; the next run is the first period boundary not yet past. Ignored for
+ * other kinds; unknown flag bits are TK_EINVAL. */
+#define TK_TASK_SKIP_MISSED 0x1u
 /** delay_ns is the first run's deadline, an absolute time on
  * tk_clock_now_ns()'s clock (CLOCK_MONOTONIC; in the past: now), not a delay.
  * As tk_timer_start_at(): no clock read, and tasks given one deadline start
