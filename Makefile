@@ -6,6 +6,7 @@
 #   make abi-baseline  write tests/abi/timerkit.abi from a shared build (after a deliberate
 #                  ABI change: tests/abi/README.md)
 #   make full      the full benchmark suite (long)
+#   make docs      the API reference (Doxygen) in build/docs/docs/api/html
 #   make format    clang-format the tree;  make format-check  fail if it is not formatted
 JOBS ?= 2
 # the engines, from their one list (engines/CMakeLists.txt)
@@ -13,7 +14,7 @@ ENGINES = $(shell sed -n '/^set(TIMERKIT_ENGINES/,/^)/s/^  \([a-z][a-z0-9_]*\)$$
 SUITE ?= quick
 RESULTS ?= results/$(shell date -u +%Y%m%d-%H%M%S)-$(SUITE)
 
-.PHONY: all deps build test bench full example abi-baseline format format-check clean
+.PHONY: all deps build test bench full example abi-baseline docs format format-check clean
 
 all: build
 
@@ -41,6 +42,13 @@ example: deps
 abi-baseline: deps
 	cmake -S . -B build/shared -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_WERROR=ON -DBUILD_SHARED_LIBS=ON -DTIMERKIT_BUILD_BENCH=OFF
 	cmake --build build/shared -j $(JOBS) --target abi-baseline
+
+# Only the library is configured: the reference needs neither the tests nor the benchmarks.
+docs:
+	@scripts/install-deps.sh docs
+	cmake -S . -B build/docs -DTIMERKIT_BUILD_TESTS=OFF -DTIMERKIT_BUILD_BENCH=OFF -DTIMERKIT_BUILD_EXAMPLES=OFF
+	cmake --build build/docs --target docs
+	@echo "API reference: build/docs/docs/api/html/index.html"
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc')
 format:

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit: one executor, many timer engines. Include this header. */
+/** @file
+ * timerkit: one executor, many timer engines. Include this header. */
 #ifndef TIMERKIT_H
 #define TIMERKIT_H
 

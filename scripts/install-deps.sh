@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages timerkit needs, if any is missing.
-#   scripts/install-deps.sh [test|bench|all]   (default: all)
+#   scripts/install-deps.sh [test|bench|docs|all]   (default: all)
 # Runs apt-get as root (or through sudo when available). Prints what it
 # installs; does nothing when everything is present.
 set -euo pipefail
@@ -9,13 +9,16 @@ set -euo pipefail
 what=${1:-all}
 base=(build-essential cmake pkg-config git clang-format)
 test_pkgs=(libcmocka-dev valgrind clang libclang-rt-14-dev gnuplot-nox libxml2-utils abigail-tools)
+# docs: the API reference (doxygen) and the man pages' check (groff)
+docs_pkgs=(doxygen groff-base)
 bench_pkgs=(libbenchmark-dev libjansson-dev libuv1-dev libevent-dev gnuplot-nox fonts-dejavu-core poppler-utils python3)
 
 case "$what" in
-  test) pkgs=("${base[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  test) pkgs=("${base[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}" "${docs_pkgs[@]}") ;;
   bench) pkgs=("${base[@]}" "${bench_pkgs[@]}") ;;
-  all) pkgs=("${base[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
-  *) echo "usage: $0 [test|bench|all]" >&2; exit 2 ;;
+  docs) pkgs=("${base[@]}" "${docs_pkgs[@]}") ;;
+  all) pkgs=("${base[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}" "${docs_pkgs[@]}") ;;
+  *) echo "usage: $0 [test|bench|docs|all]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit: the injectable allocator.
+/** @file
+ * timerkit: the injectable allocator.
  *
  * Every allocation timerkit makes goes through a tk_allocator, so tests can
  * fail the Nth allocation and benchmarks can count bytes. Passing NULL where
@@ -13,17 +14,18 @@
 
 TK_EXTERN_C_BEGIN
 
+/** An allocator: two functions and the context they are given. */
 typedef struct tk_allocator {
-    /* Returns `size` bytes aligned for any type, or NULL on failure. Must be
+    /** Returns `size` bytes aligned for any type, or NULL on failure. Must be
      * callable from any thread at once. */
     void *(*alloc)(void *ctx, size_t size);
-    /* Frees a block from alloc(); `size` is the size it was allocated with.
+    /** Frees a block from alloc(); `size` is the size it was allocated with.
      * `ptr` is never NULL. */
     void (*free)(void *ctx, void *ptr, size_t size);
-    void *ctx;
+    void *ctx; /**< passed to alloc() and free() */
 } tk_allocator;
 
-/* The malloc/free allocator. Never NULL. */
+/** The malloc/free allocator. Never NULL. */
 TK_API const tk_allocator *tk_allocator_default(void);
 
 TK_EXTERN_C_END

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit: the engine SDK, for writing a timer engine.
+/** @file
+ * timerkit: the engine SDK, for writing a timer engine.
  *
  * An engine is a tk_queue_ops table (queue.h). Most engines need to write
  * only a pure core, a tk_core_ops: a single-threaded structure with no
@@ -46,7 +47,8 @@
 
 TK_EXTERN_C_BEGIN
 
-/* The TK_NODE_PRIV_SIZE bytes of a node that belong to the engine holding
+/** @{ */
+/** The TK_NODE_PRIV_SIZE bytes of a node that belong to the engine holding
  * it, aligned for pointers and 64-bit integers. An engine overlays a struct
  * of its own (at most TK_NODE_PRIV_SIZE bytes). The first pointer-sized
  * word is also the link of the detached lists the engine hands back
@@ -58,8 +60,9 @@ static inline void *tk_node_priv(tk_node *n) {
 static inline const void *tk_node_priv_const(const tk_node *n) {
     return (const void *)&n->tk__priv;
 }
+/** @} */
 
-/* (deadline, seq) order: true if a goes strictly before b. */
+/** (deadline, seq) order: true if a goes strictly before b. */
 static inline bool tk_node_before(const tk_node *a, const tk_node *b) {
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
@@ -101,42 +104,42 @@ static inline bool tk_node_before(const tk_node *a, const tk_node *b) {
  * Memory. Only init() (and the optional resize block below) may allocate,
  * through the allocator it is given. */
 
-/* Optional: a core that keeps its nodes in one array that grows and shrinks
+/** Optional: a core that keeps its nodes in one array that grows and shrinks
  * may let its owner move the array, so that the generic adapter allocates
  * and first-touches a new block with its lock dropped (a fault per 4 KiB
  * page, which under the lock would hold up every thread waiting for a
  * node). With `manual` called, insert() answers TK_EFULL instead of growing
  * and removals never shrink; the owner follows `wanted`. */
 typedef struct tk_core_resize_ops {
-    /* From now on the owner resizes: insert() returns TK_EFULL when full,
+    /** From now on the owner resizes: insert() returns TK_EFULL when full,
      * removals do not shrink. Called once, right after init(). */
     void (*manual)(void *core);
-    /* Entries the array has room for. */
+    /** Entries the array has room for. */
     size_t (*capacity)(const void *core);
-    /* The capacity the core wants to move to now, or capacity() if none. */
+    /** The capacity the core wants to move to now, or capacity() if none. */
     size_t (*wanted)(const void *core);
-    /* Bytes of one entry (the owner touches the first entries' pages). */
+    /** Bytes of one entry (the owner touches the first entries' pages). */
     size_t entry_size;
-    /* Allocates a block of `capacity` entries, contents undefined. Reads only
+    /** Allocates a block of `capacity` entries, contents undefined. Reads only
      * what does not change after init(), so the owner may call it with its
      * lock dropped while other calls run. NULL on failure. */
     void *(*alloc_block)(const void *core, size_t capacity);
-    /* Moves the core into `block` if that is still a move it wants (its size
+    /** Moves the core into `block` if that is still a move it wants (its size
      * may have changed since wanted()); returns true and hands back the old
      * array in *old_block / *old_capacity, or false (block still the
      * caller's). */
     bool (*adopt)(void *core, void *block, size_t capacity, void **old_block, size_t *old_capacity);
-    /* Frees a block from alloc_block() or adopt(); like alloc_block(), may
+    /** Frees a block from alloc_block() or adopt(); like alloc_block(), may
      * run concurrently with other calls. NULL block: no-op. */
     void (*free_block)(const void *core, void *block, size_t capacity);
 } tk_core_resize_ops;
 
 struct tk_core_ops {
-    /* Bytes of one core's state. Its owner allocates them, aligned for any
+    /** Bytes of one core's state. Its owner allocates them, aligned for any
      * type, and passes them to every call as `core`. */
     size_t size;
 
-    /* Initialises an empty core in `core`. `params` is the engine's
+    /** Initialises an empty core in `core`. `params` is the engine's
      * parameter struct, already checked (tk_queue_config_check()); `a` the
      * allocator for anything the core allocates (never NULL); `origin_ns`
      * the instant time starts at (a ticked core lays its grid from there).
@@ -144,66 +147,67 @@ struct tk_core_ops {
      * destroy. */
     int (*init)(void *core, const void *params, const tk_allocator *a, int64_t origin_ns);
 
-    /* Frees what init() allocated. Nodes still held are not touched. */
+    /** Frees what init() allocated. Nodes still held are not touched. */
     void (*destroy)(void *core);
 
-    /* Adds `n` (deadline_ns and seq set). Returns TK_OK, TK_ENOMEM (could
+    /** Adds `n` (deadline_ns and seq set). Returns TK_OK, TK_ENOMEM (could
      * not grow), TK_EFULL (manual resizing and full: resize and insert
      * again) or TK_EINVAL (n is already in this core); on failure the core
      * and n are unchanged. */
     int (*insert)(void *core, tk_node *n);
 
-    /* Removes `n`, due or not. Returns TK_OK, or TK_ENOENT if n is not in
+    /** Removes `n`, due or not. Returns TK_OK, or TK_ENOENT if n is not in
      * this core (handed out, removed, never inserted). Must tell from n's
      * private area alone, in O(1) or close. */
     int (*remove)(void *core, tk_node *n);
 
-    /* The instant from which expire() hands out a node with `deadline_ns`
+    /** The instant from which expire() hands out a node with `deadline_ns`
      * (see "Due"); >= deadline_ns, non-decreasing. */
     int64_t (*due)(const void *core, int64_t deadline_ns);
 
-    /* Stores in *when_ns the earliest instant at which expire() may hand out
+    /** Stores in *when_ns the earliest instant at which expire() may hand out
      * a node (see the contract: exact or a lower bound) and returns TK_OK,
      * or returns TK_ENOENT if the core is empty. */
     int (*next)(const void *core, int64_t *when_ns);
 
-    /* Hands out up to `max` (>= 1) nodes with due(deadline) <= now_ns, in
+    /** Hands out up to `max` (>= 1) nodes with due(deadline) <= now_ns, in
      * (deadline, seq) order, as a list linked through
      * tk_node_next_detached(); NULL if none. *count (never NULL) receives
      * their number. */
     tk_node *(*expire)(void *core, int64_t now_ns, size_t max, size_t *count);
 
-    /* Number of nodes held. */
+    /** Number of nodes held. */
     size_t (*count)(const void *core);
 
-    /* The node with the smallest (deadline, seq), due or not, left in place;
+    /** The node with the smallest (deadline, seq), due or not, left in place;
      * NULL if empty. */
     tk_node *(*first)(const void *core);
 
-    /* Removes every node for which pred(n, ctx) is true, calling pred once
+    /** Removes every node for which pred(n, ctx) is true, calling pred once
      * per node, and hands them back as a detached list in any order; NULL if
      * none. *count (never NULL) receives their number. pred must not call
      * into the core. */
     tk_node *(*remove_if)(void *core, bool (*pred)(const tk_node *n, void *ctx), void *ctx,
                           size_t *count);
 
-    /* Verifies every invariant of the structure. Returns TK_OK or TK_ESTATE.
+    /** Verifies every invariant of the structure. Returns TK_OK or TK_ESTATE.
      * Tests call it after every step; it may be slow. */
     int (*check)(const void *core);
 
-    /* The number of nodes expire(now_ns) could hand out, counting no further
+    /** The number of nodes expire(now_ns) could hand out, counting no further
      * than `limit` (the answer is then `limit`). The adapter cuts a fair
      * share of a batch with it when several takers wait; O(min(due, limit))
      * or close is enough. */
     size_t (*count_due)(const void *core, int64_t now_ns, size_t limit);
 
-    /* Optional: owner-driven resizing (see tk_core_resize_ops), or NULL. */
+    /** Optional: owner-driven resizing (see tk_core_resize_ops), or NULL. */
     const tk_core_resize_ops *resize;
 };
 
-/* ---- the generic blocking adapter -----------------------------------------------
- *
- * Queue operations that work for any engine whose tk_queue_ops.core is set:
+/* ---- the generic blocking adapter ----------------------------------------------- */
+
+/** @{ */
+/** Queue operations that work for any engine whose tk_queue_ops.core is set:
  * one mutex around the core and a CLOCK_MONOTONIC condition variable, the
  * JDK's DelayedWorkQueue wait (only the leader sleeps until the next
  * deadline; followers wait untimed, so one due node wakes one thread), the
@@ -231,8 +235,9 @@ TK_API void tk_blocking_close(tk_queue *q, tk_queue_close_mode mode);
 TK_API int tk_blocking_check(tk_queue *q);
 TK_API int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count);
 TK_API uint64_t tk_blocking_wakeups(tk_queue *q);
+/** @} */
 
-/* Designated initialisers of every operation of a tk_queue_ops table that
+/** Designated initialisers of every operation of a tk_queue_ops table that
  * runs on the generic adapter. */
 #define TK_BLOCKING_ADAPTER                                                                        \
     .create = tk_blocking_create, .destroy = tk_blocking_destroy, .offer = tk_blocking_offer,      \
@@ -242,13 +247,14 @@ TK_API uint64_t tk_blocking_wakeups(tk_queue *q);
     .check = tk_blocking_check, .take_batch = tk_blocking_take_batch,                              \
     .wakeups = tk_blocking_wakeups
 
-/* What the generic adapter provides: the pending limit and cheap batches. */
+/** What the generic adapter provides: the pending limit and cheap batches. */
 #define TK_BLOCKING_CAPS (TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_BATCH_TAKE)
 
-/* Largest spin_ns an engine accepts. */
+/** Largest spin_ns an engine accepts. */
 #define TK_SPIN_MAX_NS TK_NS_PER_S
 
-/* The parameter-table entries of the blocking adapter's settings
+/** @{ */
+/** The parameter-table entries of the blocking adapter's settings
  * (tk_queue_config.spin_ns and max_pending), for any engine whose adapter
  * honours them. */
 #define TK_QUEUE_PARAM_SPIN                                                                        \
@@ -265,11 +271,13 @@ TK_API uint64_t tk_blocking_wakeups(tk_queue *q);
         .max = (int64_t)(SIZE_MAX > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : SIZE_MAX),         \
         .def = 0, .help = "offers beyond this many queued nodes get TK_EFULL (0: unbounded)"       \
     }
+/** @} */
+/** Both entries, for an engine's parameter table. */
 #define TK_BLOCKING_PARAMS TK_QUEUE_PARAM_MAX_PENDING, TK_QUEUE_PARAM_SPIN
 
 /* ---- checking and registering an engine --------------------------------------- */
 
-/* Checks that `engine` is a usable table: a name of letters, digits, '_'
+/** Checks that `engine` is a usable table: a name of letters, digits, '_'
  * and '-' (at most 31 bytes), every operation the executor needs (create,
  * destroy, offer, take, remove, remove_first, size, drain, remove_if,
  * close), a well-formed parameter table (keys, types, field sizes, ranges,
@@ -279,7 +287,8 @@ TK_API uint64_t tk_blocking_wakeups(tk_queue *q);
  * naming what is wrong. */
 TK_API int tk_engine_check(const tk_queue_ops *engine, char *err, size_t err_len);
 
-/* Adds `engine` to the registry, so that tk_engine_by_name(),
+/** @fn int tk_engine_register(const tk_queue_ops *engine, char *err, size_t err_len)
+ * Adds `engine` to the registry, so that tk_engine_by_name(),
  * tk_engine_count()/tk_engine_at() and spec strings find it: an engine that
  * lives outside this library. The table must stay valid and unchanged for
  * the rest of the process (a static const). Registering the same table
@@ -287,7 +296,7 @@ TK_API int tk_engine_check(const tk_queue_ops *engine, char *err, size_t err_len
  * Returns TK_OK; TK_EINVAL (NULL, or tk_engine_check() fails: err gets
  * why); TK_ESTATE (another engine has that name); TK_EFULL (the registry
  * holds TK_ENGINE_REGISTER_MAX run-time engines already). Thread-safe. */
-#define TK_ENGINE_REGISTER_MAX 16
+#define TK_ENGINE_REGISTER_MAX 16 /**< run-time engines the registry holds at most */
 TK_API int tk_engine_register(const tk_queue_ops *engine, char *err, size_t err_len);
 
 TK_EXTERN_C_END

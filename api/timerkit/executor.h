@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit: a ScheduledThreadPoolExecutor for C.
+/** @file
+ * timerkit: a ScheduledThreadPoolExecutor for C.
  *
  * A pool of pthreads runs tasks taken from a timer engine (tk_queue_ops):
  * one-shot tasks with or without a result, fixed-rate and fixed-delay
@@ -51,16 +52,16 @@
 
 TK_EXTERN_C_BEGIN
 
-typedef struct tk_executor tk_executor;
-typedef struct tk_future tk_future;
-typedef struct tk_run tk_run; /* a task's view of its own run */
+typedef struct tk_executor tk_executor; /**< a pool of threads and its engine; opaque */
+typedef struct tk_future tk_future;     /**< a task's handle and its result; opaque */
+typedef struct tk_run tk_run;           /**< a task's view of its own run */
 
-/* A task body. Returns 0 on success; any other value is a failure, kept as the
+/** A task body. Returns 0 on success; any other value is a failure, kept as the
  * future's task status (a one-shot task's future then reports TK_ETASKFAILED;
  * a periodic task stops). A result is set with tk_run_set_result(). */
 typedef int (*tk_task_fn)(tk_run *run, void *arg);
 
-/* Frees a task's argument. If given, called exactly once, when the executor
+/** Frees a task's argument. If given, called exactly once, when the executor
  * is done with the task: after its last run, or when it is cancelled,
  * rejected by the policy (abort, or a custom handler's non-OK return) or
  * discarded. Not called for tasks handed back by shutdown_now() (the caller
@@ -74,109 +75,113 @@ typedef int (*tk_task_fn)(tk_run *run, void *arg);
  * thread drops the task, with no executor lock held. */
 typedef void (*tk_arg_free_fn)(void *arg);
 
+/** How a task repeats. */
 typedef enum tk_task_kind {
-    TK_TASK_ONE_SHOT = 0,
-    TK_TASK_FIXED_RATE = 1,
-    TK_TASK_FIXED_DELAY = 2
+    TK_TASK_ONE_SHOT = 0,   /**< runs once */
+    TK_TASK_FIXED_RATE = 1, /**< run k is due at first + k * period */
+    TK_TASK_FIXED_DELAY = 2 /**< each run is due a period after the previous one ended */
 } tk_task_kind;
 
-/* Per-task flags. */
-#define TK_TASK_SKIP_MISSED                                                                        \
-    0x1u /* fixed rate: after an overrun, skip the                                                 \
-            periods already missed (counted in the                                                 \
-            future and the executor's counters) instead                                            \
-            of running them back to back; the next run                                             \
-            is the first period boundary not yet past.                                             \
-            Ignored for other kinds; unknown flag bits                                             \
-            are TK_EINVAL. */
-/* delay_ns is the first run's deadline, an absolute time on
+/* Per-task flags (tk_task_spec.flags). */
+/** Fixed rate: after an overrun, skip the periods already missed (counted in
+ * the future and the executor's counters) instead of running them back to
+ * back; the next run is the first period boundary not yet past. Ignored for
+ * other kinds; unknown flag bits are TK_EINVAL. */
+#define TK_TASK_SKIP_MISSED 0x1u
+/** delay_ns is the first run's deadline, an absolute time on
  * tk_clock_now_ns()'s clock (CLOCK_MONOTONIC; in the past: now), not a delay.
  * As tk_timer_start_at(): no clock read, and tasks given one deadline start
  * in submission order. Periodic kinds count their periods from it. */
 #define TK_TASK_AT_DEADLINE 0x2u
 
-/* A full task description, for tk_executor_schedule_spec(). */
+/** A full task description, for tk_executor_schedule_spec(). */
 typedef struct tk_task_spec {
-    tk_task_fn fn;           /* required */
-    void *arg;               /* passed to fn */
-    tk_arg_free_fn arg_free; /* optional */
-    tk_task_kind kind;       /* one-shot, fixed rate, fixed delay */
-    int64_t delay_ns;        /* first run after this delay; < 0 means now
+    tk_task_fn fn;           /**< required */
+    void *arg;               /**< passed to fn */
+    tk_arg_free_fn arg_free; /**< optional */
+    tk_task_kind kind;       /**< one-shot, fixed rate, fixed delay */
+    int64_t delay_ns;        /**< first run after this delay; < 0 means now
                                 (TK_TASK_AT_DEADLINE: at this deadline) */
-    int64_t period_ns;       /* periodic only: > 0 */
-    unsigned flags;          /* TK_TASK_* */
+    int64_t period_ns;       /**< periodic only: > 0 */
+    unsigned flags;          /**< TK_TASK_* */
 } tk_task_spec;
 
-/* What hooks and handlers see of a task. */
+/** What hooks and handlers see of a task. */
 typedef struct tk_task_info {
-    tk_task_fn fn;
-    void *arg;
-    tk_task_kind kind;
-    int64_t deadline_ns; /* this run's deadline */
-    int64_t period_ns;   /* 0 for one-shot */
-    uint64_t seq;        /* submission sequence number */
-    uint64_t run_count;  /* runs completed before this one */
+    tk_task_fn fn;       /**< the task body */
+    void *arg;           /**< its argument */
+    tk_task_kind kind;   /**< one-shot, fixed rate, fixed delay */
+    int64_t deadline_ns; /**< this run's deadline */
+    int64_t period_ns;   /**< 0 for one-shot */
+    uint64_t seq;        /**< submission sequence number */
+    uint64_t run_count;  /**< runs completed before this one */
 } tk_task_info;
 
+/** What a scheduling call does with a task the executor cannot take (shut
+ * down, or the engine's pending limit reached). */
 typedef enum tk_rejection_policy {
-    TK_REJECT_ABORT = 0,          /* the call returns TK_EREJECTED (default) */
-    TK_REJECT_CALLER_RUNS = 1,    /* one-shot: run in the caller at its deadline,
+    TK_REJECT_ABORT = 0,          /**< the call returns TK_EREJECTED (default) */
+    TK_REJECT_CALLER_RUNS = 1,    /**< one-shot: run in the caller at its deadline,
                                      unless the executor is shut down (then discard) */
-    TK_REJECT_DISCARD = 2,        /* drop the task; the call returns TK_OK and its
+    TK_REJECT_DISCARD = 2,        /**< drop the task; the call returns TK_OK and its
                                      future is cancelled */
-    TK_REJECT_DISCARD_OLDEST = 3, /* running: drop the queued task with the earliest
+    TK_REJECT_DISCARD_OLDEST = 3, /**< running: drop the queued task with the earliest
                                      deadline and retry once; shut down: discard */
-    TK_REJECT_CUSTOM = 4          /* call options.reject */
+    TK_REJECT_CUSTOM = 4          /**< call options.reject */
 } tk_rejection_policy;
 
-/* Custom rejection handler. `reason` is TK_EREJECTED (shut down) or TK_EFULL
+/** Custom rejection handler. `reason` is TK_EREJECTED (shut down) or TK_EFULL
  * (engine pending limit). Its return value is returned by the scheduling call
  * (return TK_OK to pretend acceptance: the future is then cancelled). Runs in
  * the caller's thread with no executor lock held. */
 typedef int (*tk_reject_fn)(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
-/* Thread factory: must start a joinable thread running start(arg), store its
+/** Thread factory: must start a joinable thread running start(arg), store its
  * handle in *thread, and return 0, or return non-zero on failure (the
  * executor then reports TK_ETHREAD). `name` is a suggested name (e.g.
  * "tk-pool-3"). Called with no executor lock held. */
 typedef int (*tk_thread_factory_fn)(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
                                     const char *name);
 
+/** Callbacks around the executor's work (Java's beforeExecute, afterExecute,
+ * terminated, decorateTask); each may be NULL. */
 typedef struct tk_executor_hooks {
-    /* Before each run, on the worker thread. */
+    /** Before each run, on the worker thread. */
     void (*before_execute)(tk_executor *ex, const tk_task_info *task, void *ctx);
-    /* After each run, on the worker thread; `status` is fn's return value, or
+    /** After each run, on the worker thread; `status` is fn's return value, or
      * TK_ECANCELLED if the run was cancelled while running. */
     void (*after_execute)(tk_executor *ex, const tk_task_info *task, int status, void *ctx);
-    /* Once, when the executor enters TIDYING, on the thread that takes it there. */
+    /** Once, when the executor enters TIDYING, on the thread that takes it there. */
     void (*terminated)(tk_executor *ex, void *ctx);
-    /* When a periodic task ends because a run failed. */
+    /** When a periodic task ends because a run failed. */
     void (*periodic_failed)(tk_executor *ex, const tk_task_info *task, int status, void *ctx);
-    /* Java's decorateTask: may rewrite the spec (wrap fn/arg/arg_free) before
+    /** Java's decorateTask: may rewrite the spec (wrap fn/arg/arg_free) before
      * the task is queued; it runs after the task is allocated and a worker is
      * ensured. Returning non-zero fails the call with that status (the hook
      * must then leave nothing allocated). See tk_arg_free_fn for ownership. */
     int (*decorate)(tk_executor *ex, tk_task_spec *spec, void *ctx);
-    void *ctx;
+    void *ctx; /**< passed to every hook */
 } tk_executor_hooks;
 
+/** How tk_executor_create() builds an executor; fill it with
+ * tk_executor_options_init() first. */
 typedef struct tk_executor_options {
-    unsigned core_pool_size;    /* threads; 0 is allowed (one thread is still
+    unsigned core_pool_size;    /**< threads; 0 is allowed (one thread is still
                                    started when work arrives, as in Java);
                                    at most TK_EXECUTOR_MAX_THREADS */
-    const tk_queue_ops *engine; /* NULL: engine_config's engine, else tk_engine_default() */
-    const tk_queue_config *engine_config; /* NULL: engine defaults; copied by create */
-    const char *thread_name_prefix;       /* NULL: "tk-pool" */
-    tk_thread_factory_fn thread_factory;  /* NULL: pthread_create */
-    void *thread_factory_ctx;
-    tk_rejection_policy rejection;
-    tk_reject_fn reject; /* for TK_REJECT_CUSTOM */
-    void *reject_ctx;
-    tk_executor_hooks hooks;               /* all optional */
-    bool remove_on_cancel;                 /* default false (as Java) */
-    bool continue_periodic_after_shutdown; /* default false (as Java) */
-    bool execute_delayed_after_shutdown;   /* default true (as Java) */
-    int64_t timer_slack_ns;                /* < 0: leave the pool threads' timer slack
+    const tk_queue_ops *engine; /**< NULL: engine_config's engine, else tk_engine_default() */
+    const tk_queue_config *engine_config;  /**< NULL: engine defaults; copied by create */
+    const char *thread_name_prefix;        /**< NULL: "tk-pool" */
+    tk_thread_factory_fn thread_factory;   /**< NULL: pthread_create */
+    void *thread_factory_ctx;              /**< passed to thread_factory */
+    tk_rejection_policy rejection;         /**< default TK_REJECT_ABORT */
+    tk_reject_fn reject;                   /**< for TK_REJECT_CUSTOM */
+    void *reject_ctx;                      /**< passed to reject */
+    tk_executor_hooks hooks;               /**< all optional */
+    bool remove_on_cancel;                 /**< default false (as Java) */
+    bool continue_periodic_after_shutdown; /**< default false (as Java) */
+    bool execute_delayed_after_shutdown;   /**< default true (as Java) */
+    int64_t timer_slack_ns;                /**< < 0: leave the pool threads' timer slack
                                               alone (default -1); >= 0: set it with
                                               prctl(PR_SET_TIMERSLACK) on every pool
                                               thread (0 restores the process default,
@@ -184,7 +189,7 @@ typedef struct tk_executor_options {
                                               TK_EXECUTOR_MAX_TIMER_SLACK_NS; for
                                               lateness below the OS's timer wake-up,
                                               see tk_queue_config.spin_ns (heap) */
-    const tk_allocator *allocator;         /* NULL: tk_allocator_default(). Copied at
+    const tk_allocator *allocator;         /**< NULL: tk_allocator_default(). Copied at
                                               create; its ctx must outlive every future.
                                               Tasks (128 bytes each) come from 64 KiB
                                               slabs allocated through it, about 510
@@ -192,56 +197,61 @@ typedef struct tk_executor_options {
                                               to it (one spare kept until destroy). */
 } tk_executor_options;
 
+/** Largest core_pool_size create() accepts. */
 #define TK_EXECUTOR_MAX_THREADS 4096u
 
-/* Largest timer_slack_ns create() accepts: a thread may sleep up to its
+/** Largest timer_slack_ns create() accepts: a thread may sleep up to its
  * slack past every timed wait, so a larger one would hold any delayed task
  * (and any task of a ticked engine, which waits for its tick) that long. */
 #define TK_EXECUTOR_MAX_TIMER_SLACK_NS INT64_C(1000000000) /* 1 s */
 
+/** The executor's life, as Java's runState; it only moves forward. */
 typedef enum tk_pool_state {
-    TK_POOL_RUNNING = 0,
-    TK_POOL_SHUTDOWN = 1,
-    TK_POOL_STOP = 2,
-    TK_POOL_TIDYING = 3,
-    TK_POOL_TERMINATED = 4
+    TK_POOL_RUNNING = 0,   /**< accepts and runs tasks */
+    TK_POOL_SHUTDOWN = 1,  /**< tk_executor_shutdown(): no new tasks, queued ones go on */
+    TK_POOL_STOP = 2,      /**< tk_executor_shutdown_now(): no new tasks, queued ones handed back */
+    TK_POOL_TIDYING = 3,   /**< no task and no worker left; the terminated hook runs */
+    TK_POOL_TERMINATED = 4 /**< done: tk_executor_await_termination() returns */
 } tk_pool_state;
 
+/** The executor's counters (Java's getTaskCount() and the like), from
+ * tk_executor_stats_get(). */
 typedef struct tk_executor_stats {
-    uint64_t task_count;            /* tasks ever accepted (Java getTaskCount: approx.) */
-    uint64_t completed_count;       /* tasks that finished for good (runs of
+    uint64_t task_count;            /**< tasks ever accepted (Java getTaskCount: approx.) */
+    uint64_t completed_count;       /**< tasks that finished for good (runs of
                                        periodic tasks do not count until the task ends) */
-    uint64_t runs;                  /* callback invocations, periodic runs included */
-    unsigned pool_size;             /* live worker threads */
-    unsigned active_count;          /* workers running a task now */
-    unsigned largest_pool_size;     /* most workers ever alive at once */
-    size_t queue_size;              /* tasks in the engine */
-    uint64_t rejected_count;        /* calls handed to the rejection policy */
-    uint64_t cancelled_count;       /* tasks cancelled */
-    uint64_t failed_count;          /* runs that returned non-zero */
-    uint64_t failed_periodic_count; /* periodic tasks ended by a failed run */
-    uint64_t skipped_periods;       /* periods skipped under TK_TASK_SKIP_MISSED */
+    uint64_t runs;                  /**< callback invocations, periodic runs included */
+    unsigned pool_size;             /**< live worker threads */
+    unsigned active_count;          /**< workers running a task now */
+    unsigned largest_pool_size;     /**< most workers ever alive at once */
+    size_t queue_size;              /**< tasks in the engine */
+    uint64_t rejected_count;        /**< calls handed to the rejection policy */
+    uint64_t cancelled_count;       /**< tasks cancelled */
+    uint64_t failed_count;          /**< runs that returned non-zero */
+    uint64_t failed_periodic_count; /**< periodic tasks ended by a failed run */
+    uint64_t skipped_periods;       /**< periods skipped under TK_TASK_SKIP_MISSED */
 } tk_executor_stats;
 
 /* ---- lifecycle --------------------------------------------------------- */
 
-/* Fills `opt` with the defaults above. Returns TK_OK or TK_EINVAL. */
+/** Fills `opt` with the defaults above. Returns TK_OK or TK_EINVAL. */
 TK_API int tk_executor_options_init(tk_executor_options *opt);
 
-/* Creates an executor. `opt` may be NULL (defaults, core_pool_size 1). Core
+/** Creates an executor. `opt` may be NULL (defaults, core_pool_size 1). Core
  * threads start lazily, one per task submitted while fewer are alive.
  * Returns TK_OK, TK_EINVAL (bad option: pool size, engine config, custom
  * policy without handler...), TK_ENOMEM, TK_ETHREAD (engine thread). */
 TK_API int tk_executor_create(const tk_executor_options *opt, tk_executor **out);
 
-/* Shuts the executor down if it is not already (as shutdown_now(), dropping
+/** Shuts the executor down if it is not already (as shutdown_now(), dropping
  * the handed-back tasks: their arg_free runs), waits for termination and
  * frees it. Futures stay valid until released. Returns TK_OK, TK_EINVAL,
  * TK_EDEADLK (called from one of the executor's own threads; nothing done). */
 TK_API int tk_executor_destroy(tk_executor *ex);
 
 /* ---- scheduling -------------------------------------------------------- */
-/* Each returns TK_OK, TK_EINVAL (NULL ex or fn, non-positive period, bad
+/** @name Scheduling a task
+ * Each returns TK_OK, TK_EINVAL (NULL ex or fn, non-positive period, bad
  * kind or flags), TK_ENOMEM (the executor stays usable), TK_ETHREAD (no
  * thread could be started and none is alive; the task is not kept), or what
  * the rejection policy returns (TK_EREJECTED for abort). Where a future is
@@ -252,40 +262,44 @@ TK_API int tk_executor_destroy(tk_executor *ex);
  * pending limit cancels the task and counts it in rejected_count. Hooks do
  * not run for caller-runs runs, nor for cancelled tasks that a worker drops. */
 
-/* Runs fn(arg) as soon as possible. No future. */
+/** @{ */
+
+/** Runs fn(arg) as soon as possible. No future. */
 TK_API int tk_executor_execute(tk_executor *ex, tk_task_fn fn, void *arg);
 
-/* Runs fn(arg) as soon as possible; *out gets its future (required). */
+/** Runs fn(arg) as soon as possible; *out gets its future (required). */
 TK_API int tk_executor_submit(tk_executor *ex, tk_task_fn fn, void *arg, tk_future **out);
 
-/* Runs fn(arg) once after delay_ns (< 0: now; huge: clamped). `out` may be NULL. */
+/** Runs fn(arg) once after delay_ns (< 0: now; huge: clamped). `out` may be NULL. */
 TK_API int tk_executor_schedule(tk_executor *ex, tk_task_fn fn, void *arg, int64_t delay_ns,
                                 tk_future **out);
 
-/* Runs fn(arg) at initial_delay_ns, then every period_ns (> 0) after that. */
+/** Runs fn(arg) at initial_delay_ns, then every period_ns (> 0) after that. */
 TK_API int tk_executor_schedule_at_fixed_rate(tk_executor *ex, tk_task_fn fn, void *arg,
                                               int64_t initial_delay_ns, int64_t period_ns,
                                               tk_future **out);
 
-/* Runs fn(arg) at initial_delay_ns, then delay_ns (> 0) after each run ends. */
+/** Runs fn(arg) at initial_delay_ns, then delay_ns (> 0) after each run ends. */
 TK_API int tk_executor_schedule_with_fixed_delay(tk_executor *ex, tk_task_fn fn, void *arg,
                                                  int64_t initial_delay_ns, int64_t delay_ns,
                                                  tk_future **out);
 
-/* The general form. `spec` is copied. */
+/** The general form. `spec` is copied. */
 TK_API int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_future **out);
+
+/** @} */
 
 /* ---- pool control ------------------------------------------------------ */
 
-/* Orderly shutdown: no new tasks; queued tasks run or are dropped by the
+/** Orderly shutdown: no new tasks; queued tasks run or are dropped by the
  * shutdown policies. Idempotent. Returns TK_OK or TK_EINVAL. */
 TK_API int tk_executor_shutdown(tk_executor *ex);
 
-/* Called once per task handed back by shutdown_now(), in deadline order, on
+/** Called once per task handed back by shutdown_now(), in deadline order, on
  * the calling thread. The caller owns fn/arg from then on. */
 typedef void (*tk_drop_fn)(void *ctx, const tk_task_info *task, tk_arg_free_fn arg_free);
 
-/* Stops: no new tasks, queued tasks are handed to `drop` (may be NULL: their
+/** Stops: no new tasks, queued tasks are handed to `drop` (may be NULL: their
  * arg_free then runs), running tasks get their interrupt flag set. Tasks
  * already cancelled but still queued are not handed back (their arg_free has
  * run). Due tasks that the worker of a one-thread pool has already taken
@@ -294,28 +308,33 @@ typedef void (*tk_drop_fn)(void *ctx, const tk_task_info *task, tk_arg_free_fn a
  * or TK_EINVAL. */
 TK_API long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx);
 
-/* Waits until TERMINATED or for timeout_ns (< 0: forever). Returns TK_OK,
+/** Waits until TERMINATED or for timeout_ns (< 0: forever). Returns TK_OK,
  * TK_ETIMEDOUT, TK_EINVAL, TK_EDEADLK (from one of the pool's own threads). */
 TK_API int tk_executor_await_termination(tk_executor *ex, int64_t timeout_ns);
 
-/* Predicates on the pool state. A NULL executor reads as TERMINATED
+/** Predicates on the pool state. A NULL executor reads as TERMINATED
  * (is_shutdown and is_terminated true, is_terminating false). */
-TK_API bool tk_executor_is_shutdown(const tk_executor *ex);    /* state >= SHUTDOWN */
-TK_API bool tk_executor_is_terminating(const tk_executor *ex); /* shut down, not terminated */
-TK_API bool tk_executor_is_terminated(const tk_executor *ex);
-TK_API tk_pool_state tk_executor_state(const tk_executor *ex); /* TERMINATED if NULL */
+TK_API bool tk_executor_is_shutdown(const tk_executor *ex);    /**< state >= SHUTDOWN */
+TK_API bool tk_executor_is_terminating(const tk_executor *ex); /**< shut down, not terminated */
+TK_API bool tk_executor_is_terminated(const tk_executor *ex);  /**< state TERMINATED */
+TK_API tk_pool_state tk_executor_state(const tk_executor *ex); /**< TERMINATED if NULL */
+/** The name of a state: "RUNNING", "SHUTDOWN", "STOP", "TIDYING",
+ * "TERMINATED" ("UNKNOWN" for any other value); a static string. */
 TK_API const char *tk_pool_state_name(tk_pool_state state);
 
-/* Removes cancelled tasks still in the queue (Java purge()). Returns the
+/** Removes cancelled tasks still in the queue (Java purge()). Returns the
  * number removed, or TK_EINVAL. */
 TK_API long tk_executor_purge(tk_executor *ex);
 
-/* Starts one / all missing core threads. Return the number started, or a
+/** @{ */
+/** Starts one / all missing core threads. Return the number started, or a
  * negative status (TK_EINVAL, TK_ETHREAD, TK_ESTATE when shut down). */
 TK_API int tk_executor_prestart_core_thread(tk_executor *ex);
 TK_API int tk_executor_prestart_all_core_threads(tk_executor *ex);
+/** @} */
 
-/* Runtime policy setters and getters (Java's setXxxPolicy). Setting a
+/** @{ */
+/** Runtime policy setters and getters (Java's setXxxPolicy). Setting a
  * shutdown policy after shutdown applies it to the queue at once. */
 TK_API int tk_executor_set_remove_on_cancel(tk_executor *ex, bool on);
 TK_API int tk_executor_set_continue_periodic_after_shutdown(tk_executor *ex, bool on);
@@ -323,16 +342,17 @@ TK_API int tk_executor_set_execute_delayed_after_shutdown(tk_executor *ex, bool 
 TK_API bool tk_executor_get_remove_on_cancel(const tk_executor *ex);
 TK_API bool tk_executor_get_continue_periodic_after_shutdown(const tk_executor *ex);
 TK_API bool tk_executor_get_execute_delayed_after_shutdown(const tk_executor *ex);
+/** @} */
 
-/* Copies the counters. Returns TK_OK or TK_EINVAL. */
+/** Copies the counters. Returns TK_OK or TK_EINVAL. */
 TK_API int tk_executor_stats_get(const tk_executor *ex, tk_executor_stats *out);
 
-/* The engine this executor runs on. NULL if ex is NULL. */
+/** The engine this executor runs on. NULL if ex is NULL. */
 TK_API const tk_queue_ops *tk_executor_engine(const tk_executor *ex);
 
 /* ---- futures ----------------------------------------------------------- */
 
-/* Cancels the task. Returns TK_OK (it had not started: it never will; for a
+/** Cancels the task. Returns TK_OK (it had not started: it never will; for a
  * periodic task between runs, no further run), TK_ERUNNING (a run was in
  * progress: the future is cancelled, no later run happens, the interrupt
  * flag is set if may_interrupt; the run itself goes on), TK_EDONE (already
@@ -340,59 +360,63 @@ TK_API const tk_queue_ops *tk_executor_engine(const tk_executor *ex);
  * remove-on-cancel the task leaves the queue at once. */
 TK_API int tk_future_cancel(tk_future *f, bool may_interrupt);
 
-TK_API bool tk_future_is_done(const tk_future *f); /* completed, failed or cancelled */
-TK_API bool tk_future_is_cancelled(const tk_future *f);
-TK_API bool tk_future_is_periodic(const tk_future *f);
+TK_API bool tk_future_is_done(const tk_future *f);      /**< completed, failed or cancelled */
+TK_API bool tk_future_is_cancelled(const tk_future *f); /**< the task was cancelled */
+TK_API bool tk_future_is_periodic(const tk_future *f);  /**< a fixed-rate or fixed-delay task */
 
-/* Waits for the task to finish and stores its result in *result (may be
+/** Waits for the task to finish and stores its result in *result (may be
  * NULL; written only on TK_OK). Linux: waits on a futex in the future itself,
  * so futures outlive their executor. Returns TK_OK, TK_ECANCELLED, TK_ETASKFAILED (see
  * tk_future_task_status), TK_EDEADLK (called from the task's own run),
  * TK_EINVAL. A periodic task finishes only by cancellation or failure. */
 TK_API int tk_future_get(tk_future *f, void **result);
 
-/* As tk_future_get(), waiting at most timeout_ns (< 0: forever). Adds
+/** As tk_future_get(), waiting at most timeout_ns (< 0: forever). Adds
  * TK_ETIMEDOUT. */
 TK_API int tk_future_get_timeout(tk_future *f, int64_t timeout_ns, void **result);
 
-/* The callback's non-zero return value if the task failed; 0 otherwise. */
+/** The callback's non-zero return value if the task failed; 0 otherwise. */
 TK_API int tk_future_task_status(const tk_future *f);
 
-/* Nanoseconds until the next run is due (Java getDelay): negative when
+/** Nanoseconds until the next run is due (Java getDelay): negative when
  * overdue; 0 if f is NULL. After the task ends, relative to its last deadline. */
 TK_API int64_t tk_future_remaining_ns(const tk_future *f);
 
-/* Runs completed so far, and periods skipped under TK_TASK_SKIP_MISSED
+/** @{ */
+/** Runs completed so far, and periods skipped under TK_TASK_SKIP_MISSED
  * (always 0 for a one-shot task). */
 TK_API uint64_t tk_future_run_count(const tk_future *f);
 TK_API uint64_t tk_future_skipped_count(const tk_future *f);
+/** @} */
 
-/* Drops the caller's reference. The future stays valid for the executor as
+/** Drops the caller's reference. The future stays valid for the executor as
  * long as it needs it; the task is not cancelled. Returns TK_OK, TK_EINVAL
  * (NULL, or a second release detected while the task is still alive). */
 TK_API int tk_future_release(tk_future *f);
 
 /* ---- inside a task ----------------------------------------------------- */
 
-/* Sets the result that tk_future_get() returns. Only a one-shot task
+/** Sets the result that tk_future_get() returns. Only a one-shot task
  * completes with a result; for a periodic task the call does nothing. */
 TK_API void tk_run_set_result(tk_run *run, void *result);
 
-/* True once the run was cancelled with may_interrupt or the executor was
+/** True once the run was cancelled with may_interrupt or the executor was
  * shut down with shutdown_now(). Safe to poll often. */
 TK_API bool tk_run_interrupted(const tk_run *run);
 
-/* The executor running this task, and this run's task info. */
+/** @{ */
+/** The executor running this task, and this run's task info. */
 TK_API tk_executor *tk_run_executor(const tk_run *run);
 TK_API const tk_task_info *tk_run_info(const tk_run *run);
+/** @} */
 
-/* The future of the running task (every task has one internally, even when
+/** The future of the running task (every task has one internally, even when
  * the caller asked for none), so a task can cancel itself. Borrowed: valid
  * for the duration of the run; do not release it. */
 TK_API tk_future *tk_run_future(const tk_run *run);
 
 /* ---- embedded timers: the zero-allocation path -------------------------- */
-/* A tk_timer lives in the caller's memory: embed it in your own struct and
+/** A tk_timer lives in the caller's memory: embed it in your own struct and
  * reach that struct from the callback (container_of). Starting one allocates
  * nothing and takes no lock but the engine's, so it is the path for programs
  * that hold very many timers and stop most of them (network timeouts). A
@@ -433,22 +457,22 @@ TK_API tk_future *tk_run_future(const tk_run *run);
  * The fields are private; the struct is public only so it can be embedded. */
 typedef struct tk_timer tk_timer;
 
-/* A timer's callback, on a pool thread. */
+/** A timer's callback, on a pool thread. */
 typedef void (*tk_timer_fn)(tk_timer *timer);
 
 struct tk_timer {
-    tk_node tk__node;
-    tk_timer_fn tk__fn;
-    uint32_t tk__state; /* accessed atomically */
-    uint32_t tk__owner; /* a tag of the executor it was last started on */
+    tk_node tk__node;   /**< private: the engine's node */
+    tk_timer_fn tk__fn; /**< private: the callback */
+    uint32_t tk__state; /**< private: accessed atomically */
+    uint32_t tk__owner; /**< private: a tag of the executor it was last started on */
 };
 
-/* Prepares an IDLE timer that will call fn. Call it once on fresh memory,
+/** Prepares an IDLE timer that will call fn. Call it once on fresh memory,
  * or again on an IDLE timer to change fn. Returns TK_OK or TK_EINVAL (NULL
  * timer or fn). */
 TK_API int tk_timer_init(tk_timer *timer, tk_timer_fn fn);
 
-/* Starts an IDLE timer: fn(timer) runs once, delay_ns from now (< 0: now;
+/** Starts an IDLE timer: fn(timer) runs once, delay_ns from now (< 0: now;
  * huge: clamped). Returns TK_OK, TK_EINVAL (NULL ex or timer, or a timer
  * never initialised), TK_ESTATE (the timer is not IDLE), TK_EREJECTED (the
  * executor is shut down, or shut down while the call ran and the timer could
@@ -457,7 +481,7 @@ TK_API int tk_timer_init(tk_timer *timer, tk_timer_fn fn);
  * On any failure the timer is not pending. */
 TK_API int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns);
 
-/* As tk_timer_start(), but fn(timer) runs at deadline_ns, an absolute time
+/** As tk_timer_start(), but fn(timer) runs at deadline_ns, an absolute time
  * on tk_clock_now_ns()'s clock (CLOCK_MONOTONIC); a deadline already past
  * is due at once. Timers given one deadline are taken in the order they
  * were started. It saves start()'s clock read, gives many timers exactly the
@@ -468,7 +492,7 @@ TK_API int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns);
  * tk_timer_start(). */
 TK_API int tk_timer_start_at(tk_executor *ex, tk_timer *timer, int64_t deadline_ns);
 
-/* Stops a PENDING timer. `ex` must be the executor it was started on.
+/** Stops a PENDING timer. `ex` must be the executor it was started on.
  * Returns TK_OK (it will never fire; it is IDLE at once unless an engine
  * thread or worker still holds it, see above), TK_ENOENT (it was not
  * pending: never started, already stopped, or its callback is about to run,
@@ -477,13 +501,13 @@ TK_API int tk_timer_start_at(tk_executor *ex, tk_timer *timer, int64_t deadline_
  * catches the mistake but cannot promise to). */
 TK_API int tk_timer_stop(tk_executor *ex, tk_timer *timer);
 
-/* True while the timer is started and has neither fired nor been stopped. */
+/** True while the timer is started and has neither fired nor been stopped. */
 TK_API bool tk_timer_is_pending(const tk_timer *timer);
 
-/* True when the caller may start, re-initialise or free the timer. */
+/** True when the caller may start, re-initialise or free the timer. */
 TK_API bool tk_timer_is_idle(const tk_timer *timer);
 
-/* The deadline (CLOCK_MONOTONIC ns) it was last started for; 0 if NULL. In
+/** The deadline (CLOCK_MONOTONIC ns) it was last started for; 0 if NULL. In
  * its callback that is the deadline of the run, unless another thread has
  * already started the timer again. */
 TK_API int64_t tk_timer_deadline_ns(const tk_timer *timer);

@@ -1,10 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit: symbol export macro.
+/** @file
+ * timerkit: symbol export macro.
  *
  * The library is built with hidden visibility; only names marked TK_API are
  * part of the public ABI of the shared library. */
 #ifndef TIMERKIT_EXPORT_H
 #define TIMERKIT_EXPORT_H
+
+/** @def TK_API
+ * Marks a function as part of the library's public ABI: default visibility
+ * in the shared library, nothing in a static build (TK_STATIC_DEFINE, which
+ * the CMake package and the pkg-config file define for a static library). */
+
+/** @def TK_EXTERN_C_BEGIN
+ * Opens C linkage (extern "C" {) when the header is read by a C++ compiler. */
+
+/** @def TK_EXTERN_C_END
+ * Closes what TK_EXTERN_C_BEGIN opened. */
 
 #if defined(TK_STATIC_DEFINE)
 #define TK_API

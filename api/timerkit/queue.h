@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit: the queue interface every timer engine implements.
+/** @file
+ * timerkit: the queue interface every timer engine implements.
  *
  * The executor never touches an engine directly: it holds a `const
  * tk_queue_ops *` and calls through it. An engine is a blocking delay queue
@@ -38,49 +39,49 @@
 
 TK_EXTERN_C_BEGIN
 
-/* Bytes of engine-private storage in every node (tk_node.tk__priv). */
+/** Bytes of engine-private storage in every node (tk_node.tk__priv). */
 #define TK_NODE_PRIV_SIZE 32
 
-/* The intrusive header a task embeds. Owners set deadline_ns and seq before
+/** The intrusive header a task embeds. Owners set deadline_ns and seq before
  * offer(); engines read them and use only tk__priv. */
 typedef struct tk_node {
-    int64_t deadline_ns; /* absolute CLOCK_MONOTONIC deadline */
-    uint64_t seq;        /* tie-breaker: equal deadlines leave in seq order */
-    /* Engine-private storage: valid only while the node is in that engine.
+    int64_t deadline_ns; /**< absolute CLOCK_MONOTONIC deadline */
+    uint64_t seq;        /**< tie-breaker: equal deadlines leave in seq order */
+    /** Engine-private storage: valid only while the node is in that engine.
      * Not for users. The built-in heap and wheel reach it through their
      * named views; any other engine through tk_node_priv() (engine.h). */
     union tk__node_priv {
         struct {
-            size_t index; /* slot in the heap array */
-        } heap;
+            size_t index; /**< slot in the heap array */
+        } heap;           /**< the heap's view */
         struct {
-            struct tk_node *next; /* bucket or hand-off queue link */
-            struct tk_node *prev; /* bucket link */
-            int64_t rounds;       /* expiry tick, or a slot in the ready set */
-            uint32_t state;       /* state and aux together: the engine's */
-            uint32_t aux;         /* 64-bit state word, accessed atomically */
-        } wheel;
-        /* Links of the lists handed back by drain()/remove_if()/take_batch().
+            struct tk_node *next; /**< bucket or hand-off queue link */
+            struct tk_node *prev; /**< bucket link */
+            int64_t rounds;       /**< expiry tick, or a slot in the ready set */
+            uint32_t state;       /**< state and aux together: the engine's */
+            uint32_t aux;         /**< 64-bit state word, accessed atomically */
+        } wheel;                  /**< the wheel's view */
+        /** Links of the lists handed back by drain()/remove_if()/take_batch().
          * It overlays the first word of the area in every engine. */
         struct tk_node *detached_next;
-        uint64_t raw[TK_NODE_PRIV_SIZE / 8];
-    } tk__priv;
+        uint64_t raw[TK_NODE_PRIV_SIZE / 8]; /**< the whole area, for any other engine */
+    } tk__priv; /**< private: the engine's storage (union tk__node_priv) */
 } tk_node;
 
-/* Returns the next node of a list returned by drain(), remove_if() or
+/** Returns the next node of a list returned by drain(), remove_if() or
  * take_batch(). */
 static inline tk_node *tk_node_next_detached(const tk_node *n) {
     return n->tk__priv.detached_next;
 }
 
-typedef struct tk_queue tk_queue;         /* an engine instance; opaque */
-typedef struct tk_queue_ops tk_queue_ops; /* an engine: its operations and parameters */
-typedef struct tk_core_ops tk_core_ops;   /* an engine's pure core (engine.h) */
+typedef struct tk_queue tk_queue;         /**< an engine instance; opaque */
+typedef struct tk_queue_ops tk_queue_ops; /**< an engine: its operations and parameters */
+typedef struct tk_core_ops tk_core_ops;   /**< an engine's pure core (engine.h) */
 
-/* Room, in bytes, for one engine's own parameters inside a tk_queue_config. */
+/** Room, in bytes, for one engine's own parameters inside a tk_queue_config. */
 #define TK_QUEUE_PARAMS_SIZE 128
 
-/* An engine's configuration: a few settings every engine understands, and
+/** An engine's configuration: a few settings every engine understands, and
  * the engine's own parameters (tick, slots, levels...), which only that
  * engine's parameter table (tk_queue_ops.params) describes.
  *
@@ -96,9 +97,9 @@ typedef struct tk_core_ops tk_core_ops;   /* an engine's pure core (engine.h) */
  * tk_queue_config_set_value(&cfg, "tick", 2 * TK_NS_PER_MS) on a config
  * from tk_queue_config_init_for(&cfg, tk_engine_wheel()). */
 typedef struct tk_queue_config {
-    const tk_allocator *allocator; /* NULL: tk_allocator_default() */
-    const char *thread_name;       /* engines with a thread of their own; NULL: its default */
-    /* The blocking adapter's settings. An engine honours one if its table has
+    const tk_allocator *allocator; /**< NULL: tk_allocator_default() */
+    const char *thread_name;       /**< engines with a thread of their own; NULL: its default */
+    /** The blocking adapter's settings. An engine honours one if its table has
      * the key (spin, max_pending): the built-in engines all do.
      * spin_ns: the thread waiting for the next due node sleeps until spin_ns
      * before it and busy-waits the rest, so a node leaves within a few
@@ -109,12 +110,12 @@ typedef struct tk_queue_config {
      * max_pending: offers beyond this many queued nodes get TK_EFULL (0, the
      * default: unbounded). */
     int64_t spin_ns;
-    size_t max_pending;
-    /* The engine whose parameters `params` holds (set by
+    size_t max_pending; /**< the pending limit (see spin_ns above); 0: unbounded */
+    /** The engine whose parameters `params` holds (set by
      * tk_queue_config_init_for() and tk_queue_config_parse()), or NULL: no
      * engine's, so each engine uses its defaults. */
     const tk_queue_ops *engine;
-    /* The engine's own parameter struct, laid out by that engine. Private:
+    /** The engine's own parameter struct, laid out by that engine. Private:
      * read and write it through the functions below. */
     union {
         unsigned char bytes[TK_QUEUE_PARAMS_SIZE];
@@ -124,18 +125,18 @@ typedef struct tk_queue_config {
     } params;
 } tk_queue_config;
 
-/* Hands back a node whose remove() returned TK_EINPROGRESS, once the engine
+/** Hands back a node whose remove() returned TK_EINPROGRESS, once the engine
  * holds no reference to it. Called exactly once per such node, from an engine
  * thread or from destroy(), with no engine lock held. */
 typedef void (*tk_queue_release_fn)(void *ctx, tk_node *node);
 
-/* How close() ends the queue. */
+/** How close() ends the queue. */
 typedef enum tk_queue_close_mode {
-    /* take()/poll() return TK_ECLOSED as soon as the queue holds no node;
+    /** take()/poll() return TK_ECLOSED as soon as the queue holds no node;
      * until then they go on handing out due nodes, and offer() still works
      * (a periodic task re-queued during shutdown). */
     TK_QUEUE_CLOSE_WHEN_EMPTY = 1,
-    /* take()/poll() return TK_ECLOSED at once, whatever the queue holds;
+    /** take()/poll() return TK_ECLOSED at once, whatever the queue holds;
      * offer() returns TK_ECLOSED. Nodes stay queued until drain(). */
     TK_QUEUE_CLOSE_NOW = 2
 } tk_queue_close_mode;
@@ -155,43 +156,47 @@ typedef enum tk_queue_close_mode {
  * the engine's validate(), for combinations), through
  * tk_queue_config_check(). */
 
-/* How a parameter's value is written. */
+/** How a parameter's value is written. */
 typedef enum tk_param_type {
-    /* An int64_t field of nanoseconds, written as a decimal number and a unit
+    /** An int64_t field of nanoseconds, written as a decimal number and a unit
      * (ns, us, ms, s): "150us", "1.5ms", "2s". */
     TK_PARAM_DURATION = 1,
-    /* An unsigned integer field (1, 2, 4 or 8 bytes), written in decimal:
+    /** An unsigned integer field (1, 2, 4 or 8 bytes), written in decimal:
      * "1024". */
     TK_PARAM_COUNT = 2
 } tk_param_type;
 
-/* tk_queue_param.flags. TK_PARAM_ALWAYS: always written in the canonical
+/** @{ */
+/** tk_queue_param.flags. TK_PARAM_ALWAYS: always written in the canonical
  * spec, even at its default. TK_PARAM_ADAPTER: a setting of the blocking
  * adapter, a field of tk_queue_config itself (offset is offsetof
  * (tk_queue_config, field)); the engine's pure core ignores it. */
 #define TK_PARAM_ALWAYS 0x1u
 #define TK_PARAM_ADAPTER 0x2u
+/** @} */
 
-/* One parameter of an engine. Tables are static and immutable. */
+/** One parameter of an engine. Tables are static and immutable. */
 typedef struct tk_queue_param {
-    const char *key;    /* spec key: "tick" */
-    tk_param_type type; /* TK_PARAM_DURATION or TK_PARAM_COUNT */
-    unsigned flags;     /* TK_PARAM_* */
-    size_t offset;      /* in the engine's parameter struct (TK_PARAM_ADAPTER:
+    const char *key;    /**< spec key: "tick" */
+    tk_param_type type; /**< TK_PARAM_DURATION or TK_PARAM_COUNT */
+    unsigned flags;     /**< TK_PARAM_* */
+    size_t offset;      /**< in the engine's parameter struct (TK_PARAM_ADAPTER:
                            offsetof(tk_queue_config, field)) */
-    size_t size;        /* sizeof that field */
-    int64_t min, max;   /* accepted range, inclusive (ns for a duration) */
-    int64_t def;        /* default, within [min, max] */
-    const char *help;   /* one line, for listings: "tick duration" */
+    size_t size;        /**< sizeof that field */
+    /** @{ */
+    int64_t min, max; /**< accepted range, inclusive (ns for a duration) */
+    /** @} */
+    int64_t def;      /**< default, within [min, max] */
+    const char *help; /**< one line, for listings: "tick duration" */
 } tk_queue_param;
 
-/* Capability flags. */
-#define TK_QUEUE_CAP_EXACT_ORDER 0x1u /* hands nodes out in exact (deadline, seq) order */
-#define TK_QUEUE_CAP_O1_REMOVE 0x2u   /* remove() is O(1) */
-#define TK_QUEUE_CAP_TICKED 0x4u     /* expiry granularity is a tick (lateness <= 1 tick + noise) */
-#define TK_QUEUE_CAP_OWN_THREAD 0x8u /* the engine runs a thread of its own */
-#define TK_QUEUE_CAP_BOUNDED 0x10u   /* honours max_pending: offer past it gets TK_EFULL */
-/* The engine's take_batch() costs less per node than take() calls, so a
+/** Capability flags. */
+#define TK_QUEUE_CAP_EXACT_ORDER 0x1u /**< hands nodes out in exact (deadline, seq) order */
+#define TK_QUEUE_CAP_O1_REMOVE 0x2u   /**< remove() is O(1) */
+#define TK_QUEUE_CAP_TICKED 0x4u /**< expiry granularity is a tick (lateness <= 1 tick + noise) */
+#define TK_QUEUE_CAP_OWN_THREAD 0x8u /**< the engine runs a thread of its own */
+#define TK_QUEUE_CAP_BOUNDED 0x10u   /**< honours max_pending: offer past it gets TK_EFULL */
+/** The engine's take_batch() costs less per node than take() calls, so a
  * consumer that can use batches should (the executor's one-thread pool
  * does). The engines on the generic blocking adapter say so: one hold of its
  * lock hands out many due nodes without a leader hand-off each. The wheel
@@ -199,17 +204,17 @@ typedef struct tk_queue_param {
  * enough (a cache miss per node) to hold up the tick thread's publishing.
  * Measurements: docs/engine-notes.md. */
 #define TK_QUEUE_CAP_BATCH_TAKE 0x20u
-/* remove() may answer TK_EINPROGRESS: the node comes back later through the
+/** remove() may answer TK_EINPROGRESS: the node comes back later through the
  * `release` callback (the wheel, whose tick thread may hold it). Without
  * this flag remove() always completes at once and `release` is never called. */
 #define TK_QUEUE_CAP_DEFERRED_RELEASE 0x40u
 
 struct tk_queue_ops {
-    const char *name;        /* short engine name: "heap", "wheel"; letters, digits, '_', '-' */
-    const char *description; /* one line for listings ("hashed timing wheel"), or NULL */
-    unsigned caps;           /* TK_QUEUE_CAP_* */
+    const char *name;        /**< short engine name: "heap", "wheel"; letters, digits, '_', '-' */
+    const char *description; /**< one line for listings ("hashed timing wheel"), or NULL */
+    unsigned caps;           /**< TK_QUEUE_CAP_* */
 
-    /* Builds a queue of engine `self` (this table). `cfg` may be NULL (all
+    /** Builds a queue of engine `self` (this table). `cfg` may be NULL (all
      * defaults); the engine checks it with tk_queue_config_check(). `release`
      * may be NULL only if the engine never returns TK_EINPROGRESS from
      * remove(). Returns TK_OK, TK_EINVAL (bad parameter, or a config of
@@ -218,12 +223,12 @@ struct tk_queue_ops {
     int (*create)(const tk_queue_ops *self, const tk_queue_config *cfg, tk_queue_release_fn release,
                   void *release_ctx, tk_queue **out);
 
-    /* Frees the queue. No thread may be inside another op, and none may call
+    /** Frees the queue. No thread may be inside another op, and none may call
      * one later. Nodes still queued are not touched (drain first); nodes
      * awaiting release are released before it returns. */
     void (*destroy)(tk_queue *q);
 
-    /* Inserts `n` (deadline_ns and seq already set; tk__priv zeroed before
+    /** Inserts `n` (deadline_ns and seq already set; tk__priv zeroed before
      * the node's first offer). A deadline in the past is due at once.
      * Returns TK_OK (the queue owns `n`), TK_EFULL (pending limit reached),
      * TK_ENOMEM (the engine could not grow), TK_ETHREAD (an engine thread
@@ -231,17 +236,17 @@ struct tk_queue_ops {
      * TK_EINVAL; on any failure the caller keeps `n`. */
     int (*offer)(tk_queue *q, tk_node *n);
 
-    /* Blocks until a node is due, then removes it and stores it in *out.
+    /** Blocks until a node is due, then removes it and stores it in *out.
      * Returns TK_OK or TK_ECLOSED (see close()). Never returns a node early. */
     int (*take)(tk_queue *q, tk_node **out);
 
-    /* As take(), but gives up once `timeout_ns` have passed (0 or negative:
+    /** As take(), but gives up once `timeout_ns` have passed (0 or negative:
      * do not wait): TK_ETIMEDOUT comes no earlier than that, and a node due
      * within the timeout is handed out. Returns TK_OK, TK_ETIMEDOUT or
      * TK_ECLOSED. */
     int (*poll)(tk_queue *q, int64_t timeout_ns, tk_node **out);
 
-    /* Removes `n`, due or not. Returns TK_OK (removed; the caller owns it
+    /** Removes `n`, due or not. Returns TK_OK (removed; the caller owns it
      * again), TK_EINPROGRESS (it will never be handed out again, but the
      * engine still references it: it comes back through `release`; only
      * engines with TK_QUEUE_CAP_DEFERRED_RELEASE), TK_ENOENT (not in this
@@ -251,39 +256,39 @@ struct tk_queue_ops {
      * engines cannot tell nodes of another queue apart. */
     int (*remove)(tk_queue *q, tk_node *n);
 
-    /* Removes the node with the smallest (deadline, seq), due or not, into
+    /** Removes the node with the smallest (deadline, seq), due or not, into
      * *out. Returns TK_OK or TK_ENOENT (empty). Used by discard-oldest. */
     int (*remove_first)(tk_queue *q, tk_node **out);
 
-    /* Reads the key of the node that would be handed out first, due or not,
+    /** Reads the key of the node that would be handed out first, due or not,
      * without removing it; either output may be NULL. Returns TK_OK or
      * TK_ENOENT (empty). */
     int (*peek)(tk_queue *q, int64_t *deadline_ns, uint64_t *seq);
 
-    /* Returns the number of nodes queued: offered and not yet handed out or
+    /** Returns the number of nodes queued: offered and not yet handed out or
      * removed. Removed-but-unreleased nodes do not count. */
     size_t (*size)(tk_queue *q);
 
-    /* Removes every queued node and returns them as a list linked through
+    /** Removes every queued node and returns them as a list linked through
      * tk_node_next_detached(), sorted by (deadline, seq). NULL if empty. */
     tk_node *(*drain)(tk_queue *q);
 
-    /* Removes every queued node for which pred(node, ctx) returns true and
+    /** Removes every queued node for which pred(node, ctx) returns true and
      * returns them as a detached list (order unspecified). `pred` is called
      * exactly once per queued node, with the engine lock held: it must not
      * call into the queue or block. */
     tk_node *(*remove_if)(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx), void *ctx);
 
-    /* Closes the queue (see tk_queue_close_mode) and wakes every blocked
+    /** Closes the queue (see tk_queue_close_mode) and wakes every blocked
      * take()/poll() so it re-checks. Closing NOW after WHEN_EMPTY is allowed;
      * the reverse is ignored. */
     void (*close)(tk_queue *q, tk_queue_close_mode mode);
 
-    /* Verifies the engine's invariants (heap order and indices; wheel slots
+    /** Verifies the engine's invariants (heap order and indices; wheel slots
      * and rounds). Returns TK_OK or TK_ESTATE. Takes the engine lock; slow. */
     int (*check)(tk_queue *q);
 
-    /* Optional: NULL if the engine lacks it (then call take()). Hands out
+    /** Optional: NULL if the engine lacks it (then call take()). Hands out
      * due nodes as take() does, but up to `max` of them for one round trip
      * of the engine lock instead of one per node.
      * Blocks exactly as take() does until at least one node is due, and
@@ -316,22 +321,22 @@ struct tk_queue_ops {
      * and 0. */
     int (*take_batch)(tk_queue *q, size_t max, tk_node **out, size_t *count);
 
-    /* Optional (NULL if the engine does not count them): the number of times
+    /** Optional (NULL if the engine does not count them): the number of times
      * a thread of the engine woke from a sleep with a deadline since
      * create() (the wheel's tick thread; the generic adapter's leader), for
      * measuring what an idle queue costs. Thread-safe, cheap (a relaxed
      * atomic load). */
     uint64_t (*wakeups)(tk_queue *q);
 
-    /* The engine's parameters, in the order the canonical spec writes them:
+    /** The engine's parameters, in the order the canonical spec writes them:
      * param_count entries (params may be NULL when param_count is 0). Static
      * and immutable. */
     const tk_queue_param *params;
-    size_t param_count;
-    /* Bytes of the engine's parameter struct in tk_queue_config.params (at
+    size_t param_count; /**< entries in params */
+    /** Bytes of the engine's parameter struct in tk_queue_config.params (at
      * most TK_QUEUE_PARAMS_SIZE; 0 if it has only adapter parameters). */
     size_t params_size;
-    /* Optional: checks what the table's ranges cannot, the parameters
+    /** Optional: checks what the table's ranges cannot, the parameters
      * together (a span tick x slots that overflows). `params` is the
      * engine's parameter struct, every field already within its range.
      * Returns TK_OK, or TK_EINVAL with a one-line message in err (err_len
@@ -339,30 +344,30 @@ struct tk_queue_ops {
      * the parameters. */
     int (*validate)(const void *params, char *err, size_t err_len);
 
-    /* The engine's pure core (engine.h): the single-threaded structure
+    /** The engine's pure core (engine.h): the single-threaded structure
      * behind the queue, which the differential fuzzer, the core-level
      * benchmarks and the core tests drive directly, and a caller may run
      * from its own event loop. NULL if the engine has none. */
     const tk_core_ops *core;
 };
 
-/* A short name of one capability flag, for listings: "exact order",
+/** A short name of one capability flag, for listings: "exact order",
  * "O(1) remove", "ticked", "own thread", "bounded", "batch take", "deferred
  * release"; NULL if `cap` is not exactly one known TK_QUEUE_CAP_* flag. */
 TK_API const char *tk_queue_cap_name(unsigned cap);
 
-/* Sets every field of `cfg` to its default and names no engine: the config
+/** Sets every field of `cfg` to its default and names no engine: the config
  * then stands for the defaults of the engine it is given to. Returns
  * TK_EINVAL if NULL. */
 TK_API int tk_queue_config_init(tk_queue_config *cfg);
 
-/* Sets `cfg` to `engine`'s defaults: the shared fields as
+/** Sets `cfg` to `engine`'s defaults: the shared fields as
  * tk_queue_config_init() sets them, cfg->engine = engine, and each
  * parameter to its table default. Returns TK_OK, or TK_EINVAL (a NULL
  * argument, or a malformed table: see tk_engine_check()). */
 TK_API int tk_queue_config_init_for(tk_queue_config *cfg, const tk_queue_ops *engine);
 
-/* Sets parameter `key` of cfg's engine to `value`, written as in a spec
+/** Sets parameter `key` of cfg's engine to `value`, written as in a spec
  * ("1ms", "1024"). cfg must name its engine (tk_queue_config_init_for() or
  * tk_queue_config_parse()). Returns TK_OK, or TK_EINVAL with a one-line
  * message in err (as tk_queue_config_parse() writes it; err may be NULL): a
@@ -372,19 +377,19 @@ TK_API int tk_queue_config_init_for(tk_queue_config *cfg, const tk_queue_ops *en
 TK_API int tk_queue_config_set(tk_queue_config *cfg, const char *key, const char *value, char *err,
                                size_t err_len);
 
-/* Sets parameter `key` of cfg's engine to `value`: nanoseconds for a
+/** Sets parameter `key` of cfg's engine to `value`: nanoseconds for a
  * duration, the count for a count. Returns TK_OK, or TK_EINVAL (NULL, no
  * engine, unknown key, or value outside the parameter's range); cfg is
  * unchanged on failure. */
 TK_API int tk_queue_config_set_value(tk_queue_config *cfg, const char *key, int64_t value);
 
-/* Reads parameter `key` of cfg's engine into *value (nanoseconds for a
+/** Reads parameter `key` of cfg's engine into *value (nanoseconds for a
  * duration, the count for a count). cfg must name its engine. Returns TK_OK,
  * or TK_EINVAL (a NULL argument, a config without an engine, an unknown key,
  * or a count above INT64_MAX). */
 TK_API int tk_queue_config_get_value(const tk_queue_config *cfg, const char *key, int64_t *value);
 
-/* Checks `cfg` (NULL: all defaults) as `engine`'s create() will: a config
+/** Checks `cfg` (NULL: all defaults) as `engine`'s create() will: a config
  * that names another engine, a parameter outside its range (a zero where a
  * value is required, a negative duration) or a combination the engine's
  * validate() refuses. Returns TK_OK, or TK_EINVAL with a one-line message
@@ -394,33 +399,37 @@ TK_API int tk_queue_config_get_value(const tk_queue_config *cfg, const char *key
 TK_API int tk_queue_config_check(const tk_queue_ops *engine, const tk_queue_config *cfg, char *err,
                                  size_t err_len);
 
-/* Builds a queue of `engine`: checks the table (tk_engine_check()), then
+/** Builds a queue of `engine`: checks the table (tk_engine_check()), then
  * calls engine->create(engine, cfg, ...). Returns what create() returns, or
  * TK_EINVAL for a NULL engine or out, or an incomplete table. */
 TK_API int tk_queue_create(const tk_queue_ops *engine, const tk_queue_config *cfg,
                            tk_queue_release_fn release, void *release_ctx, tk_queue **out);
 
-/* The engines built into this library. Never NULL. Every registered engine,
+/** @{ */
+/** The engines built into this library. Never NULL. Every registered engine,
  * these and any other, is also found by name (tk_engine_by_name()). */
 TK_API const tk_queue_ops *tk_engine_heap(void);
 TK_API const tk_queue_ops *tk_engine_wheel(void);
+/** @} */
 
-/* The engine selected at build time (CMake TIMERKIT_DEFAULT_ENGINE). */
+/** The engine selected at build time (CMake TIMERKIT_DEFAULT_ENGINE). */
 TK_API const tk_queue_ops *tk_engine_default(void);
 
-/* Looks an engine up by name among the registered engines: those built into
+/** Looks an engine up by name among the registered engines: those built into
  * the library and those added with tk_engine_register() (engine.h); NULL if
  * there is none. */
 TK_API const tk_queue_ops *tk_engine_by_name(const char *name);
 
-/* Registered engines, for tests and benchmarks that run every engine:
+/** @{ */
+/** Registered engines, for tests and benchmarks that run every engine:
  * index 0 .. tk_engine_count()-1, the built-in ones first, in their build
  * order, then those registered at run time, in the order they were; NULL
  * past the end. Thread-safe. */
 TK_API size_t tk_engine_count(void);
 TK_API const tk_queue_ops *tk_engine_at(size_t index);
+/** @} */
 
-/* Configures an engine from a spec string, "ENGINE[:KEY=VALUE[,KEY=VALUE]...]"
+/** Configures an engine from a spec string, "ENGINE[:KEY=VALUE[,KEY=VALUE]...]"
  * ("heap", "heap:spin=150us", "wheel:tick=1ms,slots=1024"), for example a
  * line of a config file. ENGINE is looked up with tk_engine_by_name(); each
  * KEY is a key of that engine's parameter table, given at most once, in any
@@ -444,7 +453,7 @@ TK_API const tk_queue_ops *tk_engine_at(size_t index);
 TK_API int tk_queue_config_parse(const char *spec, const tk_queue_ops **engine,
                                  tk_queue_config *cfg, char *err, size_t err_len);
 
-/* Writes the canonical spec of (engine, cfg) into buf: the engine's name,
+/** Writes the canonical spec of (engine, cfg) into buf: the engine's name,
  * then ':' and KEY=VALUE for each parameter of its table, in table order,
  * joined by ',', each one only if it has TK_PARAM_ALWAYS or differs from its
  * default. Values are written as tk_queue_param_format() writes them.
@@ -459,7 +468,7 @@ TK_API int tk_queue_config_parse(const char *spec, const tk_queue_ops **engine,
 TK_API int tk_queue_config_format(const tk_queue_ops *engine, const tk_queue_config *cfg, char *buf,
                                   size_t len);
 
-/* Writes the value of parameter p (an entry of cfg's engine's table, or of
+/** Writes the value of parameter p (an entry of cfg's engine's table, or of
  * any engine's when cfg names none: its default is written) as the canonical
  * spec writes it (no key): a duration in the largest of s, ms, us, ns that
  * divides it exactly ("1ms", "150us", "1500us", "0ns"; negative values with

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit: status codes.
+/** @file
+ * timerkit: status codes.
  *
  * Every fallible public function returns TK_OK (0) or one of the negative
  * codes below. The table is the single source of the enum and of the text
@@ -11,7 +12,9 @@
 
 TK_EXTERN_C_BEGIN
 
-/* X(name, value, text) */
+/** The status table, X(name, value, text): one line per code. It defines
+ * the enum tk_status (TK_OK = 0, TK_EINVAL = -1, ...) and the texts of tk_strerror().
+ * Expand it with a macro X of your own to list the codes. */
 /* clang-format off */
 #define TK_STATUS_MAP(X)                                                         \
     X(OK, 0, "success")                                                          \
@@ -33,17 +36,20 @@ TK_EXTERN_C_BEGIN
     X(ENOTSUP, -16, "operation not supported")
 /* clang-format on */
 
+/** The status codes: TK_OK (0) and the negative codes of TK_STATUS_MAP,
+ * TK_EINVAL (-1) to TK_ENOTSUP (-16). */
 typedef enum tk_status {
+/** Internal: turns a line of TK_STATUS_MAP into an enumerator. */
 #define TK__STATUS_ENUM(name, value, text) TK_##name = (value),
     TK_STATUS_MAP(TK__STATUS_ENUM)
 #undef TK__STATUS_ENUM
 } tk_status;
 
-/* Returns a static, human-readable description of `status`; never NULL.
+/** Returns a static, human-readable description of `status`; never NULL.
  * Unknown values return "unknown status". */
 TK_API const char *tk_strerror(int status);
 
-/* Returns the symbolic name ("TK_EINVAL", ...) of `status`; never NULL. */
+/** Returns the symbolic name ("TK_EINVAL", ...) of `status`; never NULL. */
 TK_API const char *tk_status_name(int status);
 
 TK_EXTERN_C_END
