@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The man pages (docs/man/) format without a single warning, and tkbench.1
-# documents what tkbench has: every subcommand of bench/cli.c's dispatch (and
-# of `tkbench trace`'s), and every long option the CLI sources name. The lists
-# come from the sources (and from `tkbench --help` when a built tkbench is
-# given), never from a second hand-written list.
+# documents what tkbench has: every subcommand (its tkb_cmd descriptors) and
+# every long option of their tables. The lists come from the sources (and
+# from each subcommand's --help when a built tkbench is given), never from a
+# second hand-written list.
 #   check-man.sh SOURCE_DIR [TKBENCH]
 set -uo pipefail
 src=${1:?source dir}
@@ -27,36 +27,43 @@ for p in "${pages[@]}"; do
   if [ $? -ne 0 ] || [ -n "$out" ]; then err "${p#"$src"/}: groff warnings:"; echo "$out"; fi
 done
 
-# 2. Subcommands. Top level: the names main() in bench/cli.c dispatches on
-#    (strcmp(argv[1], "NAME")) and the commands its usage text shows
-#    ("  tkbench NAME"); `tkbench trace NAME`: trace-cli.c's dispatch on argv[2].
-#    Options (-x, --x), the help aliases and internal entries (_w5) are not
-#    subcommands.
-dispatch() { grep -oE "strcmp\\(argv\\[$2\\], \"[^\"]+\"\\) == 0" "$1" | sed -E 's/.*"([^"]+)".*/\1/'; }
-top=$( { dispatch "$src/bench/cli.c" 1
-         grep -oE '^ *"  tkbench [a-z]+' "$src/bench/cli.c" | sed -E 's/.*tkbench //'
-         if [ -n "$tkbench" ]; then "$tkbench" --help | grep -oE '^  tkbench [a-z]+' | sed -E 's/.*tkbench //'; fi
-       } | grep -vE '^(-|_|help$)' | sort -u)
-sub=$(dispatch "$src/bench/trace-cli.c" 2 | grep -vE '^(-|_|help$)' | sort -u)
-ntop=$(wc -w <<<"$top")
+# 2. Subcommands: the name of every tkb_cmd descriptor in tkbench's sources
+#    (bench/cmdline.h: `.name = "run"`, `.name = "trace stats"`), each with its
+#    own `.SS "tkbench NAME ..."` section.
+cmds=$(python3 - "$src" <<'PY'
+import re, sys, pathlib
+for f in sorted(pathlib.Path(sys.argv[1], "bench").glob("*.c")):
+    text = f.read_text()
+    for m in re.finditer(r"\btkb_cmd\s+\w+\s*=\s*\{(.*?)\n\};", text, re.S):
+        n = re.search(r'\.name\s*=\s*"([^"]+)"', m.group(1))
+        if n:
+            print(n.group(1).replace(" ", "_"))
+PY
+)
+ncmds=$(wc -w <<<"$cmds")
 # a guard against this parse going stale: tkbench has at least list, run,
-# replay, advise, plot, compare, manifest and trace
-[ "$ntop" -ge 8 ] || err "found only $ntop subcommands in bench/cli.c ($top): has its dispatch changed shape? update this check"
-[ -n "$sub" ] || err "found no subcommand of 'tkbench trace' in bench/trace-cli.c: update this check"
-for c in $top; do
-  grep -qE "^\\.SS \"tkbench $c( |\")" "$page" || err "tkbench.1 has no section '.SS \"tkbench $c ...\"' for the subcommand $c"
-done
-for c in $sub; do
-  grep -qE "^\\.SS \"tkbench trace $c\"" "$page" || err "tkbench.1 has no section '.SS \"tkbench trace $c\"'"
+# replay, advise, plot, compare, manifest, trace convert and trace stats
+[ "$ncmds" -ge 9 ] || err "found only $ncmds tkb_cmd descriptors in bench/*.c ($(echo $cmds)): update this check"
+for c in $cmds; do
+  name=${c//_/ }
+  grep -qE "^\\.SS \"tkbench $name( |\")" "$page" || err "tkbench.1 has no section '.SS \"tkbench $name ...\"' for the subcommand $name"
 done
 
-# 3. Long options: every --name the CLI sources mention (usage texts, error
-#    messages, parsers), except Google Benchmark's and the hidden test-only
-#    ones (--_name). The page writes hyphens \-; read it with plain ones.
-opts=$( { grep -ohE -- '--[a-z][a-z_-]*' "$src"/bench/cli.c "$src"/bench/advise.c \
-            "$src"/bench/trace-cli.c "$src"/bench/replay-cli.c
-          if [ -n "$tkbench" ]; then "$tkbench" --help | grep -ohE -- '--[a-z][a-z_-]*'; fi
-        } | grep -v '^--benchmark' | sort -u)
+# 3. Long options: every option of the tkb_opt tables ({"name", ARG, HELP, IN};
+#    HELP NULL: hidden, for tests), and with a built tkbench every option each
+#    subcommand's --help lists. The page writes hyphens \-; read it with plain ones.
+opts=$( { python3 - "$src" <<'PY'
+import re, sys, pathlib
+for f in sorted(pathlib.Path(sys.argv[1], "bench").glob("*.c")):
+    for t in re.finditer(r"\btkb_opt\s+\w+\[\]\s*=\s*\{(.*?)\n\};", f.read_text(), re.S):
+        for m in re.finditer(r'\{\s*"([a-z][a-z0-9_-]*)",\s*(?:NULL|"[^"]*"),\s*(NULL|")', t.group(1)):
+            if m.group(2) != "NULL":
+                print("--" + m.group(1))
+PY
+          if [ -n "$tkbench" ]; then
+            for c in $cmds; do "$tkbench" ${c//_/ } --help; done | grep -ohE -- '--[a-z][a-z_-]*'
+          fi
+        } | grep -vE '^--(help|benchmark.*)$' | sort -u)
 [ "$(wc -w <<<"$opts")" -ge 10 ] || err "found only $(wc -w <<<"$opts") options in the CLI sources: update this check"
 plain=$(sed 's/\\-/-/g' "$page")
 for o in $opts; do
@@ -64,6 +71,6 @@ for o in $opts; do
 done
 
 if [ $fail -eq 0 ]; then
-  echo "man pages format cleanly; tkbench.1 covers $(wc -w <<<"$top") commands ($(echo $top)), trace $(echo $sub), and $(wc -w <<<"$opts") options"
+  echo "man pages format cleanly; tkbench.1 covers $ncmds commands ($(echo ${cmds//_/ })) and $(wc -w <<<"$opts") options"
 fi
 exit $fail
