@@ -2,7 +2,7 @@
 #   make bench     the main job: install what is missing, build in Release, run the
 #                  quick benchmark suite, render its figures and report
 #   make test      the whole test suite (see scripts/test.sh)
-#   make example   build and run the example program
+#   make example   build and run the example programs (examples/*.c) on every engine
 #   make abi-baseline  write tests/abi/timerkit.abi from a shared build (after a deliberate
 #                  ABI change: tests/abi/README.md)
 #   make full      the full benchmark suite (long)
@@ -11,6 +11,8 @@
 JOBS ?= 2
 # the engines, from their one list (engines/CMakeLists.txt)
 ENGINES = $(shell sed -n '/^set(TIMERKIT_ENGINES/,/^)/s/^  \([a-z][a-z0-9_]*\)$$/\1/p' engines/CMakeLists.txt)
+# the example programs, one file each (examples/CMakeLists.txt)
+EXAMPLES = $(basename $(notdir $(wildcard examples/*.c)))
 SUITE ?= quick
 RESULTS ?= results/$(shell date -u +%Y%m%d-%H%M%S)-$(SUITE)
 
@@ -36,8 +38,8 @@ full:
 
 example: deps
 	cmake -S . -B build/default -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_WERROR=ON -DTIMERKIT_BUILD_BENCH=OFF
-	cmake --build build/default -j $(JOBS) --target tk_hello
-	for e in $(ENGINES); do build/default/examples/tk_hello $$e || exit 1; done
+	cmake --build build/default -j $(JOBS) --target $(EXAMPLES:%=tk_%)
+	for x in $(EXAMPLES); do for e in $(ENGINES); do build/default/examples/tk_$$x $$e || exit 1; done; done
 
 abi-baseline: deps
 	cmake -S . -B build/shared -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIMERKIT_WERROR=ON -DBUILD_SHARED_LIBS=ON -DTIMERKIT_BUILD_BENCH=OFF
