@@ -61,7 +61,8 @@ for f in sorted(pathlib.Path(sys.argv[1], "bench").glob("*.c")):
                 print("--" + m.group(1))
 PY
           if [ -n "$tkbench" ]; then
-            for c in $cmds; do "$tkbench" ${c//_/ } --help; done | grep -ohE -- '--[a-z][a-z_-]*'
+            # the option lines of each help ("  --name VALUE  what it is")
+            for c in $cmds; do "$tkbench" ${c//_/ } --help; done | grep -oE -- '^ +--[a-z][a-z_-]*' | tr -d ' '
           fi
         } | grep -vE '^--(help|benchmark.*)$' | sort -u)
 [ "$(wc -w <<<"$opts")" -ge 10 ] || err "found only $(wc -w <<<"$opts") options in the CLI sources: update this check"
