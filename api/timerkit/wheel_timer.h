@@ -110,7 +110,10 @@ typedef struct tk_wheel_timer_options {
     void *thread_factory_ctx; /**< passed to thread_factory */
     const char *thread_name;  /**< the worker's name; NULL: "tk-wheel-timer" */
     /** Runs the callbacks (Netty's taskExecutor); NULL (the default): the
-     * worker thread runs them. The caller shuts it down, after the timer. */
+     * worker thread runs them. The worker hands each expired callback to it
+     * as a task due now; when that call fails (the executor is shut down,
+     * say), the worker runs the callback itself. The caller owns it: destroy
+     * it only after tk_wheel_timer_stop() (or destroy) of this timer. */
     tk_executor *task_executor;
     /** A hard limit on live timers in the process: create fails with TK_EFULL
      * when this many are alive already; 0 (the default): no limit. */
