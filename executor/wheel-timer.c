@@ -25,8 +25,9 @@
  * timeout. The timer's `refs` counts its owner (until destroy) and every
  * live timeout, so a handle never points at freed timer memory.
  *
- * Lock order: `lock` is the only lock here; no user code (callback, thread
- * factory, visitor, executor, allocator) runs while it is held. */
+ * Lock order: `lock` is the only lock here. No callback, thread factory,
+ * visitor or executor call runs while it is held; the allocator does only
+ * when the engine's core grows inside tk_loop_add() (the heap's array). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
