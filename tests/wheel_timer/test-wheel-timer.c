@@ -79,7 +79,7 @@ static void noop(tk_timeout *timeout, void *arg) {
 
 static tk_timeout *arm(tk_wheel_timer *t, rec *r, int64_t delay_ns) {
     memset(r, 0, sizeof(*r));
-    r->not_before = tk_clock_now_ns() + delay_ns;
+    r->not_before = tk_deadline_after_ns(tk_clock_now_ns(), delay_ns);
     tk_timeout *h = NULL;
     int rc = tk_wheel_timer_new_timeout(t, on_timeout, r, delay_ns, &h);
     if (rc != TK_OK)
@@ -514,6 +514,75 @@ static void test_tick_and_slots(void **state) {
     assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
 }
 
+/* HashedWheelTimer, "Ticks per Wheel (Wheel Size)": "a wheel is a hash table
+ * of TimerTasks whose hash function is 'dead line of the task'." Delays of
+ * several revolutions share slots with near ones and still run once, never
+ * early (Netty's testTimerOverflowWheelLength). */
+static void test_delays_beyond_one_revolution(void **state) {
+    (void)state;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    int64_t v;
+    if (tk_queue_config_get_value(&opt.queue, "tick", &v) == TK_OK)
+        assert_int_equal(tk_queue_config_set_value(&opt.queue, "tick", 1 * TK_NS_PER_MS), TK_OK);
+    if (tk_queue_config_get_value(&opt.queue, "slots", &v) == TK_OK)
+        assert_int_equal(tk_queue_config_set_value(&opt.queue, "slots", 4), TK_OK);
+    tk_wheel_timer *t = make(&opt);
+    enum { K = 6 };
+    rec r[K];
+    tk_timeout *h[K];
+    for (int i = 0; i < K; i++) /* 2, 6, 10, ... ms: up to 5 revolutions of 4 ticks */
+        h[i] = arm(t, &r[i], (2 + 4 * i) * TK_NS_PER_MS);
+    for (int i = 0; i < K; i++)
+        wait_runs(&r[i], 1);
+    rel_sleep_ns(20 * TK_NS_PER_MS);
+    for (int i = 0; i < K; i++) {
+        assert_int_equal(atomic_load(&r[i].runs), 1);
+        assert_true(atomic_load(&r[i].ran_at) >= r[i].not_before);
+        tk_timeout_release(h[i]);
+    }
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer.pendingTimeouts: "Returns the number of pending timeouts
+ * of this Timer." An executed timeout leaves the count, so a timer at its
+ * maxPendingTimeouts takes new ones again (Netty's
+ * testNewTimeoutShouldStopThrowingRejectedExecutionExceptionWhenExistingTimeoutIsExecuted). */
+static void test_pending_limit_frees_on_expiry(void **state) {
+    (void)state;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.max_pending_timeouts = 2;
+    tk_wheel_timer *t = make(&opt);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, NULL), TK_OK);
+    rec r;
+    tk_timeout *h = arm(t, &r, 5 * TK_NS_PER_MS);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, NULL), TK_EFULL);
+    wait_runs(&r, 1);
+    assert_int_equal(tk_wheel_timer_pending(t), 1);
+    tk_timeout_release(h);
+    h = arm(t, &r, 5 * TK_NS_PER_MS);
+    wait_runs(&r, 1);
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_stop(t, NULL, NULL), 1);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* Netty's testOverflow: a delay of Long.MAX_VALUE milliseconds is accepted
+ * ("Guard against overflow.": the deadline is clamped) and never runs. */
+static void test_huge_delay_is_clamped(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec r;
+    tk_timeout *h = arm(t, &r, INT64_MAX);
+    rel_sleep_ns(50 * TK_NS_PER_MS);
+    assert_int_equal(atomic_load(&r.runs), 0);
+    assert_false(tk_timeout_is_expired(h));
+    assert_true(tk_timeout_cancel(h));
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
 /* Redirects stderr into a temporary file while `fn` runs; returns the lines
  * written. */
 static int count_stderr_lines(void (*fn)(void *), void *ctx) {
@@ -674,6 +743,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_stop_from_a_callback_is_refused),
         cmocka_unit_test(test_callback_rearms_and_cancels),
         cmocka_unit_test(test_tick_and_slots),
+        cmocka_unit_test(test_delays_beyond_one_revolution),
+        cmocka_unit_test(test_pending_limit_frees_on_expiry),
+        cmocka_unit_test(test_huge_delay_is_clamped),
         cmocka_unit_test(test_too_many_instances),
         cmocka_unit_test(test_handle_lifetime),
         cmocka_unit_test(test_every_timeout_ends_once),
