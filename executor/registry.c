@@ -6,8 +6,9 @@
  * TK_ENGINE(name), in that order; immutable. Then the engines a program adds
  * at run time with tk_engine_register(), in the order it added them.
  *
- * The run-time part is the library's one piece of mutable global state, and
- * this is its documented place:
+ * The run-time part is one of the library's two pieces of mutable global
+ * state (the other: the wheel timer's count of live instances, documented in
+ * executor/wheel-timer.c), and this is its documented place:
  *   - `registered` holds up to TK_ENGINE_REGISTER_MAX table pointers and
  *     `registered_count` how many are published. An entry is written once,
  *     before the count that covers it is stored (release); it never changes

@@ -86,14 +86,14 @@ for pass in $passes; do
       if configure shared -DBUILD_SHARED_LIBS=ON -DTIMERKIT_BUILD_BENCH=OFF; then
         # the programs that use only the public API link libtimerkit.so (the others link
         # the tree's static parts and ran in the default pass)
-        ctest_pass shared -R '^(exported_symbols|abi|abi_check_fails|install_consumer|version|spec|conformance_.*|queue_contract_.*|example_.*|loop|reliability_bad_input)$'
+        ctest_pass shared -R '^(exported_symbols|abi|abi_check_fails|install_consumer|version|spec|conformance_.*|queue_contract_.*|wheel_timer_.*|example_.*|loop|reliability_bad_input)$'
       else count shared 1; fi ;;
     wheel)
       log "wheel as the build-time default engine"
       if configure wheel -DTIMERKIT_DEFAULT_ENGINE=wheel -DTIMERKIT_BUILD_BENCH=OFF; then
         # what runs on every engine (the suites, the core model, reliability), with the
         # wheel as the default engine
-        ctest_pass wheel -R 'conformance|queue_contract|example|reliability|fuzz_replay|core_model'
+        ctest_pass wheel -R 'conformance|queue_contract|wheel_timer|example|reliability|fuzz_replay|core_model'
       else count wheel 1; fi ;;
     asan)
       log "ASan + UBSan"
@@ -110,15 +110,16 @@ for pass in $passes; do
       log "valgrind memcheck"
       [ -d build/default ] || configure default -DTIMERKIT_BUILD_BENCH=OFF
       if ! command -v valgrind >/dev/null; then echo "valgrind missing"; count valgrind 1; continue; fi
-      # the conformance and queue-contract suites on every registered engine, the fault,
-      # bad-input and stress tests (every engine too), and the core-model test (every engine's
-      # core against the model)
+      # the conformance, queue-contract and wheel-timer suites on every registered engine, the
+      # fault, bad-input and stress tests (every engine too), the wheel timer's stress, and the
+      # core-model test (every engine's core against the model)
       vg_default=""
       for e in $(build/default/tests/conformance/tk_conformance --list-engines); do
         vg_default+="tests/conformance/tk_conformance --engine $e;tests/queue/tk_queue_contract --engine $e;"
+        vg_default+="tests/wheel_timer/tk_wheel_timer_test --engine $e;"
       done
       vg_default+="tests/reliability/reliability_bad_input;tests/reliability/reliability_faults;"
-      vg_default+="tests/reliability/reliability_stress;fuzz/tk_core_model"
+      vg_default+="tests/reliability/reliability_stress;tests/wheel_timer/tk_wheel_timer_stress;fuzz/tk_core_model"
       IFS=';' read -r -a vg_cmds <<<"${VALGRIND_TESTS:-$vg_default}"
       for cmd in "${vg_cmds[@]}"; do
         read -r -a argv <<<"$cmd"

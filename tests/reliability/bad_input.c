@@ -1982,14 +1982,295 @@ static void test_executor_bad_input(void **state) {
     assert_int_equal(bad, 0);
 }
 
+/* ---- the wheel timer (wheel_timer.h) ----------------------------------------------------------
+ */
+
+static void wt_noop(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    (void)arg;
+}
+
+static void wt_options(fixture *f, tk_wheel_timer_options *o) {
+    tk_wheel_timer_options_init(o);
+    tk_queue_config_init_for(&o->queue, f->engine);
+}
+
+/* Creates a timer on the fixture's engine, or returns NULL. */
+static tk_wheel_timer *wt_make(fixture *f) {
+    tk_wheel_timer_options o;
+    wt_options(f, &o);
+    tk_wheel_timer *t = NULL;
+    return tk_wheel_timer_create(&o, &t) == TK_OK ? t : NULL;
+}
+
+#define WT_SENTINEL ((tk_timeout *)(uintptr_t)0x5e17e1)
+
+/* A new_timeout call that must fail, with *out untouched. */
+static int wt_fails_untouched(tk_wheel_timer *t, tk_timer_task_fn fn, int64_t delay) {
+    tk_timeout *out = WT_SENTINEL;
+    int rc = tk_wheel_timer_new_timeout(t, fn, NULL, delay, &out);
+    if (rc == TK_OK) {
+        tk_timeout_release(out);
+        return TK_OK;
+    }
+    if (out != WT_SENTINEL) {
+        side("*out was written on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_wt_options_init_null(fixture *f) {
+    (void)f;
+    return tk_wheel_timer_options_init(NULL);
+}
+
+static int r_wt_create_null_out(fixture *f) {
+    tk_wheel_timer_options o;
+    wt_options(f, &o);
+    return tk_wheel_timer_create(&o, NULL);
+}
+
+static int r_wt_create_null_options_is_defaults(fixture *f) {
+    (void)f;
+    tk_wheel_timer *t = NULL;
+    int rc = tk_wheel_timer_create(NULL, &t);
+    if (rc == TK_OK)
+        tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_create_param_out_of_range(fixture *f) {
+    const tk_queue_ops *ops = f->engine;
+    for (size_t i = 0; i < ops->param_count; i++) {
+        if (ops->params[i].flags & TK_PARAM_ADAPTER)
+            continue; /* the blocking adapter's: a timer ignores them */
+        uint64_t badv[3];
+        int nbad = tkt_param_bad_values(&ops->params[i], badv);
+        for (int k = 0; k < nbad; k++) {
+            tk_wheel_timer_options o;
+            wt_options(f, &o);
+            tkt_param_store(&o.queue, &ops->params[i], badv[k]);
+            tk_wheel_timer *t = NULL;
+            int rc = tk_wheel_timer_create(&o, &t);
+            if (rc != TK_EINVAL) {
+                side("%s=%llu: %s", ops->params[i].key, (unsigned long long)badv[k],
+                     tk_status_name(rc));
+                if (rc == TK_OK)
+                    tk_wheel_timer_destroy(t);
+                return rc == TK_OK ? SIDE_EFFECT : rc;
+            }
+            if (t != NULL) {
+                side("*out set on failure");
+                return SIDE_EFFECT;
+            }
+        }
+    }
+    return TK_EINVAL;
+}
+
+static int r_wt_create_coreless_engine(fixture *f) {
+    tk_queue_ops coreless = *f->engine;
+    coreless.core = NULL;
+    tk_wheel_timer_options o;
+    wt_options(f, &o);
+    o.queue.engine = &coreless;
+    tk_wheel_timer *t = NULL;
+    int rc = tk_wheel_timer_create(&o, &t);
+    if (rc == TK_OK)
+        tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_create_past_max_instances(fixture *f) {
+    tk_wheel_timer *a = wt_make(f);
+    if (a == NULL)
+        return TK_ENOMEM;
+    tk_wheel_timer_options o;
+    wt_options(f, &o);
+    o.max_instances = tk_wheel_timer_instances();
+    tk_wheel_timer *b = NULL;
+    int rc = tk_wheel_timer_create(&o, &b);
+    if (rc == TK_OK)
+        tk_wheel_timer_destroy(b);
+    tk_wheel_timer_destroy(a);
+    return rc;
+}
+
+static int r_wt_start_null(fixture *f) {
+    (void)f;
+    return tk_wheel_timer_start(NULL);
+}
+
+static int r_wt_new_timeout_null_timer(fixture *f) {
+    (void)f;
+    return wt_fails_untouched(NULL, wt_noop, 0);
+}
+
+static int r_wt_new_timeout_null_fn(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    int rc = wt_fails_untouched(t, NULL, 0);
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static void wt_count(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    atomic_fetch_add((atomic_long *)arg, 1);
+}
+
+static int r_wt_delay_int64_min_runs_now(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    atomic_long runs = 0;
+    int rc = tk_wheel_timer_new_timeout(t, wt_count, &runs, INT64_MIN, NULL);
+    if (rc == TK_OK && !rel_wait_at_least(&runs, 1, WAIT_NS)) {
+        side("did not run");
+        rc = SIDE_EFFECT;
+    }
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_delay_int64_max_clamped(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    int rc = tk_wheel_timer_new_timeout(t, wt_noop, NULL, INT64_MAX, NULL);
+    long back = tk_wheel_timer_stop(t, NULL, NULL);
+    if (rc == TK_OK && back != 1) {
+        side("stop handed back %ld", back);
+        rc = SIDE_EFFECT;
+    }
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_pending_null_is_0(fixture *f) {
+    (void)f;
+    return tk_wheel_timer_pending(NULL) == 0 ? TK_OK : SIDE_EFFECT;
+}
+
+static int r_wt_stop_null(fixture *f) {
+    (void)f;
+    return (int)tk_wheel_timer_stop(NULL, NULL, NULL);
+}
+
+static int r_wt_destroy_null(fixture *f) {
+    (void)f;
+    return tk_wheel_timer_destroy(NULL);
+}
+
+static int r_wt_handle_null(fixture *f) {
+    (void)f;
+    if (tk_timeout_cancel(NULL) || tk_timeout_is_cancelled(NULL) || tk_timeout_is_expired(NULL) ||
+        tk_timeout_timer(NULL) != NULL || tk_timeout_arg(NULL) != NULL)
+        return SIDE_EFFECT;
+    return tk_timeout_release(NULL);
+}
+
+static int r_wt_stopped_new_timeout(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    tk_wheel_timer_stop(t, NULL, NULL);
+    int rc = wt_fails_untouched(t, wt_noop, 0);
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_stopped_start(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    tk_wheel_timer_stop(t, NULL, NULL);
+    int rc = tk_wheel_timer_start(t);
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_stopped_stop_again(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    tk_wheel_timer_new_timeout(t, wt_noop, NULL, INT64_MAX, NULL);
+    tk_wheel_timer_stop(t, NULL, NULL);
+    long rc = tk_wheel_timer_stop(t, NULL, NULL); /* hands back nothing more */
+    tk_wheel_timer_destroy(t);
+    return (int)rc;
+}
+
+typedef struct wt_self {
+    atomic_int rc;
+    atomic_long runs;
+} wt_self;
+
+static void wt_stop_self(tk_timeout *timeout, void *arg) {
+    wt_self *s = arg;
+    atomic_store(&s->rc, (int)tk_wheel_timer_stop(tk_timeout_timer(timeout), NULL, NULL));
+    atomic_fetch_add(&s->runs, 1);
+}
+
+static int r_wt_own_thread_stop(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    wt_self s = {0};
+    int rc = tk_wheel_timer_new_timeout(t, wt_stop_self, &s, 0, NULL);
+    if (rc == TK_OK)
+        rc = rel_wait_at_least(&s.runs, 1, WAIT_NS) ? atomic_load(&s.rc) : TK_ETIMEDOUT;
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int wt_failing_factory(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                              const char *name) {
+    (void)ctx, (void)thread, (void)start, (void)arg, (void)name;
+    return -1;
+}
+
+static int r_wt_thread_factory_fails(fixture *f) {
+    tk_wheel_timer_options o;
+    wt_options(f, &o);
+    o.thread_factory = wt_failing_factory;
+    tk_wheel_timer *t = NULL;
+    if (tk_wheel_timer_create(&o, &t) != TK_OK)
+        return TK_ENOMEM;
+    int rc = wt_fails_untouched(t, wt_noop, 0);
+    if (rc == TK_ETHREAD && tk_wheel_timer_pending(t) != 0) {
+        side("pending after a failed start");
+        rc = SIDE_EFFECT;
+    }
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static const row wheel_timer_rows[] = {
+    ROW(r_wt_options_init_null, TK_EINVAL),
+    ROW(r_wt_create_null_out, TK_EINVAL),
+    ROW(r_wt_create_null_options_is_defaults, TK_OK),
+    ROW(r_wt_create_param_out_of_range, TK_EINVAL),
+    ROW(r_wt_create_coreless_engine, TK_ENOTSUP),
+    ROW(r_wt_create_past_max_instances, TK_EFULL),
+    ROW(r_wt_start_null, TK_EINVAL),
+    ROW(r_wt_new_timeout_null_timer, TK_EINVAL),
+    ROW(r_wt_new_timeout_null_fn, TK_EINVAL),
+    ROW(r_wt_delay_int64_min_runs_now, TK_OK),
+    ROW(r_wt_delay_int64_max_clamped, TK_OK),
+    ROW(r_wt_pending_null_is_0, TK_OK),
+    ROW(r_wt_stop_null, TK_EINVAL),
+    ROW(r_wt_destroy_null, TK_EINVAL),
+    ROW(r_wt_handle_null, TK_EINVAL),
+    ROW(r_wt_stopped_new_timeout, TK_EREJECTED),
+    ROW(r_wt_stopped_start, TK_ESTATE),
+    ROW(r_wt_stopped_stop_again, 0),
+    ROW(r_wt_own_thread_stop, TK_EDEADLK),
+    ROW(r_wt_thread_factory_fails, TK_ETHREAD),
+};
+
+static void test_wheel_timer_bad_input(void **state) {
+    (void)state;
+    int bad =
+        run_table(wheel_timer_rows, sizeof(wheel_timer_rows) / sizeof(wheel_timer_rows[0]), true);
+    assert_int_equal(bad, 0);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_status_clock_registry),
-        cmocka_unit_test(test_queue_ops_bad_input),
-        cmocka_unit_test(test_executor_bad_input),
-        cmocka_unit_test(test_spec_bad_input),
+        cmocka_unit_test(test_status_clock_registry), cmocka_unit_test(test_queue_ops_bad_input),
+        cmocka_unit_test(test_executor_bad_input),    cmocka_unit_test(test_spec_bad_input),
+        cmocka_unit_test(test_wheel_timer_bad_input),
     };
     return cmocka_run_group_tests_name("reliability_bad_input", tests, NULL, NULL);
 }

@@ -1645,6 +1645,92 @@ static void test_destroy_interrupts_blocked_task(void **state) {
     }
 }
 
+/* ---- the wheel timer (wheel_timer.h) ------------------------------------------------ */
+
+static void wt_noop(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    (void)arg;
+}
+
+static void wt_count(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    atomic_fetch_add((atomic_long *)arg, 1);
+}
+
+/* Every allocation of tk_wheel_timer_create(), and of adding 200 timeouts
+ * (the engines' cores grow on the way), fails once: the call answers
+ * TK_ENOMEM, the timer stays usable and holds exactly what was accepted,
+ * and nothing leaks. */
+static void test_alloc_fail_wheel_timer(void **state) {
+    (void)state;
+    problems = 0;
+    enum { ADDS = 200 };
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        const tk_queue_ops *engine = tk_engine_at(e);
+        unsigned long long n, sites[2] = {0, 0};
+        for (int phase = 0; phase < 2; phase++) {
+            for (n = 1; n <= MAX_SWEEP; n++) {
+                rel_alloc a;
+                char where[96];
+                snprintf(where, sizeof(where), "[%s] wheel timer %s, allocation #%llu fails",
+                         engine->name, phase == 0 ? "create" : "new_timeout", n);
+                rel_alloc_init(&a);
+                tk_wheel_timer_options o;
+                tk_wheel_timer_options_init(&o);
+                tk_queue_config_init_for(&o.queue, engine);
+                o.queue.allocator = &a.iface;
+                tk_wheel_timer *t = NULL;
+                if (phase == 0)
+                    rel_alloc_fail_nth(&a, n);
+                int rc = tk_wheel_timer_create(&o, &t);
+                long accepted = 0;
+                if (phase == 1 && rc == TK_OK) {
+                    rel_alloc_fail_nth(&a, n);
+                    for (int i = 0; i < ADDS; i++) {
+                        int r =
+                            tk_wheel_timer_new_timeout(t, wt_noop, NULL, 3600 * TK_NS_PER_S, NULL);
+                        if (r == TK_OK)
+                            accepted++;
+                        else if (r != TK_ENOMEM)
+                            problem("%s: new_timeout -> %s, want TK_ENOMEM", where,
+                                    tk_status_name(r));
+                    }
+                }
+                bool hit = atomic_load(&a.failures) > 0;
+                rel_alloc_disarm(&a);
+                if (rc != TK_OK) {
+                    if (rc != TK_ENOMEM || !hit || t != NULL)
+                        problem("%s: create -> %s (hit %d)", where, tk_status_name(rc), hit);
+                } else {
+                    if ((long)tk_wheel_timer_pending(t) != accepted)
+                        problem("%s: %zu pending, %ld accepted", where, tk_wheel_timer_pending(t),
+                                accepted);
+                    if (phase == 1 && hit && accepted != ADDS - 1)
+                        problem("%s: %ld of %d accepted", where, accepted, ADDS);
+                    atomic_long runs = 0; /* still usable */
+                    if (tk_wheel_timer_new_timeout(t, wt_count, &runs, 0, NULL) != TK_OK ||
+                        !rel_wait_at_least(&runs, 1, WAIT_NS))
+                        problem("%s: not usable after the failure", where);
+                    long back = tk_wheel_timer_stop(t, NULL, NULL);
+                    if (back != accepted)
+                        problem("%s: stop handed back %ld of %ld", where, back, accepted);
+                    tk_wheel_timer_destroy(t);
+                }
+                check_no_leak(&a, where);
+                if (!hit)
+                    break;
+            }
+            sites[phase] = n - 1;
+            if (n > MAX_SWEEP)
+                problem("[%s] wheel timer: still allocating after %d sites", engine->name,
+                        MAX_SWEEP);
+        }
+        print_message("  [%s] wheel timer: create %llu, %d new_timeouts %llu allocation sites\n",
+                      engine->name, sites[0], ADDS, sites[1]);
+    }
+    assert_int_equal(problems, 0);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
@@ -1667,6 +1753,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_callback_blocks_until_interrupted),
         cmocka_unit_test(test_hooks_call_back_into_executor),
         cmocka_unit_test(test_destroy_interrupts_blocked_task),
+        cmocka_unit_test(test_alloc_fail_wheel_timer),
     };
     return cmocka_run_group_tests_name("reliability_faults", tests, NULL, NULL);
 }

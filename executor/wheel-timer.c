@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/* Netty's HashedWheelTimer as a timerkit object (timerkit/wheel_timer.h).
+ *
+ * Structure. One tk_loop (loop.h: an engine's pure core, the hashed wheel
+ * by default) holds the pending timeouts, each a tk_node embedded in its
+ * tk_timeout. One mutex, `lock`, serialises every call on the loop and on
+ * the timer's list of pending timeouts; one worker thread waits on `wake`
+ * until the loop's next due time, expires what is due into a local list
+ * (marking each EXPIRED under the lock), drops the lock and runs the
+ * callbacks, or hands them to the task executor (detach, then run). So a
+ * callback may create and cancel timeouts on its own timer.
+ *
+ * Accuracy: the core hands a node out never before its deadline, and the
+ * worker asks at the time tk_clock_now_ns() reads, so a callback never
+ * starts early; it is late by the core's granularity (one tick on the
+ * wheel) plus the wake-up latency of the timed wait.
+ *
+ * Each timeout ends exactly once: the first of expire (worker), cancel and
+ * stop to move it out of PENDING, under `lock`, owns its ending.
+ *
+ * Lifetime. A timeout's `refs` counts the timer's reference (from creation
+ * until its ending is done: callback returned, visitor returned, or cancel
+ * returned), the caller's (from new_timeout with a handle, until
+ * tk_timeout_release()), and the task executor's while it holds the
+ * timeout. The timer's `refs` counts its owner (until destroy) and every
+ * live timeout, so a handle never points at freed timer memory.
+ *
+ * Lock order: `lock` is the only lock here. No callback, thread factory,
+ * visitor or executor call runs while it is held; the allocator does only
+ * when the engine's core grows inside tk_loop_add() (the heap's array). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common-internal.h"
+#include "timerkit/executor.h"
+#include "timerkit/loop.h"
+#include "timerkit/wheel_timer.h"
+
+/* The one place of process-wide mutable state of this file, as Netty's
+ * INSTANCE_COUNTER and WARNED_TOO_MANY_INSTANCES: the number of live timers
+ * (created, not yet stopped) and whether the warning was written. Both are
+ * atomics, touched only by create, stop and tk_wheel_timer_instances(). */
+static atomic_size_t live_timers;
+static atomic_bool warned_too_many;
+
+/* Due timeouts taken per round of the worker, so that a stop is seen
+ * between rounds even when many expire at once. */
+#define EXPIRE_BATCH 256
+
+enum timeout_state { TO_PENDING, TO_EXPIRED, TO_CANCELLED };
+
+/* INIT -> STARTING -> STARTED -> STOPPING -> STOPPED; STARTING falls back to
+ * INIT when the thread factory fails; INIT -> STOPPING when stopped unused. */
+enum timer_state { ST_INIT, ST_STARTING, ST_STARTED, ST_STOPPING, ST_STOPPED };
+
+struct tk_timeout {
+    tk_node node;             /* in timer->loop while PENDING (timer->lock) */
+    tk_timeout *prev, *next;  /* timer->pending while PENDING (timer->lock);
+                                 `next` links stop's hand-back list after */
+    tk_wheel_timer *timer;    /* immutable */
+    tk_timer_task_fn fn;      /* immutable */
+    void *arg;                /* immutable */
+    _Atomic int state;        /* enum timeout_state; written under timer->lock */
+    atomic_uint refs;         /* see "Lifetime" above */
+    atomic_bool executor_ref; /* the task executor holds a reference */
+};
+
+struct tk_wheel_timer {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;         /* the worker waits on it (lock) */
+    pthread_cond_t state_cv;     /* waits for STARTING or STOPPING to end (lock) */
+    tk_loop *loop;               /* lock; NULL once stopped */
+    tk_timeout *pending;         /* lock: every PENDING timeout */
+    int state;                   /* lock: enum timer_state */
+    int64_t wait_until;          /* lock: when the worker's wait ends; INT64_MIN: awake */
+    bool worker_known;           /* lock: worker_tid is the running worker */
+    pthread_t worker_tid;        /* lock */
+    pthread_t thread;            /* set by the starter; joined by the stopper */
+    atomic_size_t pending_count; /* written under lock, read anywhere */
+    atomic_uint refs;            /* the owner's, and one per live timeout */
+    /* immutable after create */
+    const tk_allocator *allocator;
+    size_t max_pending;
+    tk_thread_factory_fn factory;
+    void *factory_ctx;
+    tk_executor *executor;
+    char name[16];
+};
+
+/* ---- references --------------------------------------------------------- */
+
+static void timer_unref(tk_wheel_timer *t) {
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    tk_loop_destroy(t->loop); /* NULL once stopped; kept for safety */
+    pthread_cond_destroy(&t->state_cv);
+    pthread_cond_destroy(&t->wake);
+    pthread_mutex_destroy(&t->lock);
+    tk__free(t->allocator, t, sizeof(*t));
+}
+
+static void timeout_unref(tk_timeout *to) {
+    if (atomic_fetch_sub_explicit(&to->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    tk_wheel_timer *t = to->timer;
+    tk__free(t->allocator, to, sizeof(*to));
+    timer_unref(t);
+}
+
+/* ---- the pending list (lock held) ------------------------------------------ */
+
+static void pending_link_locked(tk_wheel_timer *t, tk_timeout *to) {
+    to->prev = NULL;
+    to->next = t->pending;
+    if (t->pending != NULL)
+        t->pending->prev = to;
+    t->pending = to;
+    atomic_fetch_add_explicit(&t->pending_count, 1, memory_order_relaxed);
+}
+
+/* Moves `to` out of PENDING into `state`, out of the list and the count.
+ * The caller removes it from the loop (or the loop handed it out). */
+static void pending_end_locked(tk_wheel_timer *t, tk_timeout *to, int state) {
+    if (to->prev != NULL)
+        to->prev->next = to->next;
+    else
+        t->pending = to->next;
+    if (to->next != NULL)
+        to->next->prev = to->prev;
+    to->prev = to->next = NULL;
+    atomic_store_explicit(&to->state, state, memory_order_release);
+    atomic_fetch_sub_explicit(&t->pending_count, 1, memory_order_relaxed);
+}
+
+/* ---- running a callback ------------------------------------------------------- */
+
+static int executor_run(tk_run *run, void *arg) {
+    (void)run;
+    tk_timeout *to = arg;
+    to->fn(to, to->arg);
+    return 0;
+}
+
+/* The executor is done with the task (ran, cancelled, rejected, dropped). */
+static void executor_done(void *arg) {
+    tk_timeout *to = arg;
+    if (atomic_exchange(&to->executor_ref, false))
+        timeout_unref(to);
+}
+
+/* Runs an expired timeout's callback, or gives it to the task executor, and
+ * drops the timer's reference. No lock held. A callback the executor does
+ * not take (its call fails) runs here instead, so none is lost. */
+static void run_expired(tk_wheel_timer *t, tk_timeout *to) {
+    if (t->executor != NULL) {
+        atomic_fetch_add_explicit(&to->refs, 1, memory_order_relaxed);
+        atomic_store(&to->executor_ref, true);
+        tk_task_spec spec = {.fn = executor_run,
+                             .arg = to,
+                             .arg_free = executor_done,
+                             .kind = TK_TASK_ONE_SHOT,
+                             .delay_ns = -1};
+        int rc = tk_executor_schedule_spec(t->executor, &spec, NULL);
+        if (rc == TK_OK) {
+            timeout_unref(to);
+            return;
+        }
+        executor_done(to); /* if the failed call kept nothing, drop its reference */
+    }
+    to->fn(to, to->arg);
+    timeout_unref(to);
+}
+
+/* ---- the worker ------------------------------------------------------------------ */
+
+static void *worker_main(void *arg) {
+    tk_wheel_timer *t = arg;
+    tk__thread_set_name(t->name);
+    pthread_mutex_lock(&t->lock);
+    t->worker_tid = pthread_self();
+    t->worker_known = true;
+    while (t->state == ST_STARTED || t->state == ST_STARTING) {
+        tk_node *due = NULL;
+        size_t n = tk_loop_expire(t->loop, tk_clock_now_ns(), EXPIRE_BATCH, &due);
+        if (n > 0) {
+            for (tk_node *node = due; node != NULL; node = tk_node_next_detached(node))
+                pending_end_locked(t, tk__container_of(node, tk_timeout, node), TO_EXPIRED);
+            pthread_mutex_unlock(&t->lock);
+            for (tk_node *node = due, *next; node != NULL; node = next) {
+                next = tk_node_next_detached(node); /* before the callback may free it */
+                run_expired(t, tk__container_of(node, tk_timeout, node));
+            }
+            pthread_mutex_lock(&t->lock);
+            continue;
+        }
+        int64_t when;
+        if (tk_loop_next(t->loop, &when) == TK_OK) {
+            t->wait_until = when;
+            struct timespec ts = tk__ns_to_timespec(when);
+            pthread_cond_timedwait(&t->wake, &t->lock, &ts);
+        } else {
+            t->wait_until = INT64_MAX;
+            pthread_cond_wait(&t->wake, &t->lock);
+        }
+        t->wait_until = INT64_MIN;
+    }
+    t->worker_known = false;
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
+static int default_factory(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                           const char *name) {
+    (void)ctx;
+    (void)name;
+    return pthread_create(thread, NULL, start, arg);
+}
+
+/* Makes sure the worker runs. Lock held; released while the factory runs.
+ * Returns TK_OK, TK_EREJECTED (stopping or stopped) or TK_ETHREAD. */
+static int ensure_started_locked(tk_wheel_timer *t) {
+    for (;;) {
+        switch (t->state) {
+        case ST_STARTED:
+            return TK_OK;
+        case ST_STARTING:
+            pthread_cond_wait(&t->state_cv, &t->lock);
+            break;
+        case ST_INIT: {
+            t->state = ST_STARTING;
+            pthread_mutex_unlock(&t->lock);
+            pthread_t th;
+            int rc = t->factory(t->factory_ctx, &th, worker_main, t, t->name);
+            pthread_mutex_lock(&t->lock);
+            if (rc == 0)
+                t->thread = th;
+            t->state = rc == 0 ? ST_STARTED : ST_INIT;
+            pthread_cond_broadcast(&t->state_cv);
+            if (rc != 0)
+                return TK_ETHREAD;
+            break;
+        }
+        default:
+            return TK_EREJECTED;
+        }
+    }
+}
+
+/* ---- the timer ---------------------------------------------------------------------- */
+
+int tk_wheel_timer_options_init(tk_wheel_timer_options *opt) {
+    if (opt == NULL)
+        return TK_EINVAL;
+    memset(opt, 0, sizeof(*opt));
+    const tk_queue_ops *engine = tk_engine_wheel();
+    if (engine == NULL)
+        engine = tk_engine_default();
+    return tk_queue_config_init_for(&opt->queue, engine);
+}
+
+int tk_wheel_timer_create(const tk_wheel_timer_options *opt, tk_wheel_timer **out) {
+    if (out == NULL)
+        return TK_EINVAL;
+    *out = NULL;
+    tk_wheel_timer_options defaults;
+    if (opt == NULL) {
+        int rc = tk_wheel_timer_options_init(&defaults);
+        if (rc != TK_OK)
+            return rc;
+        opt = &defaults;
+    }
+    size_t live = atomic_fetch_add(&live_timers, 1) + 1;
+    if (opt->max_instances != 0 && live > opt->max_instances) {
+        atomic_fetch_sub(&live_timers, 1);
+        return TK_EFULL;
+    }
+    int rc = TK_ENOMEM;
+    const tk_allocator *a = opt->queue.allocator;
+    tk_wheel_timer *t = tk__alloc(a, sizeof(*t));
+    if (t == NULL)
+        goto fail;
+    memset(t, 0, sizeof(*t));
+    t->allocator = a;
+    rc = tk_loop_create(&opt->queue, tk_clock_now_ns(), &t->loop);
+    if (rc != TK_OK)
+        goto fail_free;
+    rc = TK_ENOMEM;
+    if (pthread_mutex_init(&t->lock, NULL) != 0)
+        goto fail_loop;
+    if (tk__cond_init_monotonic(&t->wake) != 0)
+        goto fail_mutex;
+    if (pthread_cond_init(&t->state_cv, NULL) != 0)
+        goto fail_wake;
+    t->state = ST_INIT;
+    t->wait_until = INT64_MIN;
+    atomic_init(&t->pending_count, 0);
+    atomic_init(&t->refs, 1);
+    t->max_pending = opt->max_pending_timeouts;
+    t->factory = opt->thread_factory != NULL ? opt->thread_factory : default_factory;
+    t->factory_ctx = opt->thread_factory_ctx;
+    t->executor = opt->task_executor;
+    snprintf(t->name, sizeof(t->name), "%s",
+             opt->thread_name != NULL ? opt->thread_name : "tk-wheel-timer");
+    if (live > TK_WHEEL_TIMER_WARN_INSTANCES && !atomic_exchange(&warned_too_many, true))
+        fprintf(stderr,
+                "timerkit: more than %d tk_wheel_timer instances are alive; each has a thread "
+                "of its own: share a few instead\n",
+                TK_WHEEL_TIMER_WARN_INSTANCES);
+    *out = t;
+    return TK_OK;
+
+fail_wake:
+    pthread_cond_destroy(&t->wake);
+fail_mutex:
+    pthread_mutex_destroy(&t->lock);
+fail_loop:
+    tk_loop_destroy(t->loop);
+fail_free:
+    tk__free(a, t, sizeof(*t));
+fail:
+    atomic_fetch_sub(&live_timers, 1);
+    return rc;
+}
+
+int tk_wheel_timer_start(tk_wheel_timer *timer) {
+    if (timer == NULL)
+        return TK_EINVAL;
+    pthread_mutex_lock(&timer->lock);
+    int rc = ensure_started_locked(timer);
+    pthread_mutex_unlock(&timer->lock);
+    return rc == TK_EREJECTED ? TK_ESTATE : rc;
+}
+
+int tk_wheel_timer_new_timeout(tk_wheel_timer *timer, tk_timer_task_fn fn, void *arg,
+                               int64_t delay_ns, tk_timeout **out) {
+    if (timer == NULL || fn == NULL)
+        return TK_EINVAL;
+    int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), delay_ns);
+    tk_timeout *to = tk__alloc(timer->allocator, sizeof(*to));
+    if (to == NULL)
+        return TK_ENOMEM;
+    memset(to, 0, sizeof(*to));
+    to->timer = timer;
+    to->fn = fn;
+    to->arg = arg;
+    atomic_init(&to->state, TO_PENDING);
+    atomic_init(&to->refs, out != NULL ? 2u : 1u);
+    atomic_init(&to->executor_ref, false);
+
+    pthread_mutex_lock(&timer->lock);
+    int rc = ensure_started_locked(timer);
+    if (rc == TK_OK && timer->max_pending != 0 &&
+        atomic_load_explicit(&timer->pending_count, memory_order_relaxed) >= timer->max_pending)
+        rc = TK_EFULL;
+    if (rc == TK_OK)
+        rc = tk_loop_add(timer->loop, &to->node, deadline) == TK_OK ? TK_OK : TK_ENOMEM;
+    if (rc != TK_OK) {
+        pthread_mutex_unlock(&timer->lock);
+        tk__free(timer->allocator, to, sizeof(*to));
+        return rc;
+    }
+    pending_link_locked(timer, to);
+    atomic_fetch_add_explicit(&timer->refs, 1, memory_order_relaxed);
+    if (deadline < timer->wait_until)
+        pthread_cond_signal(&timer->wake);
+    pthread_mutex_unlock(&timer->lock);
+    if (out != NULL)
+        *out = to;
+    return TK_OK;
+}
+
+size_t tk_wheel_timer_pending(const tk_wheel_timer *timer) {
+    return timer == NULL ? 0 : atomic_load(&timer->pending_count);
+}
+
+long tk_wheel_timer_stop(tk_wheel_timer *timer, tk_timeout_visit_fn visitor, void *ctx) {
+    if (timer == NULL)
+        return TK_EINVAL;
+    tk_wheel_timer *t = timer;
+    pthread_mutex_lock(&t->lock);
+    while (t->state == ST_STARTING)
+        pthread_cond_wait(&t->state_cv, &t->lock);
+    if (t->worker_known && pthread_equal(t->worker_tid, pthread_self())) {
+        pthread_mutex_unlock(&t->lock);
+        return TK_EDEADLK;
+    }
+    if (t->state == ST_STOPPING || t->state == ST_STOPPED) {
+        /* another stop is at work or done: return when the worker has ended */
+        while (t->state == ST_STOPPING)
+            pthread_cond_wait(&t->state_cv, &t->lock);
+        pthread_mutex_unlock(&t->lock);
+        return 0;
+    }
+    bool had_worker = t->state == ST_STARTED;
+    t->state = ST_STOPPING;
+    pthread_cond_signal(&t->wake);
+    pthread_mutex_unlock(&t->lock);
+    if (had_worker)
+        pthread_join(t->thread, NULL);
+
+    pthread_mutex_lock(&t->lock);
+    tk_timeout *back = NULL, **tail = &back;
+    long count = 0;
+    while (t->pending != NULL) {
+        tk_timeout *to = t->pending;
+        (void)tk_loop_remove(t->loop, &to->node);
+        pending_end_locked(t, to, TO_CANCELLED);
+        *tail = to;
+        tail = &to->next;
+        count++;
+    }
+    tk_loop_destroy(t->loop);
+    t->loop = NULL;
+    t->state = ST_STOPPED;
+    pthread_cond_broadcast(&t->state_cv);
+    pthread_mutex_unlock(&t->lock);
+    atomic_fetch_sub(&live_timers, 1);
+
+    for (tk_timeout *to = back, *next; to != NULL; to = next) {
+        next = to->next;
+        if (visitor != NULL)
+            visitor(ctx, to);
+        timeout_unref(to);
+    }
+    return count;
+}
+
+int tk_wheel_timer_destroy(tk_wheel_timer *timer) {
+    if (timer == NULL)
+        return TK_EINVAL;
+    long rc = tk_wheel_timer_stop(timer, NULL, NULL);
+    if (rc < 0)
+        return (int)rc;
+    timer_unref(timer);
+    return TK_OK;
+}
+
+size_t tk_wheel_timer_instances(void) {
+    return atomic_load(&live_timers);
+}
+
+/* ---- the handle ----------------------------------------------------------------------- */
+
+bool tk_timeout_cancel(tk_timeout *timeout) {
+    if (timeout == NULL)
+        return false;
+    tk_wheel_timer *t = timeout->timer;
+    pthread_mutex_lock(&t->lock);
+    if (atomic_load_explicit(&timeout->state, memory_order_relaxed) != TO_PENDING) {
+        pthread_mutex_unlock(&t->lock);
+        return false;
+    }
+    (void)tk_loop_remove(t->loop, &timeout->node);
+    pending_end_locked(t, timeout, TO_CANCELLED);
+    pthread_mutex_unlock(&t->lock);
+    timeout_unref(timeout); /* the timer's: the caller still holds one */
+    return true;
+}
+
+bool tk_timeout_is_cancelled(const tk_timeout *timeout) {
+    return timeout != NULL && atomic_load(&timeout->state) == TO_CANCELLED;
+}
+
+bool tk_timeout_is_expired(const tk_timeout *timeout) {
+    return timeout != NULL && atomic_load(&timeout->state) == TO_EXPIRED;
+}
+
+tk_wheel_timer *tk_timeout_timer(const tk_timeout *timeout) {
+    return timeout == NULL ? NULL : timeout->timer;
+}
+
+void *tk_timeout_arg(const tk_timeout *timeout) {
+    return timeout == NULL ? NULL : timeout->arg;
+}
+
+int tk_timeout_release(tk_timeout *timeout) {
+    if (timeout == NULL)
+        return TK_EINVAL;
+    timeout_unref(timeout);
+    return TK_OK;
+}

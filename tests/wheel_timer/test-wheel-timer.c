@@ -1,0 +1,756 @@
+/* SPDX-License-Identifier: MIT */
+/* tk_wheel_timer (timerkit/wheel_timer.h) against Netty's HashedWheelTimer,
+ * Timer, Timeout and TimerTask javadoc, on one engine:
+ *   tk_wheel_timer_test --engine NAME [--filter GLOB]
+ * Each case quotes the sentence of Netty's documentation it checks. Time
+ * bounds are generous (seconds): the cases assert behaviour, never speed.
+ *
+ * cmocka pitfall: assert only on the test's main thread; callbacks record
+ * into atomics that the main thread checks. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rel-common.h"
+#include "timerkit.h"
+
+#define WAIT_NS (10 * TK_NS_PER_S)   /* the longest a case waits for a callback */
+#define LONG_NS (3600 * TK_NS_PER_S) /* a delay that never ends within a case */
+
+static const tk_queue_ops *engine; /* from --engine */
+
+static void options(tk_wheel_timer_options *opt) {
+    assert_int_equal(tk_wheel_timer_options_init(opt), TK_OK);
+    assert_int_equal(tk_queue_config_init_for(&opt->queue, engine), TK_OK);
+}
+
+static tk_wheel_timer *make(const tk_wheel_timer_options *opt) {
+    tk_wheel_timer_options o;
+    if (opt == NULL) {
+        options(&o);
+        opt = &o;
+    }
+    tk_wheel_timer *t = NULL;
+    int rc = tk_wheel_timer_create(opt, &t);
+    if (rc != TK_OK)
+        fail_msg("%s: tk_wheel_timer_create: %s", engine->name, tk_strerror(rc));
+    return t;
+}
+
+/* What a callback saw. */
+typedef struct rec {
+    atomic_long runs;
+    int64_t not_before; /* the earliest time it may run */
+    _Atomic int64_t ran_at;
+    atomic_bool expired_inside; /* tk_timeout_is_expired() in the callback */
+    atomic_bool cancel_inside;  /* tk_timeout_cancel() of itself in the callback */
+    _Atomic(tk_wheel_timer *) timer_inside;
+    _Atomic(void *) arg_inside;
+    pthread_t thread;
+    atomic_bool have_thread;
+} rec;
+
+static void on_timeout(tk_timeout *timeout, void *arg) {
+    rec *r = arg;
+    atomic_store(&r->ran_at, tk_clock_now_ns());
+    atomic_store(&r->expired_inside, tk_timeout_is_expired(timeout));
+    atomic_store(&r->cancel_inside, tk_timeout_cancel(timeout));
+    atomic_store(&r->timer_inside, tk_timeout_timer(timeout));
+    atomic_store(&r->arg_inside, tk_timeout_arg(timeout));
+    r->thread = pthread_self();
+    atomic_store(&r->have_thread, true);
+    atomic_fetch_add(&r->runs, 1);
+}
+
+static void noop(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    (void)arg;
+}
+
+static tk_timeout *arm(tk_wheel_timer *t, rec *r, int64_t delay_ns) {
+    memset(r, 0, sizeof(*r));
+    r->not_before = tk_deadline_after_ns(tk_clock_now_ns(), delay_ns);
+    tk_timeout *h = NULL;
+    int rc = tk_wheel_timer_new_timeout(t, on_timeout, r, delay_ns, &h);
+    if (rc != TK_OK)
+        fail_msg("%s: new_timeout: %s", engine->name, tk_strerror(rc));
+    return h;
+}
+
+static void wait_runs(rec *r, long want) {
+    if (!rel_wait_at_least(&r->runs, want, WAIT_NS))
+        fail_msg("%s: %ld runs after %d s, want %ld", engine->name, atomic_load(&r->runs),
+                 (int)(WAIT_NS / TK_NS_PER_S), want);
+}
+
+/* Timer.newTimeout: "Schedules the specified TimerTask for one-time
+ * execution after the specified delay." Never before it, and once. */
+static void test_runs_once_after_the_delay(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec r[4];
+    tk_timeout *h[4];
+    const int64_t delays[4] = {0, 5 * TK_NS_PER_MS, 30 * TK_NS_PER_MS, 80 * TK_NS_PER_MS};
+    for (int i = 0; i < 4; i++)
+        h[i] = arm(t, &r[i], delays[i]);
+    for (int i = 0; i < 4; i++)
+        wait_runs(&r[i], 1);
+    rel_sleep_ns(50 * TK_NS_PER_MS);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(atomic_load(&r[i].runs), 1);
+        if (atomic_load(&r[i].ran_at) < r[i].not_before)
+            fail_msg("%s: delay %lld ran %lld ns early", engine->name, (long long)delays[i],
+                     (long long)(r[i].not_before - atomic_load(&r[i].ran_at)));
+        assert_int_equal(tk_timeout_release(h[i]), TK_OK);
+    }
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* Timeout.isExpired: "Returns true if and only if the TimerTask associated
+ * with this handle has been expired." */
+static void test_is_expired(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec r;
+    tk_timeout *h = arm(t, &r, 2 * TK_NS_PER_MS);
+    assert_false(tk_timeout_is_cancelled(h));
+    wait_runs(&r, 1);
+    assert_true(atomic_load(&r.expired_inside)); /* already while it runs */
+    assert_true(tk_timeout_is_expired(h));
+    assert_false(tk_timeout_is_cancelled(h));
+    tk_timeout *p = arm(t, &r, LONG_NS);
+    assert_false(tk_timeout_is_expired(p));
+    assert_true(tk_timeout_cancel(p));
+    assert_false(tk_timeout_is_expired(p));
+    tk_timeout_release(p);
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* Timeout.cancel: "Attempts to cancel the TimerTask associated with this
+ * handle. If the task has been executed or cancelled already, it will return
+ * with no side effect." and "@return True if the cancellation completed
+ * successfully, otherwise false". Timeout.isCancelled: "Returns true if and
+ * only if the TimerTask associated with this handle has been cancelled." */
+static void test_cancel(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec r;
+    tk_timeout *h = arm(t, &r, 20 * TK_NS_PER_MS);
+    assert_true(tk_timeout_cancel(h));
+    assert_true(tk_timeout_is_cancelled(h));
+    assert_false(tk_timeout_cancel(h)); /* cancelled already: no side effect */
+    assert_true(tk_timeout_is_cancelled(h));
+    assert_int_equal(tk_wheel_timer_pending(t), 0);
+    rel_sleep_ns(100 * TK_NS_PER_MS);
+    assert_int_equal(atomic_load(&r.runs), 0); /* never runs */
+    tk_timeout_release(h);
+
+    /* executed already: false, and it stays expired */
+    h = arm(t, &r, 0);
+    wait_runs(&r, 1);
+    assert_false(atomic_load(&r.cancel_inside)); /* its own cancel, from its callback */
+    assert_false(tk_timeout_cancel(h));
+    assert_true(tk_timeout_is_expired(h));
+    assert_false(tk_timeout_is_cancelled(h));
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* Timeout.timer: "Returns the Timer that created this handle." Timeout.task:
+ * "Returns the TimerTask which is associated with this handle." (here: its
+ * argument) */
+static void test_timer_and_task(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec r;
+    tk_timeout *h = arm(t, &r, 0);
+    assert_ptr_equal(tk_timeout_timer(h), t);
+    assert_ptr_equal(tk_timeout_arg(h), &r);
+    wait_runs(&r, 1);
+    assert_ptr_equal(atomic_load(&r.timer_inside), t);
+    assert_ptr_equal(atomic_load(&r.arg_inside), &r);
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer.pendingTimeouts: "Returns the number of pending timeouts
+ * of this Timer." */
+static void test_pending_timeouts(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    tk_timeout *h[10];
+    assert_int_equal(tk_wheel_timer_pending(t), 0);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, &h[i]), TK_OK);
+    assert_int_equal(tk_wheel_timer_pending(t), 10);
+    for (int i = 0; i < 3; i++)
+        assert_true(tk_timeout_cancel(h[i]));
+    assert_int_equal(tk_wheel_timer_pending(t), 7);
+    rec r;
+    tk_timeout *e = arm(t, &r, 0);
+    wait_runs(&r, 1);
+    assert_int_equal(tk_wheel_timer_pending(t), 7); /* an expired one is not pending */
+    assert_int_equal(tk_wheel_timer_stop(t, NULL, NULL), 7);
+    assert_int_equal(tk_wheel_timer_pending(t), 0);
+    for (int i = 0; i < 10; i++)
+        tk_timeout_release(h[i]);
+    tk_timeout_release(e);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer(..., maxPendingTimeouts): "The maximum number of pending
+ * timeouts after which call to newTimeout will result in
+ * RejectedExecutionException being thrown. No maximum pending timeouts limit
+ * is assumed if this value is 0 or negative." Here: TK_EFULL. */
+static void test_max_pending_timeouts(void **state) {
+    (void)state;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.max_pending_timeouts = 2;
+    tk_wheel_timer *t = make(&opt);
+    tk_timeout *a, *b, *c = NULL;
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, &a), TK_OK);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, &b), TK_OK);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, &c), TK_EFULL);
+    assert_null(c);
+    assert_int_equal(tk_wheel_timer_pending(t), 2);
+    assert_true(tk_timeout_cancel(a)); /* room again */
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, &c), TK_OK);
+    tk_timeout_release(a);
+    tk_timeout_release(b);
+    tk_timeout_release(c);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+
+    options(&opt); /* 0: no limit */
+    t = make(&opt);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, NULL), TK_OK);
+    assert_int_equal(tk_wheel_timer_pending(t), 1000);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* A thread factory that counts the threads it starts and can be made to
+ * fail. */
+typedef struct factory {
+    atomic_int started;
+    atomic_bool fail;
+    pthread_t last;
+} factory;
+
+static int counting_factory(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                            const char *name) {
+    (void)name;
+    factory *f = ctx;
+    if (atomic_load(&f->fail))
+        return -1;
+    int rc = pthread_create(thread, NULL, start, arg);
+    if (rc == 0) {
+        f->last = *thread;
+        atomic_fetch_add(&f->started, 1);
+    }
+    return rc;
+}
+
+/* HashedWheelTimer.start: "Starts the background thread explicitly. The
+ * background thread will start automatically on demand even if you did not
+ * call this method." */
+static void test_lazy_start(void **state) {
+    (void)state;
+    factory f = {0};
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.thread_factory = counting_factory;
+    opt.thread_factory_ctx = &f;
+    tk_wheel_timer *t = make(&opt);
+    assert_int_equal(atomic_load(&f.started), 0); /* not at creation */
+    rec r;
+    tk_timeout *h = arm(t, &r, 0); /* on demand */
+    assert_int_equal(atomic_load(&f.started), 1);
+    wait_runs(&r, 1);
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_start(t), TK_OK); /* already started: no new thread */
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, 0, NULL), TK_OK);
+    assert_int_equal(atomic_load(&f.started), 1);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+
+    t = make(&opt); /* explicitly */
+    assert_int_equal(tk_wheel_timer_start(t), TK_OK);
+    assert_int_equal(atomic_load(&f.started), 2);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer.start: "@throws IllegalStateException if this timer has
+ * been stopped already" (TK_ESTATE); Timer.newTimeout: "@throws
+ * IllegalStateException if this timer has been stopped already"
+ * (TK_EREJECTED, as the executor's after shutdown). */
+static void test_stopped_timer_refuses(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    assert_int_equal(tk_wheel_timer_stop(t, NULL, NULL), 0); /* never started */
+    assert_int_equal(tk_wheel_timer_start(t), TK_ESTATE);
+    tk_timeout *h = NULL;
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, 0, &h), TK_EREJECTED);
+    assert_null(h);
+    assert_int_equal(tk_wheel_timer_stop(t, NULL, NULL), 0);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer(threadFactory, ...): "@param threadFactory a ThreadFactory
+ * that creates a background Thread which is dedicated to TimerTask
+ * execution." A factory that fails leaves the timer able to try again. */
+static void test_thread_factory(void **state) {
+    (void)state;
+    factory f = {0};
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.thread_factory = counting_factory;
+    opt.thread_factory_ctx = &f;
+    opt.thread_name = "tk-test-timer";
+    tk_wheel_timer *t = make(&opt);
+    atomic_store(&f.fail, true);
+    tk_timeout *h = NULL;
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, 0, &h), TK_ETHREAD);
+    assert_null(h);
+    assert_int_equal(tk_wheel_timer_start(t), TK_ETHREAD);
+    assert_int_equal(tk_wheel_timer_pending(t), 0);
+    atomic_store(&f.fail, false);
+    rec r;
+    h = arm(t, &r, 1 * TK_NS_PER_MS);
+    wait_runs(&r, 1);
+    assert_int_equal(atomic_load(&f.started), 1);
+    assert_true(pthread_equal(r.thread, f.last)); /* on the factory's thread */
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer(..., taskExecutor): "@param taskExecutor The Executor
+ * that is used to execute the submitted TimerTasks." When the executor
+ * refuses (shut down), the worker runs the callback itself: none is lost. */
+static void test_task_executor(void **state) {
+    (void)state;
+    tk_executor *ex;
+    assert_int_equal(tk_executor_create(NULL, &ex), TK_OK);
+    factory f = {0};
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.thread_factory = counting_factory;
+    opt.thread_factory_ctx = &f;
+    opt.task_executor = ex;
+    tk_wheel_timer *t = make(&opt);
+    rec r;
+    tk_timeout *h = arm(t, &r, 1 * TK_NS_PER_MS);
+    wait_runs(&r, 1);
+    assert_false(pthread_equal(r.thread, f.last)); /* not on the timer's worker */
+    assert_true(atomic_load(&r.expired_inside));
+    assert_true(tk_timeout_is_expired(h));
+    tk_timeout_release(h);
+
+    assert_int_equal(tk_executor_shutdown(ex), TK_OK);
+    assert_int_equal(tk_executor_await_termination(ex, WAIT_NS), TK_OK);
+    h = arm(t, &r, 0);
+    wait_runs(&r, 1);
+    assert_true(pthread_equal(r.thread, f.last)); /* refused: the worker ran it */
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+    assert_int_equal(tk_executor_destroy(ex), TK_OK);
+}
+
+typedef struct visited {
+    long count;
+    long cancelled; /* of them, is_cancelled() */
+    long marked;    /* of them, the ones the case expects */
+    rec *expect_lo, *expect_hi;
+} visited;
+
+static void visit(void *ctx, tk_timeout *timeout) {
+    visited *v = ctx;
+    v->count++;
+    v->cancelled += tk_timeout_is_cancelled(timeout) && !tk_timeout_cancel(timeout);
+    rec *r = tk_timeout_arg(timeout);
+    v->marked += r >= v->expect_lo && r < v->expect_hi;
+}
+
+/* Timer.stop: "Releases all resources acquired by this Timer and cancels all
+ * tasks which were scheduled but not executed yet." and "@return the
+ * handles associated with the tasks which were canceled by this method".
+ * Every one once; a second stop hands back nothing. */
+static void test_stop_hands_back_the_unprocessed(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec r[6];
+    tk_timeout *h[6];
+    h[0] = arm(t, &r[0], 0); /* expires */
+    wait_runs(&r[0], 1);
+    for (int i = 1; i < 6; i++)
+        h[i] = arm(t, &r[i], LONG_NS);
+    assert_true(tk_timeout_cancel(h[1])); /* cancelled before stop */
+    visited v = {.expect_lo = &r[2], .expect_hi = &r[6]};
+    assert_int_equal(tk_wheel_timer_stop(t, visit, &v), 4);
+    assert_int_equal(v.count, 4);
+    assert_int_equal(v.cancelled, 4);
+    assert_int_equal(v.marked, 4);
+    for (int i = 2; i < 6; i++) {
+        assert_true(tk_timeout_is_cancelled(h[i]));
+        assert_false(tk_timeout_cancel(h[i])); /* stop's cancel was the one */
+    }
+    visited again = {0};
+    assert_int_equal(tk_wheel_timer_stop(t, visit, &again), 0);
+    assert_int_equal(again.count, 0);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(atomic_load(&r[i].runs), i == 0 ? 1 : 0);
+        tk_timeout_release(h[i]);
+    }
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+typedef struct self_stop {
+    atomic_int stop_rc, destroy_rc;
+    atomic_long runs;
+} self_stop;
+
+static void stop_self(tk_timeout *timeout, void *arg) {
+    self_stop *s = arg;
+    atomic_store(&s->stop_rc, (int)tk_wheel_timer_stop(tk_timeout_timer(timeout), NULL, NULL));
+    atomic_store(&s->destroy_rc, tk_wheel_timer_destroy(tk_timeout_timer(timeout)));
+    atomic_fetch_add(&s->runs, 1);
+}
+
+/* HashedWheelTimer.stop: "stop() cannot be called from TimerTask" (the
+ * IllegalStateException it throws). Here: TK_EDEADLK, and nothing done. */
+static void test_stop_from_a_callback_is_refused(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    self_stop s = {0};
+    assert_int_equal(tk_wheel_timer_new_timeout(t, stop_self, &s, 0, NULL), TK_OK);
+    assert_true(rel_wait_at_least(&s.runs, 1, WAIT_NS));
+    assert_int_equal(atomic_load(&s.stop_rc), TK_EDEADLK);
+    assert_int_equal(atomic_load(&s.destroy_rc), TK_EDEADLK);
+    rec r; /* the timer still works */
+    tk_timeout *h = arm(t, &r, 0);
+    wait_runs(&r, 1);
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+typedef struct chain {
+    atomic_long runs;
+    long length;
+    tk_timeout *victim; /* cancelled by the first run */
+    atomic_bool victim_cancelled;
+    atomic_int last_rc;
+} chain;
+
+static void rearm(tk_timeout *timeout, void *arg) {
+    chain *c = arg;
+    long n = atomic_fetch_add(&c->runs, 1) + 1;
+    if (n == 1)
+        atomic_store(&c->victim_cancelled, tk_timeout_cancel(c->victim));
+    if (n < c->length) {
+        int rc =
+            tk_wheel_timer_new_timeout(tk_timeout_timer(timeout), rearm, c, 1 * TK_NS_PER_MS, NULL);
+        if (rc != TK_OK)
+            atomic_store(&c->last_rc, rc);
+    }
+}
+
+/* TimerTask.run: "@param timeout a handle which is associated with this
+ * task": through it a task reaches its timer, re-arms and cancels, with no
+ * deadlock. */
+static void test_callback_rearms_and_cancels(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    chain c = {.length = 20};
+    rec r;
+    c.victim = arm(t, &r, 2 * TK_NS_PER_S);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, rearm, &c, 0, NULL), TK_OK);
+    assert_true(rel_wait_at_least(&c.runs, c.length, WAIT_NS));
+    assert_int_equal(atomic_load(&c.last_rc), TK_OK);
+    assert_true(atomic_load(&c.victim_cancelled));
+    assert_true(tk_timeout_is_cancelled(c.victim));
+    rel_sleep_ns(20 * TK_NS_PER_MS);
+    assert_int_equal(atomic_load(&c.runs), c.length);
+    assert_int_equal(atomic_load(&r.runs), 0);
+    tk_timeout_release(c.victim);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer(..., tickDuration, unit, ticksPerWheel): "@param
+ * tickDuration the duration between tick" and "@param ticksPerWheel the size
+ * of the wheel", set as the engine's "tick" and "slots" where it has them
+ * (slots rounded up to a power of two, as Netty normalizes ticksPerWheel).
+ * With a coarse tick a callback still never runs early. */
+static void test_tick_and_slots(void **state) {
+    (void)state;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    int64_t v;
+    bool has_tick = tk_queue_config_get_value(&opt.queue, "tick", &v) == TK_OK;
+    if (has_tick)
+        assert_int_equal(tk_queue_config_set_value(&opt.queue, "tick", 10 * TK_NS_PER_MS), TK_OK);
+    if (tk_queue_config_get_value(&opt.queue, "slots", &v) == TK_OK)
+        assert_int_equal(tk_queue_config_set_value(&opt.queue, "slots", 3), TK_OK);
+    print_message("  %s: tick %s\n", engine->name, has_tick ? "10ms" : "(none)");
+    tk_wheel_timer *t = make(&opt);
+    rec r[3];
+    tk_timeout *h[3];
+    for (int i = 0; i < 3; i++)
+        h[i] = arm(t, &r[i], (1 + 7 * i) * TK_NS_PER_MS); /* 1, 8 and 15 ms: below, near a tick */
+    for (int i = 0; i < 3; i++) {
+        wait_runs(&r[i], 1);
+        assert_true(atomic_load(&r[i].ran_at) >= r[i].not_before);
+        tk_timeout_release(h[i]);
+    }
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer, "Ticks per Wheel (Wheel Size)": "a wheel is a hash table
+ * of TimerTasks whose hash function is 'dead line of the task'." Delays of
+ * several revolutions share slots with near ones and still run once, never
+ * early (Netty's testTimerOverflowWheelLength). */
+static void test_delays_beyond_one_revolution(void **state) {
+    (void)state;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    int64_t v;
+    if (tk_queue_config_get_value(&opt.queue, "tick", &v) == TK_OK)
+        assert_int_equal(tk_queue_config_set_value(&opt.queue, "tick", 1 * TK_NS_PER_MS), TK_OK);
+    if (tk_queue_config_get_value(&opt.queue, "slots", &v) == TK_OK)
+        assert_int_equal(tk_queue_config_set_value(&opt.queue, "slots", 4), TK_OK);
+    tk_wheel_timer *t = make(&opt);
+    enum { K = 6 };
+    rec r[K];
+    tk_timeout *h[K];
+    for (int i = 0; i < K; i++) /* 2, 6, 10, ... ms: up to 5 revolutions of 4 ticks */
+        h[i] = arm(t, &r[i], (2 + 4 * i) * TK_NS_PER_MS);
+    for (int i = 0; i < K; i++)
+        wait_runs(&r[i], 1);
+    rel_sleep_ns(20 * TK_NS_PER_MS);
+    for (int i = 0; i < K; i++) {
+        assert_int_equal(atomic_load(&r[i].runs), 1);
+        assert_true(atomic_load(&r[i].ran_at) >= r[i].not_before);
+        tk_timeout_release(h[i]);
+    }
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer.pendingTimeouts: "Returns the number of pending timeouts
+ * of this Timer." An executed timeout leaves the count, so a timer at its
+ * maxPendingTimeouts takes new ones again (Netty's
+ * testNewTimeoutShouldStopThrowingRejectedExecutionExceptionWhenExistingTimeoutIsExecuted). */
+static void test_pending_limit_frees_on_expiry(void **state) {
+    (void)state;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.max_pending_timeouts = 2;
+    tk_wheel_timer *t = make(&opt);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, NULL), TK_OK);
+    rec r;
+    tk_timeout *h = arm(t, &r, 5 * TK_NS_PER_MS);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, NULL), TK_EFULL);
+    wait_runs(&r, 1);
+    assert_int_equal(tk_wheel_timer_pending(t), 1);
+    tk_timeout_release(h);
+    h = arm(t, &r, 5 * TK_NS_PER_MS);
+    wait_runs(&r, 1);
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_stop(t, NULL, NULL), 1);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* Netty's testOverflow: a delay of Long.MAX_VALUE milliseconds is accepted
+ * ("Guard against overflow.": the deadline is clamped) and never runs. */
+static void test_huge_delay_is_clamped(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec r;
+    tk_timeout *h = arm(t, &r, INT64_MAX);
+    rel_sleep_ns(50 * TK_NS_PER_MS);
+    assert_int_equal(atomic_load(&r.runs), 0);
+    assert_false(tk_timeout_is_expired(h));
+    assert_true(tk_timeout_cancel(h));
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* Redirects stderr into a temporary file while `fn` runs; returns the lines
+ * written. */
+static int count_stderr_lines(void (*fn)(void *), void *ctx) {
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *tmp = tmpfile();
+    assert_non_null(tmp);
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(tmp), 2) >= 0);
+    fn(ctx);
+    fflush(stderr);
+    assert_true(dup2(saved, 2) >= 0);
+    close(saved);
+    rewind(tmp);
+    int lines = 0, ch;
+    while ((ch = fgetc(tmp)) != EOF)
+        lines += ch == '\n';
+    fclose(tmp);
+    return lines;
+}
+
+typedef struct many {
+    tk_wheel_timer *t[TK_WHEEL_TIMER_WARN_INSTANCES + 8];
+    size_t n;
+} many;
+
+static void create_many(void *ctx) {
+    many *m = ctx;
+    tk_wheel_timer_options opt;
+    tk_wheel_timer_options_init(&opt);
+    tk_queue_config_init_for(&opt.queue, engine);
+    while (m->n < sizeof(m->t) / sizeof(m->t[0]) &&
+           tk_wheel_timer_create(&opt, &m->t[m->n]) == TK_OK)
+        m->n++;
+}
+
+/* HashedWheelTimer, "Do not create many instances.": "you should make sure
+ * to create only one instance and share it across your application." Past
+ * 64 live instances Netty logs once ("You are creating too many
+ * HashedWheelTimer instances."); here one stderr line, once per process,
+ * and max_instances refuses more. */
+static void test_too_many_instances(void **state) {
+    (void)state;
+    size_t before = tk_wheel_timer_instances();
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.max_instances = before + 1;
+    tk_wheel_timer *a = NULL, *b = NULL;
+    assert_int_equal(tk_wheel_timer_create(&opt, &a), TK_OK);
+    assert_int_equal(tk_wheel_timer_instances(), before + 1);
+    assert_int_equal(tk_wheel_timer_create(&opt, &b), TK_EFULL);
+    assert_null(b);
+    assert_int_equal(tk_wheel_timer_instances(), before + 1);
+    assert_int_equal(tk_wheel_timer_stop(a, NULL, NULL), 0); /* a stopped one is not live */
+    assert_int_equal(tk_wheel_timer_instances(), before);
+    assert_int_equal(tk_wheel_timer_create(&opt, &b), TK_OK);
+    assert_int_equal(tk_wheel_timer_destroy(a), TK_OK);
+    assert_int_equal(tk_wheel_timer_destroy(b), TK_OK);
+    assert_int_equal(tk_wheel_timer_instances(), before);
+
+    many m = {.n = 0};
+    assert_int_equal(count_stderr_lines(create_many, &m), 1); /* past 64: one line */
+    assert_int_equal(m.n, sizeof(m.t) / sizeof(m.t[0]));
+    for (size_t i = 0; i < m.n; i++)
+        assert_int_equal(tk_wheel_timer_destroy(m.t[i]), TK_OK);
+    m.n = 0;
+    assert_int_equal(count_stderr_lines(create_many, &m), 0); /* once per process */
+    for (size_t i = 0; i < m.n; i++)
+        assert_int_equal(tk_wheel_timer_destroy(m.t[i]), TK_OK);
+    assert_int_equal(tk_wheel_timer_instances(), before);
+}
+
+/* The handle's lifetime (C has no garbage collector): the caller's reference
+ * may be dropped before or after expiry, and a handle still held outlives
+ * its timer's destroy. ASan and valgrind check that nothing is used after
+ * it is freed. */
+static void test_handle_lifetime(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec early, late;
+    tk_timeout *h = arm(t, &early, 5 * TK_NS_PER_MS);
+    assert_int_equal(tk_timeout_release(h), TK_OK); /* before expiry: it still runs */
+    wait_runs(&early, 1);
+    h = arm(t, &late, 0);
+    wait_runs(&late, 1);
+    assert_int_equal(tk_timeout_release(h), TK_OK); /* after */
+    tk_timeout *held = arm(t, &late, LONG_NS);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, LONG_NS, NULL), TK_OK);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+    assert_true(tk_timeout_is_cancelled(held)); /* handed back by destroy's stop */
+    assert_false(tk_timeout_cancel(held));
+    assert_ptr_equal(tk_timeout_timer(held), t);
+    assert_int_equal(tk_wheel_timer_new_timeout(tk_timeout_timer(held), noop, NULL, 0, NULL),
+                     TK_EREJECTED);
+    assert_int_equal(tk_timeout_release(held), TK_OK); /* the timer's memory goes now */
+}
+
+/* Exact accounting, on one thread: every timeout ends once, as expired,
+ * cancelled or handed back by stop. */
+static void test_every_timeout_ends_once(void **state) {
+    (void)state;
+    enum { N = 200 };
+    tk_wheel_timer *t = make(NULL);
+    static rec r[N];
+    tk_timeout *h[N];
+    uint64_t rng = 12345;
+    for (int i = 0; i < N; i++)
+        h[i] = arm(t, &r[i],
+                   (int64_t)(rel_rand(&rng) % 400) * TK_NS_PER_MS / 4 + (i % 4 == 0 ? LONG_NS : 0));
+    long cancelled = 0;
+    for (int i = 0; i < N; i += 3)
+        cancelled += tk_timeout_cancel(h[i]);
+    rel_sleep_ns(50 * TK_NS_PER_MS);
+    visited v = {0};
+    long back = tk_wheel_timer_stop(t, visit, &v);
+    assert_int_equal(back, v.count);
+    long expired = 0;
+    for (int i = 0; i < N; i++) {
+        long runs = atomic_load(&r[i].runs);
+        assert_true(runs <= 1);
+        assert_true(runs == 1 ? tk_timeout_is_expired(h[i]) : tk_timeout_is_cancelled(h[i]));
+        expired += runs;
+        tk_timeout_release(h[i]);
+    }
+    assert_int_equal(expired + cancelled + back, N);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+int main(int argc, char **argv) {
+    const char *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc)
+            name = argv[++i];
+        else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
+            cmocka_set_test_filter(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s --engine NAME [--filter GLOB]\n", argv[0]);
+            return 2;
+        }
+    }
+    engine = name != NULL ? tk_engine_by_name(name) : tk_engine_default();
+    if (engine == NULL) {
+        fprintf(stderr, "%s: no engine named %s\n", argv[0], name);
+        return 2;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_runs_once_after_the_delay),
+        cmocka_unit_test(test_is_expired),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_timer_and_task),
+        cmocka_unit_test(test_pending_timeouts),
+        cmocka_unit_test(test_max_pending_timeouts),
+        cmocka_unit_test(test_lazy_start),
+        cmocka_unit_test(test_stopped_timer_refuses),
+        cmocka_unit_test(test_thread_factory),
+        cmocka_unit_test(test_task_executor),
+        cmocka_unit_test(test_stop_hands_back_the_unprocessed),
+        cmocka_unit_test(test_stop_from_a_callback_is_refused),
+        cmocka_unit_test(test_callback_rearms_and_cancels),
+        cmocka_unit_test(test_tick_and_slots),
+        cmocka_unit_test(test_delays_beyond_one_revolution),
+        cmocka_unit_test(test_pending_limit_frees_on_expiry),
+        cmocka_unit_test(test_huge_delay_is_clamped),
+        cmocka_unit_test(test_too_many_instances),
+        cmocka_unit_test(test_handle_lifetime),
+        cmocka_unit_test(test_every_timeout_ends_once),
+    };
+    char group[64];
+    snprintf(group, sizeof(group), "wheel_timer_%s", engine->name);
+    return cmocka_run_group_tests_name(group, tests, NULL, NULL);
+}
