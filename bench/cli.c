@@ -43,6 +43,7 @@
 
 #include "advise.h"
 #include "cmdline.h"
+#include "datadir.h"
 #include "replay.h"
 #include "run.h"
 #include "trace-cli.h"
@@ -693,7 +694,7 @@ static int run_req_run(run_req *r, int argc, char **argv) {
     if (replays(&o)) {
         char def[PATH_MAX] = "";
         if (r->ntraces == 0 && tkb_the_run.suite->replay_trace != NULL) {
-            snprintf(def, sizeof def, "%s/%s", TK_SOURCE_DIR, tkb_the_run.suite->replay_trace);
+            snprintf(def, sizeof def, "%s/%s", tkb_data_dir(), tkb_the_run.suite->replay_trace);
             if (access(def, R_OK) == 0)
                 want_trace(def, r);
             else if (wl == NULL)
@@ -924,15 +925,16 @@ static int ensure_manifest(const char *dir) {
     return tkb_manifest_synthesize(dir, false);
 }
 
-/* Runs plots/render.py of the source tree this tkbench was built from, with
- * Debian's python3 where it is (/usr/bin/python3), else python3 from PATH. */
+/* Runs plots/render.py of the data folder (datadir.h: the installed tree, or
+ * the source tree this tkbench was built from), with Debian's python3 where
+ * it is (/usr/bin/python3), else python3 from PATH. */
 static int run_renderer(char **args) {
     char script[PATH_MAX];
-    snprintf(script, sizeof script, "%s/plots/render.py", TK_SOURCE_DIR);
+    snprintf(script, sizeof script, "%s/plots/render.py", tkb_data_dir());
     if (access(script, R_OK) != 0) {
         fprintf(stderr,
                 "tkbench: %s not found (%s). The renderer lives in plots/ of the source tree "
-                "this tkbench was built from.\n",
+                "or of the installed share/timerkit (TKBENCH_DATA_DIR names another).\n",
                 script, strerror(errno));
         return 1;
     }
@@ -1136,7 +1138,7 @@ int main(int argc, char **argv) {
                             strtoll(argv[4], NULL, 10), argc == 6 ? atoi(argv[5]) : 0);
     }
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-        printf("tkbench %s\n", tk_version_string());
+        printf("tkbench %s\ndata: %s\n", tk_version_string(), tkb_data_dir());
         return 0;
     }
     return tkb_cmd_dispatch(commands, TKB_COUNT(commands), argc, argv);

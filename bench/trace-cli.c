@@ -10,6 +10,7 @@
 
 #include "trace-cli.h"
 #include "cmdline.h"
+#include "datadir.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -21,10 +22,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-#ifndef TK_SOURCE_DIR
-#define TK_SOURCE_DIR "."
-#endif
 
 static int cmd_convert(const tkb_cmd *cmd, int argc, char **argv);
 static int cmd_stats(const tkb_cmd *cmd, int argc, char **argv);
@@ -501,14 +498,15 @@ static bool close_ok(FILE *f) {
     return fclose(f) == 0 && ok;
 }
 
-/* The two figures' script: the renderer's style (plots/style.gp), FMT pdf or png. */
-static const char gp_script[] =
+/* The two figures' script: the renderer's style (plots/style.gp of the data
+ * folder, datadir.h, written between the two parts), FMT pdf or png. */
+static const char gp_script_head[] =
     "# Armed timers over time and the CDF of start-to-deadline delays, written by\n"
     "# `tkbench trace stats` with population.dat and delays.dat beside it (columns: "
     "docs/traces.md).\n"
     "# Redraw: gnuplot -e \"FMT='png'\" trace.gp (STYLE names plots/style.gp).\n"
-    "if (!exists(\"FMT\")) FMT = \"pdf\"\n"
-    "if (!exists(\"STYLE\")) STYLE = '" TK_SOURCE_DIR "/plots/style.gp'\n"
+    "if (!exists(\"FMT\")) FMT = \"pdf\"\n";
+static const char gp_script[] =
     "load STYLE\n"
     "eval value(\"TERM_\".FMT.\"_single\")\n"
     "set output 'population.'.FMT\n"
@@ -600,6 +598,8 @@ static int write_out(const char *dir, const tkt_trace *t, const summary *s, bool
         ok = false;
     }
     if (ok && (f = open_in(dir, "trace.gp")) != NULL) {
+        fprintf(f, "%s", gp_script_head);
+        fprintf(f, "if (!exists(\"STYLE\")) STYLE = '%s/plots/style.gp'\n", tkb_data_dir());
         fputs(gp_script, f);
         ok = close_ok(f);
     } else {

@@ -15,7 +15,7 @@ rm -rf "$work"; mkdir -p "$work"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # the version: the project's, from the library (tk_version_string())
-if [[ "$("$tkb" --version)" != "tkbench $version" ]]; then
+if [[ "$("$tkb" --version | head -n 1)" != "tkbench $version" ]]; then
   fail "tkbench --version says '$("$tkb" --version)', the project $version"
 else
   echo "ok: tkbench --version -> tkbench $version"

@@ -43,3 +43,9 @@ add_test(NAME bench_advise
 set_tests_properties(bench_replay_exec bench_smoke bench_workload_descriptor bench_cli_errors
   bench_old_folder bench_engines bench_names_once bench_trace bench_replay_core bench_replay_cli
   bench_advise PROPERTIES LABELS bench TIMEOUT 300)
+
+# tkbench installed and run away from the source tree (its data under
+# share/timerkit, found from its own location).
+add_test(NAME bench_install
+  COMMAND bash ${TKB_T}/check-install.sh ${PROJECT_BINARY_DIR} ${TKB_W}/install)
+set_tests_properties(bench_install PROPERTIES LABELS bench TIMEOUT 300)
