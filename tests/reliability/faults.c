@@ -1544,13 +1544,14 @@ typedef struct reentrant {
     probe extra;
 } reentrant;
 
-static void re_before(tk_executor *ex, const tk_task_info *task, void *ctx) {
+static int re_before(tk_executor *ex, const tk_task_info *task, void *ctx) {
     reentrant *r = ctx;
     tk_executor_stats st;
     tk_executor_stats_get(ex, &st);
     /* The first task spawns one more task from its before hook. */
     if (task->fn == t_probe && atomic_fetch_add(&r->before, 1) == 0)
         atomic_store(&r->sched_in_before, tk_executor_schedule(ex, t_probe, &r->extra, 0, NULL));
+    return 0;
 }
 
 static void re_after(tk_executor *ex, const tk_task_info *task, int status, void *ctx) {
