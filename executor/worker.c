@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* timerkit executor: worker threads and the run loop.
  *
- * A worker takes due nodes from the engine and runs them; it exits when
+ * A worker takes due nodes from the engine and runs them (its wait, and its
+ * leaving after an idle keep-alive time, are in control.c); it exits when
  * take() reports TK_ECLOSED and, under pool_lock, the pool is stopping or the
  * queue is really empty (JDK getTask()/processWorkerExit(): the emptiness
  * check and the worker-count decrement are one step under the pool lock, so

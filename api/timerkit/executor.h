@@ -37,6 +37,11 @@
  * - There is no interrupt: cancel(may_interrupt) sets a flag that a running
  *   callback reads with tk_run_interrupted(); shutdown_now() sets it on every
  *   running task.
+ * - A run vetoed by the before_execute hook fails its task with the veto as
+ *   status (Java leaves the future of a task whose beforeExecute threw
+ *   pending for ever).
+ * - An idle worker notices a smaller core size or core thread time-out set
+ *   while it sleeps within about a second (Java interrupts it at once).
  */
 #ifndef TIMERKIT_EXECUTOR_H
 #define TIMERKIT_EXECUTOR_H
@@ -132,8 +137,11 @@ typedef enum tk_rejection_policy {
 
 /** Custom rejection handler. `reason` is TK_EREJECTED (shut down) or TK_EFULL
  * (engine pending limit). Its return value is returned by the scheduling call
- * (return TK_OK to pretend acceptance: the future is then cancelled). Runs in
- * the caller's thread with no executor lock held. */
+ * (return TK_OK to pretend acceptance: the future is then cancelled). It may
+ * delegate to a stock handler (tk_reject_abort() and the others) and return
+ * its result; if tk_reject_caller_runs() ran the task, the call succeeds
+ * whatever the handler returns. Runs in the caller's thread with no executor
+ * lock held. */
 typedef int (*tk_reject_fn)(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
 /** Thread factory: must start a joinable thread running start(arg), store its
@@ -219,7 +227,7 @@ typedef struct tk_executor_options {
 /** The default keep_alive_ns: 10 ms, ScheduledThreadPoolExecutor's. */
 #define TK_EXECUTOR_DEFAULT_KEEP_ALIVE_NS INT64_C(10000000)
 
-/** Largest core_pool_size create() accepts. */
+/** Largest core_pool_size create() and tk_executor_set_core_pool_size() accept. */
 #define TK_EXECUTOR_MAX_THREADS 4096u
 
 /** Largest timer_slack_ns create() accepts: a thread may sleep up to its
