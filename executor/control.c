@@ -62,8 +62,7 @@ int tk__worker_take(tk_executor *ex, tk_node **out, size_t *count) {
             wait = atomic_load(&ex->keep_alive_ns);
             /* The last worker stays while anything is queued (see
              * tk__worker_retire): it need not wake every keep-alive. */
-            if (wait < TK__IDLE_RECHECK_NS && atomic_load(&ex->wc) <= 1 &&
-                ex->ops->size(ex->q) > 0)
+            if (wait < TK__IDLE_RECHECK_NS && atomic_load(&ex->wc) <= 1 && ex->ops->size(ex->q) > 0)
                 wait = TK__IDLE_RECHECK_NS;
         }
         int rc = ex->ops->poll(ex->q, wait, out);
@@ -123,6 +122,8 @@ void tk__reap_workers(tk_executor *ex) {
     tk__worker *own = tk__own_worker(ex);
     if (own != NULL && own->exited)
         return; /* two leaving workers must not join each other */
+    if (atomic_load(&ex->state) >= TK_POOL_TIDYING)
+        return; /* destroy() joins what is left */
     tk__worker *found[16];
     size_t k = 0;
     pthread_mutex_lock(&ex->pool_lock);

@@ -158,9 +158,9 @@ typedef struct tk__worker {
     bool started;            /* thread created (pool_lock) */
     struct tk__worker *next; /* ex->workers list (pool_lock) */
     char name[32];
-    bool factory;  /* started by a thread factory: it names the thread */
-    bool exited;   /* the thread left the pool (wc decremented); joinable (pool_lock) */
-    bool reaping;  /* a reaper is joining it (pool_lock) */
+    bool factory; /* started by a thread factory: it names the thread */
+    bool exited;  /* the thread left the pool (wc decremented); joinable (pool_lock) */
+    bool reaping; /* a reaper is joining it (pool_lock) */
     /* This worker's share of the executor's runs, completed_count and
      * active_count, written only by the worker with plain (relaxed) stores,
      * no read-modify-write: a run costs no update of a shared line.
@@ -194,9 +194,9 @@ struct tk_executor {
     _Atomic unsigned target; /* max(core, 1): threads started on demand */
     _Atomic int64_t keep_alive_ns;
     _Atomic bool allow_core_timeout;
-    tk_rejection_policy rejection; /* pool_lock */
-    tk_reject_fn reject;           /* pool_lock */
-    void *reject_ctx;              /* pool_lock */
+    tk_rejection_policy rejection;       /* pool_lock */
+    tk_reject_fn reject;                 /* pool_lock */
+    void *reject_ctx;                    /* pool_lock */
     tk_thread_factory_fn thread_factory; /* pool_lock */
     void *thread_factory_ctx;            /* pool_lock */
 
@@ -263,7 +263,7 @@ struct tk_executor {
 typedef struct tk__tls {
     tk_executor *ex;
     tk__task *task;
-    tk__worker *worker; /* a pool thread's own worker record */
+    tk__worker *worker;              /* a pool thread's own worker record */
     struct tk__rejection *rejection; /* the rejection this thread is handling
                                         (submit.c), for the tk_reject_* functions */
 } tk__tls;

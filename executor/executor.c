@@ -71,9 +71,10 @@
  * (ensurePrestart). A worker exits only when, under pool_lock, the pool is
  * stopping or the queue is empty (or, timed out idle, when another worker is
  * alive: control.c, which also covers the submit side of that race), and
- * decrements wc in the same critical section; so a submitter that offered and then looks under pool_lock either
- * sees the worker gone (and starts one, or, past SHUTDOWN, pulls its task
- * out) or the worker saw the task and stayed. shutdown() sets SHUTDOWN before
+ * decrements wc in the same critical section; so a submitter that offered
+ * and then looks under pool_lock either sees the worker gone (and starts
+ * one, or, past SHUTDOWN, pulls its task out) or the worker saw the task
+ * and stayed. shutdown() sets SHUTDOWN before
  * its remove_if() sweep, so a task offered concurrently is either swept or
  * seen by its submitter's re-check. shutdown_now() closes the queue (NOW)
  * before draining it, so every offer either lands before the drain (handed

@@ -183,8 +183,10 @@ typedef struct tk_executor_hooks {
  * tk_executor_options_init() first. */
 typedef struct tk_executor_options {
     unsigned core_pool_size;    /**< threads; 0 is allowed (one thread is still
-                                   started when work arrives, as in Java);
-                                   at most TK_EXECUTOR_MAX_THREADS */
+                                   started when work arrives, and leaves after
+                                   keep_alive_ns idle with nothing queued, as in
+                                   Java); at most TK_EXECUTOR_MAX_THREADS; see
+                                   tk_executor_set_core_pool_size() */
     const tk_queue_ops *engine; /**< NULL: engine_config's engine, else tk_engine_default() */
     const tk_queue_config *engine_config;  /**< NULL: engine defaults; copied by create */
     const char *thread_name_prefix;        /**< NULL: "tk-pool" */

@@ -263,8 +263,7 @@ static void the_rejection_handler_is_read_and_set_at_run_time(void **state) {
     assert_int_equal(atomic_load(&c->runs), 0);
 
     assert_int_equal(tk_executor_set_rejection(ex, TK_REJECT_CUSTOM, NULL, h), TK_EINVAL);
-    assert_int_equal(tk_executor_set_rejection(ex, (tk_rejection_policy)99, NULL, NULL),
-                     TK_EINVAL);
+    assert_int_equal(tk_executor_set_rejection(ex, (tk_rejection_policy)99, NULL, NULL), TK_EINVAL);
     assert_int_equal(tk_executor_set_rejection(NULL, TK_REJECT_ABORT, NULL, NULL), TK_EINVAL);
     assert_int_equal(tk_executor_get_rejection(NULL, &p, NULL, NULL), TK_EINVAL);
     assert_int_equal(tk_executor_get_rejection(ex, NULL, NULL, NULL), TK_OK);
@@ -474,8 +473,7 @@ static void veto_after(tk_executor *ex, const tk_task_info *task, int status, vo
     atomic_fetch_add(&((veto_log *)ctx)->after, 1);
 }
 
-static void veto_periodic_failed(tk_executor *ex, const tk_task_info *task, int status,
-                                 void *ctx) {
+static void veto_periodic_failed(tk_executor *ex, const tk_task_info *task, int status, void *ctx) {
     (void)ex;
     (void)task;
     (void)status;
