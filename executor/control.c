@@ -22,12 +22,12 @@
  *
  * Leaving races with submission. A retiring worker decrements wc under
  * pool_lock after it saw the queue, and then looks at the queue again and
- * starts a replacement if work arrived and no worker is left
- * (tk__worker_replace). A submitter offers, then reads wc (sequentially
- * consistent) and starts a worker if it reads 0 (tk__ensure_worker, JDK
- * ensurePrestart). The engine lock orders the worker's look at the queue
- * and the submitter's offer: either the worker sees the task and stays or
- * replaces itself, or its decrement happened before the submitter's read.
+ * stays after all if work arrived and no worker is left. A submitter
+ * offers, then reads wc (sequentially consistent) and starts a worker if it
+ * reads 0 (tk__ensure_worker, JDK ensurePrestart). The engine lock orders
+ * the worker's looks at the queue and the submitter's offer: either the
+ * worker sees the task (and stays), or its decrement happened before the
+ * submitter's read (which then starts a worker).
  *
  * A worker that left is joinable until a later thread start (or destroy())
  * joins it and folds its counters into the executor's (tk__reap_workers).
@@ -82,21 +82,30 @@ bool tk__worker_retire(tk_executor *ex, tk__worker *w) {
     if (leave) {
         atomic_fetch_sub(&ex->wc, 1);
         ex->alive--;
-        w->exited = true;
         tk__try_terminate_locked(ex); /* a SHUTDOWN pool may end here */
     }
     pthread_mutex_unlock(&ex->pool_lock);
-    return leave;
-}
-
-void tk__worker_replace(tk_executor *ex) {
-    if (atomic_load(&ex->state) >= TK_POOL_STOP || atomic_load(&ex->wc) > 0 ||
-        ex->ops->size(ex->q) == 0)
-        return;
-    /* Work arrived after the look under pool_lock, from a submitter that
-     * read wc before the decrement. A failure here leaves the task to that
-     * submitter's own check (it reads wc after its offer). */
-    (void)tk__add_worker(ex, 1, true);
+    if (!leave)
+        return false;
+    /* JDK processWorkerExit(): work that arrived after the look above, from
+     * a submitter that read wc before the decrement, needs a thread. This
+     * one stays instead of starting a replacement that could fail. */
+    if (atomic_load(&ex->state) < TK_POOL_STOP && atomic_load(&ex->wc) == 0 &&
+        ex->ops->size(ex->q) > 0) {
+        pthread_mutex_lock(&ex->pool_lock);
+        bool stay = atomic_load(&ex->state) < TK_POOL_STOP && atomic_load(&ex->wc) == 0;
+        if (stay) {
+            atomic_fetch_add(&ex->wc, 1);
+            ex->alive++;
+        }
+        pthread_mutex_unlock(&ex->pool_lock);
+        if (stay)
+            return false;
+    }
+    pthread_mutex_lock(&ex->pool_lock);
+    w->exited = true; /* joinable from now on (tk__reap_workers) */
+    pthread_mutex_unlock(&ex->pool_lock);
+    return true;
 }
 
 bool tk__ensure_worker(tk_executor *ex) {

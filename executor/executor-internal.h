@@ -354,12 +354,11 @@ void tk__requeue_periodic(tk_executor *ex, tk__task *t);
 int tk__worker_take(tk_executor *ex, tk_node **out, size_t *count);
 /* After TK_ETIMEDOUT: decides under pool_lock whether the worker leaves (it
  * may still time out, and another worker is alive or the queue is empty:
- * JDK getTask()); if so counts it out (wc, alive, exited) and tries to
- * terminate. Returns true if it leaves. Call with no lock held. */
+ * JDK getTask()); if so counts it out (wc, alive) and tries to terminate,
+ * then stays after all if work arrived meanwhile and no worker is left (JDK
+ * processWorkerExit()). Returns true if it leaves (w->exited is then set).
+ * Call with no lock held. */
 bool tk__worker_retire(tk_executor *ex, tk__worker *w);
-/* After a retired worker counted itself out: starts a replacement if work
- * arrived meanwhile and no worker is left (JDK processWorkerExit()). */
-void tk__worker_replace(tk_executor *ex);
 /* After an offer while RUNNING (JDK ensurePrestart): makes sure a worker is
  * alive, since idle workers may time out. Returns false if none is alive and
  * none could be started. Call with no lock held. */

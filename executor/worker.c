@@ -198,7 +198,6 @@ static void *worker_main(void *arg) {
                 continue;
             /* Left the pool (idle for its keep-alive time). */
             tk__worker_flush_frees(w);
-            tk__worker_replace(ex);
             tk__current.worker = NULL;
             return NULL;
         }
