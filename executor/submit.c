@@ -166,7 +166,7 @@ int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reas
     return TK_OK;
 }
 
-/* The handler of each enum policy; TK_REJECT_CUSTOM uses options.reject. */
+/* The handler of each enum policy; TK_REJECT_CUSTOM uses ex->reject. */
 static const tk_reject_fn stock_handlers[] = {
     [TK_REJECT_ABORT] = tk_reject_abort,
     [TK_REJECT_CALLER_RUNS] = tk_reject_caller_runs,

@@ -123,7 +123,8 @@ typedef struct tk_task_info {
 } tk_task_info;
 
 /** What a scheduling call does with a task the executor cannot take (shut
- * down, or the engine's pending limit reached). */
+ * down, or the engine's pending limit reached). Each policy but custom runs
+ * one of the stock handlers (tk_reject_abort() and the others). */
 typedef enum tk_rejection_policy {
     TK_REJECT_ABORT = 0,          /**< the call returns TK_EREJECTED (default) */
     TK_REJECT_CALLER_RUNS = 1,    /**< one-shot: run in the caller at its deadline,
@@ -132,7 +133,7 @@ typedef enum tk_rejection_policy {
                                      future is cancelled */
     TK_REJECT_DISCARD_OLDEST = 3, /**< running: drop the queued task with the earliest
                                      deadline and retry once; shut down: discard */
-    TK_REJECT_CUSTOM = 4          /**< call options.reject */
+    TK_REJECT_CUSTOM = 4          /**< call the custom handler (options.reject) */
 } tk_rejection_policy;
 
 /** Custom rejection handler. `reason` is TK_EREJECTED (shut down) or TK_EFULL
