@@ -7,6 +7,9 @@
  * future.c    task objects (allocation, recycling, reference counts), the
  *             future API and the tk_run API
  * timer.c     embedded timers (tk_timer): the zero-allocation path
+ * control.c   run-time control: core pool size, keep-alive and core thread
+ *             time-out, the worker's wait and retirement, the rejection
+ *             handler and thread factory after creation
  *
  * The design essay (states, references, locks, lock order, races) opens
  * executor.c. Everything here is private to the library. */
@@ -155,6 +158,9 @@ typedef struct tk__worker {
     bool started;            /* thread created (pool_lock) */
     struct tk__worker *next; /* ex->workers list (pool_lock) */
     char name[32];
+    bool factory; /* started by a thread factory: it names the thread */
+    bool exited;  /* the thread left the pool (wc decremented); joinable (pool_lock) */
+    bool reaping; /* a reaper is joining it (pool_lock) */
     /* This worker's share of the executor's runs, completed_count and
      * active_count, written only by the worker with plain (relaxed) stores,
      * no read-modify-write: a run costs no update of a shared line.
@@ -176,18 +182,23 @@ struct tk_executor {
     tk_allocator alloc; /* copy of options.allocator */
     const tk_queue_ops *ops;
     tk_queue *q;
-    unsigned core;   /* core_pool_size */
-    unsigned target; /* max(core, 1): threads started on demand */
-    tk_rejection_policy rejection;
-    tk_reject_fn reject;
-    void *reject_ctx;
     tk_executor_hooks hooks;
-    tk_thread_factory_fn thread_factory;
-    void *thread_factory_ctx;
     int64_t timer_slack_ns;
-    bool batch; /* the worker takes batches: one thread, and the engine says
-                   take_batch pays (TK_QUEUE_CAP_BATCH_TAKE) */
+    bool batch; /* the engine says take_batch pays (TK_QUEUE_CAP_BATCH_TAKE):
+                   the worker of a one-thread pool takes batches */
     char name_prefix[24];
+
+    /* ---- run-time settings (control.c): written under pool_lock, the
+     * atomics read anywhere, the others read under pool_lock ---- */
+    _Atomic unsigned core;   /* core_pool_size */
+    _Atomic unsigned target; /* max(core, 1): threads started on demand */
+    _Atomic int64_t keep_alive_ns;
+    _Atomic bool allow_core_timeout;
+    tk_rejection_policy rejection;       /* pool_lock */
+    tk_reject_fn reject;                 /* pool_lock */
+    void *reject_ctx;                    /* pool_lock */
+    tk_thread_factory_fn thread_factory; /* pool_lock */
+    void *thread_factory_ctx;            /* pool_lock */
 
     /* ---- lock-free state, read on the submit path ---- */
     /* (padding, not _Alignas: the allocator only promises max_align_t) */
@@ -252,7 +263,9 @@ struct tk_executor {
 typedef struct tk__tls {
     tk_executor *ex;
     tk__task *task;
-    tk__worker *worker; /* a pool thread's own worker record */
+    tk__worker *worker;              /* a pool thread's own worker record */
+    struct tk__rejection *rejection; /* the rejection this thread is handling
+                                        (submit.c), for the tk_reject_* functions */
 } tk__tls;
 extern _Thread_local tk__tls tk__current;
 
@@ -327,6 +340,36 @@ void tk__rewake_if_shutdown(tk_executor *ex);
 /* Re-queues a periodic task after a run (state PENDING, the caller holds the
  * holder reference and gives it to the queue, or drops it). No lock held. */
 void tk__requeue_periodic(tk_executor *ex, tk__task *t);
+
+/* ---- control.c ---- */
+/* How long an idle worker with no time-out waits before it re-reads the
+ * pool's settings (core size, core thread time-out), so a change made while
+ * it sleeps reaches it: the engines offer no way to wake a blocked take(). */
+#define TK__IDLE_RECHECK_NS ((int64_t)1000000000) /* 1 s */
+/* A worker's wait for work (JDK getTask()): one node, or a batch (*count).
+ * Waits at most the keep-alive time if the worker may time out (the core
+ * thread time-out is allowed, or more workers than the core size are
+ * alive). Returns TK_OK, TK_ECLOSED, or TK_ETIMEDOUT (a worker that may time
+ * out found no work in its keep-alive time). No lock held. */
+int tk__worker_take(tk_executor *ex, tk_node **out, size_t *count);
+/* After TK_ETIMEDOUT: decides under pool_lock whether the worker leaves (it
+ * may still time out, and another worker is alive or the queue is empty:
+ * JDK getTask()); if so counts it out (wc, alive) and tries to terminate,
+ * then stays after all if work arrived meanwhile and no worker is left (JDK
+ * processWorkerExit()). Returns true if it leaves (w->exited is then set).
+ * Call with no lock held. */
+bool tk__worker_retire(tk_executor *ex, tk__worker *w);
+/* After an offer while RUNNING (JDK ensurePrestart): makes sure a worker is
+ * alive, since idle workers may time out. Returns false if none is alive and
+ * none could be started. Call with no lock held. */
+bool tk__ensure_worker(tk_executor *ex);
+/* Pulls `n` out of the queue if it is still there (compares addresses only:
+ * a node that left the queue is never touched). Returns true if pulled. */
+bool tk__pull_if_queued(tk_executor *ex, const tk_node *n);
+/* Joins and frees the workers that left the pool, folding their counters
+ * into the executor's; not from a worker that has itself left. Takes
+ * pool_lock; call with no lock held. */
+void tk__reap_workers(tk_executor *ex);
 
 /* ---- timer.c ---- */
 /* tk_timer.tk__state values. STOPPING: stop() won, but the engine (remove()

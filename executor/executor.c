@@ -69,10 +69,12 @@
  * is cancelled and removed (all three remove() results handled); if the
  * shutdown policies keep it, a worker is made sure of under pool_lock
  * (ensurePrestart). A worker exits only when, under pool_lock, the pool is
- * stopping or the queue is empty, and decrements wc in the same critical
- * section; so a submitter that offered and then looks under pool_lock either
- * sees the worker gone (and starts one, or, past SHUTDOWN, pulls its task
- * out) or the worker saw the task and stayed. shutdown() sets SHUTDOWN before
+ * stopping or the queue is empty (or, timed out idle, when another worker is
+ * alive: control.c, which also covers the submit side of that race), and
+ * decrements wc in the same critical section; so a submitter that offered
+ * and then looks under pool_lock either sees the worker gone (and starts
+ * one, or, past SHUTDOWN, pulls its task out) or the worker saw the task
+ * and stayed. shutdown() sets SHUTDOWN before
  * its remove_if() sweep, so a task offered concurrently is either swept or
  * seen by its submitter's re-check. shutdown_now() closes the queue (NOW)
  * before draining it, so every offer either lands before the drain (handed
@@ -160,6 +162,8 @@ int tk_executor_options_init(tk_executor_options *opt) {
     opt->continue_periodic_after_shutdown = false;
     opt->execute_delayed_after_shutdown = true;
     opt->timer_slack_ns = -1;
+    opt->keep_alive_ns = TK_EXECUTOR_DEFAULT_KEEP_ALIVE_NS;
+    opt->allow_core_thread_timeout = false;
     return TK_OK;
 }
 
@@ -182,6 +186,8 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
         return TK_EINVAL;
     if (opt->allocator != NULL && (opt->allocator->alloc == NULL || opt->allocator->free == NULL))
         return TK_EINVAL;
+    if (opt->keep_alive_ns < 0 || (opt->allow_core_thread_timeout && opt->keep_alive_ns == 0))
+        return TK_EINVAL;
     /* the engine: the options', else the config's, else the build's default */
     const tk_queue_ops *ops = opt->engine;
     if (ops == NULL && opt->engine_config != NULL)
@@ -199,8 +205,10 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     memset(ex, 0, sizeof(*ex));
     ex->alloc = alloc;
     ex->ops = ops;
-    ex->core = opt->core_pool_size;
-    ex->target = opt->core_pool_size > 0 ? opt->core_pool_size : 1;
+    atomic_init(&ex->core, opt->core_pool_size);
+    atomic_init(&ex->target, opt->core_pool_size > 0 ? opt->core_pool_size : 1);
+    atomic_init(&ex->keep_alive_ns, opt->keep_alive_ns);
+    atomic_init(&ex->allow_core_timeout, opt->allow_core_thread_timeout);
     ex->rejection = opt->rejection;
     ex->reject = opt->reject;
     ex->reject_ctx = opt->reject_ctx;
@@ -208,8 +216,7 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     ex->thread_factory = opt->thread_factory;
     ex->thread_factory_ctx = opt->thread_factory_ctx;
     ex->timer_slack_ns = opt->timer_slack_ns;
-    ex->batch =
-        ex->target == 1 && ops->take_batch != NULL && (ops->caps & TK_QUEUE_CAP_BATCH_TAKE) != 0;
+    ex->batch = ops->take_batch != NULL && (ops->caps & TK_QUEUE_CAP_BATCH_TAKE) != 0;
     const char *prefix = opt->thread_name_prefix != NULL ? opt->thread_name_prefix : "tk-pool";
     strncpy(ex->name_prefix, prefix, sizeof(ex->name_prefix) - 1);
     atomic_init(&ex->state, TK_POOL_RUNNING);

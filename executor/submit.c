@@ -9,6 +9,7 @@
  * (ensurePrestart). Rejected tasks go through the rejection policy with no
  * lock held. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <time.h>
 
 #include "executor-internal.h"
@@ -62,9 +63,76 @@ static int discard(tk__task *t, tk_future **out) {
     return TK_OK;
 }
 
+/* The rejection a thread is handling: what the stock handlers (tk_reject_*)
+ * act on. Lives on the rejecting caller's stack; tk__current.rejection
+ * points to it while the handler runs. */
+typedef struct tk__rejection {
+    tk_executor *ex;
+    tk__task *t;
+    tk_task_info info; /* what the handler is given */
+    bool retried;      /* this is discard-oldest's retry */
+    bool used;         /* a stock handler acted on it */
+    enum { REJ_DISCARD_OR_FAIL = 0, REJ_RAN, REJ_RETRY } outcome;
+} tk__rejection;
+
+static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried);
+
+/* The rejection in progress on this thread if `task` is its info and `ex`
+ * its executor; else NULL. */
+static tk__rejection *current_rejection(const tk_executor *ex, const tk_task_info *task) {
+    tk__rejection *r = tk__current.rejection;
+    if (r == NULL || ex == NULL || r->ex != ex || task != &r->info)
+        return NULL;
+    return r;
+}
+
+/* The stock handlers' common entry: the rejection they may act on, or a
+ * status in *rc (TK_EINVAL: not inside a rejection; TK_ESTATE: a stock
+ * handler already acted on it). */
+static tk__rejection *claim(const tk_executor *ex, const tk_task_info *task, int *rc) {
+    tk__rejection *r = current_rejection(ex, task);
+    if (r == NULL) {
+        *rc = TK_EINVAL;
+        return NULL;
+    }
+    if (r->used) {
+        *rc = TK_ESTATE;
+        return NULL;
+    }
+    r->used = true;
+    return r;
+}
+
+int tk_reject_abort(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
+    (void)reason;
+    (void)ctx;
+    int rc = TK_EREJECTED;
+    (void)claim(ex, task, &rc);
+    return rc;
+}
+
+int tk_reject_discard(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
+    (void)reason;
+    (void)ctx;
+    int rc = TK_OK;
+    (void)claim(ex, task, &rc);
+    return rc;
+}
+
 /* Caller-runs for a one-shot task: wait for the deadline in the caller, then
  * run it here (never early); discard if the pool shut down meanwhile. */
-static int caller_runs(tk_executor *ex, tk__task *t, tk_future **out) {
+int tk_reject_caller_runs(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
+    (void)reason;
+    (void)ctx;
+    int rc = TK_OK;
+    tk__rejection *r = claim(ex, task, &rc);
+    if (r == NULL)
+        return rc;
+    tk__task *t = r->t;
+    if (t->kind != TK_TASK_ONE_SHOT)
+        return TK_EREJECTED; /* a caller cannot host a periodic task */
+    if (atomic_load(&ex->state) != TK_POOL_RUNNING)
+        return TK_OK; /* shut down: discard (JDK CallerRunsPolicy) */
     int64_t deadline = t->node.deadline_ns;
     for (;;) {
         if (tk_clock_now_ns() >= deadline)
@@ -74,52 +142,70 @@ static int caller_runs(tk_executor *ex, tk__task *t, tk_future **out) {
         (void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
     if (atomic_load(&ex->state) != TK_POOL_RUNNING)
-        return discard(t, out);
+        return TK_OK; /* shut down meanwhile: discard */
     atomic_store(&t->state, TK__TASK_RUNNING);
     int status = tk__invoke(ex, t, false, NULL, NULL);
     tk__finish_one_shot(ex, t, status, 0);
-    hand_out(t, out);
+    r->outcome = REJ_RAN;
     return TK_OK;
 }
 
-static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried);
+int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
+    (void)reason;
+    (void)ctx;
+    int rc = TK_OK;
+    tk__rejection *r = claim(ex, task, &rc);
+    if (r == NULL)
+        return rc;
+    if (atomic_load(&ex->state) != TK_POOL_RUNNING || r->retried)
+        return TK_OK; /* discard */
+    tk_node *n = NULL;
+    if (ex->ops->remove_first(ex->q, &n) == TK_OK)
+        tk__node_drop(ex, n, true); /* cancelled, the queue's reference back */
+    r->outcome = REJ_RETRY;
+    return TK_OK;
+}
+
+/* The handler of each enum policy; TK_REJECT_CUSTOM uses ex->reject. */
+static const tk_reject_fn stock_handlers[] = {
+    [TK_REJECT_ABORT] = tk_reject_abort,
+    [TK_REJECT_CALLER_RUNS] = tk_reject_caller_runs,
+    [TK_REJECT_DISCARD] = tk_reject_discard,
+    [TK_REJECT_DISCARD_OLDEST] = tk_reject_discard_oldest,
+};
 
 /* A task the pool did not accept. `reason`: TK_EREJECTED (shut down) or
  * TK_EFULL (engine pending limit). t holds executor + user-or-guard refs and
- * was never shared. No lock held. */
+ * was never shared. The handler (a stock one for the enum policies) runs
+ * with no lock held; its return value decides, unless a stock handler ran
+ * the task (caller-runs) or asked for a retry (discard-oldest). */
 static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, bool retried) {
     if (!retried)
         atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
-    bool shut = atomic_load(&ex->state) != TK_POOL_RUNNING;
-    switch (ex->rejection) {
-    case TK_REJECT_CALLER_RUNS:
-        if (t->kind != TK_TASK_ONE_SHOT)
-            return drop_rejected(t, TK_EREJECTED);
-        if (shut)
-            return discard(t, out);
-        return caller_runs(ex, t, out);
-    case TK_REJECT_DISCARD:
-        return discard(t, out);
-    case TK_REJECT_DISCARD_OLDEST: {
-        if (shut || retried)
-            return discard(t, out);
-        tk_node *n = NULL;
-        if (ex->ops->remove_first(ex->q, &n) == TK_OK)
-            tk__node_drop(ex, n, true); /* cancelled, the queue's reference back */
-        return enqueue(ex, t, out, true);
+    pthread_mutex_lock(&ex->pool_lock); /* policy, handler and ctx: one set */
+    tk_rejection_policy policy = ex->rejection;
+    tk_reject_fn fn = ex->reject;
+    void *ctx = ex->reject_ctx;
+    pthread_mutex_unlock(&ex->pool_lock);
+    if (policy != TK_REJECT_CUSTOM) {
+        fn = stock_handlers[policy];
+        ctx = NULL;
     }
-    case TK_REJECT_CUSTOM: {
-        tk_task_info info;
-        tk__task_info(t, &info);
-        int rc = ex->reject(ex, &info, reason, ex->reject_ctx);
-        if (rc == TK_OK)
-            return discard(t, out);
+    tk__rejection r = {.ex = ex, .t = t, .retried = retried};
+    tk__task_info(t, &r.info);
+    tk__rejection *saved = tk__current.rejection;
+    tk__current.rejection = &r;
+    int rc = fn(ex, &r.info, reason, ctx);
+    tk__current.rejection = saved;
+    if (r.outcome == REJ_RAN) { /* done: its arg_free ran, its future is complete */
+        hand_out(t, out);
+        return TK_OK;
+    }
+    if (rc != TK_OK)
         return drop_rejected(t, rc);
-    }
-    case TK_REJECT_ABORT:
-    default:
-        return drop_rejected(t, TK_EREJECTED);
-    }
+    if (r.outcome == REJ_RETRY)
+        return enqueue(ex, t, out, true);
+    return discard(t, out);
 }
 
 /* A task offered while the pool was shutting down and kept by the policies
@@ -164,6 +250,11 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) 
             tk__task_cancel_and_remove(t);
         else
             ensure_prestart_shutdown(ex, t);
+    } else if (TK__UNLIKELY(!tk__ensure_worker(ex))) {
+        /* Every worker timed out meanwhile and none can start: nothing
+         * would run it (the call succeeds with the future cancelled, as
+         * when it loses a race with shutdown). */
+        tk__task_cancel_and_remove(t);
     }
     hand_out(t, out);
     return TK_OK;

@@ -150,6 +150,8 @@ static int start(tk_executor *ex, tk_timer *timer, bool absolute, int64_t t) {
         atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
         return unqueued(timer, TK_EREJECTED); /* it was still queued: ours */
     }
+    if (TK__UNLIKELY(!tk__ensure_worker(ex)) && tk__pull_if_queued(ex, &timer->tk__node))
+        return unqueued(timer, TK_ETHREAD); /* every worker timed out, none can start */
     atomic_fetch_add_explicit(&ex->task_count, 1, memory_order_relaxed);
     return TK_OK;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* timerkit executor: worker threads and the run loop.
  *
- * A worker takes due nodes from the engine and runs them; it exits when
+ * A worker takes due nodes from the engine and runs them (its wait, and its
+ * leaving after an idle keep-alive time, are in control.c); it exits when
  * take() reports TK_ECLOSED and, under pool_lock, the pool is stopping or the
  * queue is really empty (JDK getTask()/processWorkerExit(): the emptiness
  * check and the worker-count decrement are one step under the pool lock, so
@@ -29,8 +30,20 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
 
     tk__task *saved = tk__current.task;
     tk__current.task = t;
-    if (hooks && ex->hooks.before_execute != NULL)
-        ex->hooks.before_execute(ex, &run.info, ex->hooks.ctx);
+    if (hooks && ex->hooks.before_execute != NULL) {
+        /* A veto (JDK: beforeExecute threw): fn does not run, and neither
+         * does after_execute (runWorker calls afterExecute only around
+         * task.run()); the caller fails the task with the veto as status. */
+        int veto = ex->hooks.before_execute(ex, &run.info, ex->hooks.ctx);
+        if (veto != 0) {
+            tk__current.task = saved;
+            if (end_ns != NULL)
+                *end_ns = tk_clock_now_ns();
+            if (info_out != NULL)
+                *info_out = run.info;
+            return veto;
+        }
+    }
 
     int status = t->fn(&run, t->arg);
     if (end_ns != NULL)
@@ -164,7 +177,7 @@ static void *worker_main(void *arg) {
     tk_executor *ex = w->ex;
     tk__current.ex = ex;
     tk__current.worker = w;
-    if (ex->thread_factory == NULL)
+    if (!w->factory)
         tk__thread_set_name(w->name);
     if (ex->timer_slack_ns >= 0)
         (void)prctl(PR_SET_TIMERSLACK, (unsigned long)ex->timer_slack_ns, 0, 0, 0);
@@ -173,18 +186,20 @@ static void *worker_main(void *arg) {
     for (;;) {
         tk_node *n = NULL;
         size_t count = 0;
-        int rc;
-        if (ex->batch) {
-            rc = ex->ops->take_batch(ex->q, TK__TAKE_BATCH, &n, &count);
-        } else {
-            rc = ex->ops->take(ex->q, &n);
-            count = 1;
-        }
+        int rc = tk__worker_take(ex, &n, &count); /* control.c */
         if (rc == TK_OK) {
             spins = 0;
             run_batch(ex, n, count);
             tk__worker_flush_frees(w); /* before the next take may block */
             continue;
+        }
+        if (rc == TK_ETIMEDOUT) {
+            if (!tk__worker_retire(ex, w))
+                continue;
+            /* Left the pool (idle for its keep-alive time). */
+            tk__worker_flush_frees(w);
+            tk__current.worker = NULL;
+            return NULL;
         }
         if (rc != TK_ECLOSED) {
             /* Not part of the contract; back off rather than spin. */
@@ -202,6 +217,7 @@ static void *worker_main(void *arg) {
         }
         atomic_fetch_sub(&ex->wc, 1);
         ex->alive--;
+        w->exited = true;
         tk__try_terminate_locked(ex);
         pthread_mutex_unlock(&ex->pool_lock);
         /* The terminated hook may have run here and freed tasks (a schedule
@@ -222,6 +238,7 @@ static void unlink_worker_locked(tk_executor *ex, tk__worker *w) {
 }
 
 int tk__add_worker(tk_executor *ex, unsigned limit, bool shutdown_ok) {
+    tk__reap_workers(ex); /* threads that timed out (control.c) */
     tk__worker *w = tk__alloc(&ex->alloc, sizeof(*w));
     if (w == NULL)
         return TK_ENOMEM;
@@ -242,12 +259,16 @@ int tk__add_worker(tk_executor *ex, unsigned limit, bool shutdown_ok) {
     snprintf(w->name, sizeof(w->name), "%s-%u", ex->name_prefix, n);
     w->next = ex->workers;
     ex->workers = w;
+    /* the factory and its ctx as one pair (tk_executor_set_thread_factory) */
+    tk_thread_factory_fn factory = ex->thread_factory;
+    void *factory_ctx = ex->thread_factory_ctx;
+    w->factory = factory != NULL;
     pthread_mutex_unlock(&ex->pool_lock);
 
     /* No lock held: the factory is user code. */
     int rc;
-    if (ex->thread_factory != NULL)
-        rc = ex->thread_factory(ex->thread_factory_ctx, &w->thread, worker_main, w, w->name);
+    if (factory != NULL)
+        rc = factory(factory_ctx, &w->thread, worker_main, w, w->name);
     else
         rc = pthread_create(&w->thread, NULL, worker_main, w);
 

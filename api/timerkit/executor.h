@@ -37,6 +37,11 @@
  * - There is no interrupt: cancel(may_interrupt) sets a flag that a running
  *   callback reads with tk_run_interrupted(); shutdown_now() sets it on every
  *   running task.
+ * - A run vetoed by the before_execute hook fails its task with the veto as
+ *   status (Java leaves the future of a task whose beforeExecute threw
+ *   pending for ever).
+ * - An idle worker notices a smaller core size or core thread time-out set
+ *   while it sleeps within about a second (Java interrupts it at once).
  */
 #ifndef TIMERKIT_EXECUTOR_H
 #define TIMERKIT_EXECUTOR_H
@@ -118,7 +123,8 @@ typedef struct tk_task_info {
 } tk_task_info;
 
 /** What a scheduling call does with a task the executor cannot take (shut
- * down, or the engine's pending limit reached). */
+ * down, or the engine's pending limit reached). Each policy but custom runs
+ * one of the stock handlers (tk_reject_abort() and the others). */
 typedef enum tk_rejection_policy {
     TK_REJECT_ABORT = 0,          /**< the call returns TK_EREJECTED (default) */
     TK_REJECT_CALLER_RUNS = 1,    /**< one-shot: run in the caller at its deadline,
@@ -127,13 +133,16 @@ typedef enum tk_rejection_policy {
                                      future is cancelled */
     TK_REJECT_DISCARD_OLDEST = 3, /**< running: drop the queued task with the earliest
                                      deadline and retry once; shut down: discard */
-    TK_REJECT_CUSTOM = 4          /**< call options.reject */
+    TK_REJECT_CUSTOM = 4          /**< call the custom handler (options.reject) */
 } tk_rejection_policy;
 
 /** Custom rejection handler. `reason` is TK_EREJECTED (shut down) or TK_EFULL
  * (engine pending limit). Its return value is returned by the scheduling call
- * (return TK_OK to pretend acceptance: the future is then cancelled). Runs in
- * the caller's thread with no executor lock held. */
+ * (return TK_OK to pretend acceptance: the future is then cancelled). It may
+ * delegate to a stock handler (tk_reject_abort() and the others) and return
+ * its result; if tk_reject_caller_runs() ran the task, the call succeeds
+ * whatever the handler returns. Runs in the caller's thread with no executor
+ * lock held. */
 typedef int (*tk_reject_fn)(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
 /** Thread factory: must start a joinable thread running start(arg), store its
@@ -146,10 +155,18 @@ typedef int (*tk_thread_factory_fn)(void *ctx, pthread_t *thread, void *(*start)
 /** Callbacks around the executor's work (Java's beforeExecute, afterExecute,
  * terminated, decorateTask); each may be NULL. */
 typedef struct tk_executor_hooks {
-    /** Before each run, on the worker thread. */
-    void (*before_execute)(tk_executor *ex, const tk_task_info *task, void *ctx);
-    /** After each run, on the worker thread; `status` is fn's return value, or
-     * TK_ECANCELLED if the run was cancelled while running. */
+    /** Before each run, on the worker thread. Returns 0 to let the run go
+     * on; any other value vetoes it (as when Java's beforeExecute throws):
+     * fn is not called, after_execute is not called, and the task fails
+     * with that status as its task status (tk_future_task_status(); the
+     * future reports TK_ETASKFAILED; a periodic task ends, the
+     * periodic_failed hook fires). A vetoed run counts as completed (as
+     * Java's completedTasks) but not in `runs`, `failed_count` or the
+     * future's run count. */
+    int (*before_execute)(tk_executor *ex, const tk_task_info *task, void *ctx);
+    /** After each run that before_execute let go on, on the worker thread;
+     * `status` is fn's return value, or TK_ECANCELLED if the run was
+     * cancelled while running. */
     void (*after_execute)(tk_executor *ex, const tk_task_info *task, int status, void *ctx);
     /** Once, when the executor enters TIDYING, on the thread that takes it there. */
     void (*terminated)(tk_executor *ex, void *ctx);
@@ -167,8 +184,10 @@ typedef struct tk_executor_hooks {
  * tk_executor_options_init() first. */
 typedef struct tk_executor_options {
     unsigned core_pool_size;    /**< threads; 0 is allowed (one thread is still
-                                   started when work arrives, as in Java);
-                                   at most TK_EXECUTOR_MAX_THREADS */
+                                   started when work arrives, and leaves after
+                                   keep_alive_ns idle with nothing queued, as in
+                                   Java); at most TK_EXECUTOR_MAX_THREADS; see
+                                   tk_executor_set_core_pool_size() */
     const tk_queue_ops *engine; /**< NULL: engine_config's engine, else tk_engine_default() */
     const tk_queue_config *engine_config;  /**< NULL: engine defaults; copied by create */
     const char *thread_name_prefix;        /**< NULL: "tk-pool" */
@@ -195,9 +214,23 @@ typedef struct tk_executor_options {
                                               slabs allocated through it, about 510
                                               tasks a slab; an emptied slab goes back
                                               to it (one spare kept until destroy). */
+    int64_t keep_alive_ns;                 /**< how long a worker that may time out
+                                              waits idle before it leaves (Java's
+                                              keepAliveTime; default
+                                              TK_EXECUTOR_DEFAULT_KEEP_ALIVE_NS, as
+                                              ScheduledThreadPoolExecutor); >= 0, and
+                                              > 0 if allow_core_thread_timeout. See
+                                              tk_executor_set_keep_alive() */
+    bool allow_core_thread_timeout;        /**< core threads time out too, so an idle
+                                              pool shrinks to zero threads (default
+                                              false, as Java). See
+                                              tk_executor_allow_core_thread_timeout() */
 } tk_executor_options;
 
-/** Largest core_pool_size create() accepts. */
+/** The default keep_alive_ns: 10 ms, ScheduledThreadPoolExecutor's. */
+#define TK_EXECUTOR_DEFAULT_KEEP_ALIVE_NS INT64_C(10000000)
+
+/** Largest core_pool_size create() and tk_executor_set_core_pool_size() accept. */
 #define TK_EXECUTOR_MAX_THREADS 4096u
 
 /** Largest timer_slack_ns create() accepts: a thread may sleep up to its
@@ -349,6 +382,124 @@ TK_API int tk_executor_stats_get(const tk_executor *ex, tk_executor_stats *out);
 
 /** The engine this executor runs on. NULL if ex is NULL. */
 TK_API const tk_queue_ops *tk_executor_engine(const tk_executor *ex);
+
+/* ---- run-time control (Java's setCorePoolSize and the like) ------------ */
+/** @name Run-time control
+ * Settings that can be read and changed while the executor runs, as in
+ * Java's ThreadPoolExecutor. Each setter is thread-safe against concurrent
+ * submissions, thread starts and other setters; it may also be called after
+ * shutdown (as in Java; the value is stored, and a larger core size may
+ * start threads only while queued tasks are left to run).
+ *
+ * Threads and idleness. A worker "may time out" while core thread time-out
+ * is allowed or more workers are alive than the core size. Such a worker
+ * that finds no task to run for keep_alive_ns leaves the pool, unless it is
+ * the last one and tasks are still queued (delayed ones included): then it
+ * stays, so a queued task is never stranded nor run late (Java's
+ * processWorkerExit keeps one thread while the queue is not empty). A
+ * worker that may not time out waits for work without a time limit, but
+ * re-reads these settings about once a second while idle, so a change made
+ * while it sleeps reaches it within about a second (Java interrupts idle
+ * workers at once). New workers start as work arrives, up to the core size
+ * (at least one). */
+/** @{ */
+
+/** Sets the core pool size (Java setCorePoolSize): 0 to
+ * TK_EXECUTOR_MAX_THREADS. Larger: threads start as work needs them, at once
+ * up to one per queued task. Smaller: the excess workers leave when they next
+ * find themselves idle for keep_alive_ns; a running task is never cut short
+ * and no task is dropped. A one-thread pool on an engine that takes batches
+ * (TK_QUEUE_CAP_BATCH_TAKE) batches only while the core size is at most 1.
+ * Returns TK_OK or TK_EINVAL (NULL, or n out of range). */
+TK_API int tk_executor_set_core_pool_size(tk_executor *ex, unsigned n);
+
+/** The core pool size (Java getCorePoolSize); 0 if ex is NULL. */
+TK_API unsigned tk_executor_get_core_pool_size(const tk_executor *ex);
+
+/** Sets the keep-alive time (Java setKeepAliveTime): how long a worker that
+ * may time out waits idle before it leaves. A worker already waiting keeps
+ * the time it started its wait with. Returns TK_OK or TK_EINVAL (NULL, ns <
+ * 0, or ns == 0 while core thread time-out is allowed). */
+TK_API int tk_executor_set_keep_alive(tk_executor *ex, int64_t ns);
+
+/** The keep-alive time in ns (Java getKeepAliveTime), or TK_EINVAL if ex is
+ * NULL. */
+TK_API int64_t tk_executor_get_keep_alive(const tk_executor *ex);
+
+/** Lets core threads time out as the excess ones do (Java
+ * allowCoreThreadTimeOut), so an idle pool shrinks to zero threads and
+ * starts them again when work arrives. Returns TK_OK or TK_EINVAL (NULL, or
+ * `on` while the keep-alive time is 0). */
+TK_API int tk_executor_allow_core_thread_timeout(tk_executor *ex, bool on);
+
+/** Whether core threads may time out (Java allowsCoreThreadTimeOut); false if
+ * ex is NULL. */
+TK_API bool tk_executor_allows_core_thread_timeout(const tk_executor *ex);
+
+/** Replaces the rejection policy and custom handler (Java
+ * setRejectedExecutionHandler). `fn` and `ctx` are stored whatever the
+ * policy; TK_REJECT_CUSTOM needs a non-NULL fn. A scheduling call being
+ * rejected uses the policy, fn and ctx it read together when it was
+ * rejected: the old ones or the new ones, never a mix. Returns TK_OK or
+ * TK_EINVAL (NULL ex, policy out of range, custom without fn). */
+TK_API int tk_executor_set_rejection(tk_executor *ex, tk_rejection_policy policy, tk_reject_fn fn,
+                                     void *ctx);
+
+/** Reads the rejection policy, handler and its ctx; each output may be NULL.
+ * Returns TK_OK or TK_EINVAL (NULL ex). */
+TK_API int tk_executor_get_rejection(const tk_executor *ex, tk_rejection_policy *policy,
+                                     tk_reject_fn *fn, void **ctx);
+
+/** Replaces the thread factory (Java setThreadFactory); NULL: pthread_create.
+ * A thread start uses the factory and ctx it read together just before it
+ * called the factory: threads already started, or being started, are not
+ * affected. Returns TK_OK or TK_EINVAL (NULL ex). */
+TK_API int tk_executor_set_thread_factory(tk_executor *ex, tk_thread_factory_fn fn, void *ctx);
+
+/** Reads the thread factory (NULL: pthread_create) and its ctx; each output
+ * may be NULL. Returns TK_OK or TK_EINVAL (NULL ex). */
+TK_API int tk_executor_get_thread_factory(const tk_executor *ex, tk_thread_factory_fn *fn,
+                                          void **ctx);
+
+/** @} */
+
+/* ---- stock rejection handlers ------------------------------------------ */
+/** @name Stock rejection handlers
+ * The policies of tk_rejection_policy as tk_reject_fn handlers (Java's
+ * ThreadPoolExecutor.AbortPolicy, CallerRunsPolicy, DiscardPolicy,
+ * DiscardOldestPolicy), so a custom handler can delegate to one: the enum
+ * policies run exactly these functions. Each acts on the task being
+ * rejected: call it only from a rejection handler, on the thread the
+ * handler runs on, with the `ex`, `task` and `reason` the handler was given
+ * (and return its result); `ctx` is ignored. Called in any other way, each
+ * returns TK_EINVAL and does nothing. Call at most one of them per
+ * rejection: a second returns TK_ESTATE. */
+/** @{ */
+
+/** Refuses the task: returns TK_EREJECTED (the call then returns it and the
+ * task's arg_free runs). */
+TK_API int tk_reject_abort(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
+
+/** Runs a one-shot task on the calling thread, at its deadline (never
+ * early), without hooks; returns TK_OK and the call hands out its future.
+ * If the executor is shut down (before or while waiting for the deadline),
+ * the task is discarded instead (as tk_reject_discard()). A periodic task
+ * cannot be hosted by a caller: returns TK_EREJECTED, as tk_reject_abort(). */
+TK_API int tk_reject_caller_runs(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
+
+/** Discards the task: returns TK_OK; the call succeeds and the task's future
+ * is cancelled (its arg_free runs). */
+TK_API int tk_reject_discard(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
+
+/** While the executor runs: drops the queued task with the earliest
+ * deadline (cancelled; a timer is stopped) and has the call retry once
+ * (a second rejection of the retry goes to the policy again, with the
+ * handler told nothing new; this function then discards); returns TK_OK.
+ * Shut down, or on the retry: discards, as tk_reject_discard(). */
+TK_API int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reason,
+                                    void *ctx);
+
+/** @} */
 
 /* ---- futures ----------------------------------------------------------- */
 

@@ -36,9 +36,10 @@ static void ev_add(evlog *l, char kind, const tk_task_info *info, int status, vo
     l->ctx_seen[i] = ctx;
 }
 
-static void ev_before(tk_executor *ex, const tk_task_info *task, void *ctx) {
+static int ev_before(tk_executor *ex, const tk_task_info *task, void *ctx) {
     (void)ex;
     ev_add(ctx, 'B', task, 0, ctx);
+    return 0;
 }
 
 static void ev_after(tk_executor *ex, const tk_task_info *task, int status, void *ctx) {

@@ -165,12 +165,13 @@ static int reentrant_fn(tk_run *run, void *arg) {
     return 0;
 }
 
-static void re_before(tk_executor *ex, const tk_task_info *task, void *ctx) {
+static int re_before(tk_executor *ex, const tk_task_info *task, void *ctx) {
     (void)task;
     tk_executor_stats s;
     (void)tk_executor_stats_get(ex, &s);
     (void)tk_executor_get_remove_on_cancel(ex);
     atomic_fetch_add(&((reentry *)ctx)->before, 1);
+    return 0;
 }
 
 static void re_after(tk_executor *ex, const tk_task_info *task, int status, void *ctx) {

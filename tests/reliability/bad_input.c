@@ -849,6 +849,195 @@ static int r_set_execute_delayed_null(fixture *f) {
     return tk_executor_set_execute_delayed_after_shutdown(NULL, true);
 }
 
+/* ---- run-time control --------------------------------------------------------- */
+
+static int r_create_keep_alive_negative(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.keep_alive_ns = -1;
+    return create_with(f, &o);
+}
+
+static int r_create_core_timeout_zero_keep_alive(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.keep_alive_ns = 0;
+    o.allow_core_thread_timeout = true;
+    return create_with(f, &o);
+}
+
+static int r_set_core_null(fixture *f) {
+    (void)f;
+    return tk_executor_set_core_pool_size(NULL, 1);
+}
+
+/* Refused, and the size unchanged. */
+static int expect_core_refused(fixture *f, unsigned n) {
+    unsigned before = tk_executor_get_core_pool_size(f->live);
+    int rc = tk_executor_set_core_pool_size(f->live, n);
+    if (tk_executor_get_core_pool_size(f->live) != before) {
+        side("core size changed to %u", tk_executor_get_core_pool_size(f->live));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_set_core_max_plus_1(fixture *f) {
+    return expect_core_refused(f, TK_EXECUTOR_MAX_THREADS + 1);
+}
+
+static int r_set_core_uint_max(fixture *f) {
+    return expect_core_refused(f, UINT_MAX);
+}
+
+static int r_get_core_null_is_0(fixture *f) {
+    (void)f;
+    return (int)tk_executor_get_core_pool_size(NULL);
+}
+
+/* Allowed after shutdown (as Java), and it starts nothing. */
+static int r_shut_set_core(fixture *f) {
+    int rc = tk_executor_set_core_pool_size(f->shut, 3);
+    tk_executor_stats s;
+    tk_executor_stats_get(f->shut, &s);
+    if (rc == TK_OK && (s.pool_size != 0 || tk_executor_get_core_pool_size(f->shut) != 3)) {
+        side("pool %u, core %u", s.pool_size, tk_executor_get_core_pool_size(f->shut));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_set_keep_alive_null(fixture *f) {
+    (void)f;
+    return tk_executor_set_keep_alive(NULL, 1);
+}
+
+static int r_set_keep_alive_negative(fixture *f) {
+    int rc = tk_executor_set_keep_alive(f->live, -1);
+    if (tk_executor_get_keep_alive(f->live) != f->opt.keep_alive_ns) {
+        side("keep-alive changed");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_set_keep_alive_int64_min(fixture *f) {
+    return tk_executor_set_keep_alive(f->live, INT64_MIN);
+}
+
+static int r_get_keep_alive_null(fixture *f) {
+    (void)f;
+    return (int)tk_executor_get_keep_alive(NULL);
+}
+
+static int r_allow_timeout_null(fixture *f) {
+    (void)f;
+    return tk_executor_allow_core_thread_timeout(NULL, true);
+}
+
+/* On with a zero keep-alive is refused; zero keep-alive while on, too. */
+static int r_allow_timeout_zero_keep_alive(fixture *f) {
+    tk_executor *ex = NULL;
+    tk_executor_options o = f->opt;
+    int rc = tk_executor_create(&o, &ex);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_executor_set_keep_alive(ex, 0);
+    if (rc == TK_OK)
+        rc = tk_executor_allow_core_thread_timeout(ex, true);
+    if (rc == TK_EINVAL && tk_executor_allows_core_thread_timeout(ex))
+        rc = SIDE_EFFECT;
+    tk_executor_destroy(ex);
+    return rc;
+}
+
+static int r_keep_alive_zero_while_timeout_on(fixture *f) {
+    tk_executor *ex = NULL;
+    tk_executor_options o = f->opt;
+    o.allow_core_thread_timeout = true;
+    int rc = tk_executor_create(&o, &ex);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_executor_set_keep_alive(ex, 0);
+    if (rc == TK_EINVAL && tk_executor_get_keep_alive(ex) != o.keep_alive_ns)
+        rc = SIDE_EFFECT;
+    tk_executor_destroy(ex);
+    return rc;
+}
+
+static int r_allows_timeout_null_is_false(fixture *f) {
+    (void)f;
+    return tk_executor_allows_core_thread_timeout(NULL) ? 1 : 0;
+}
+
+static int r_set_rejection_null(fixture *f) {
+    (void)f;
+    return tk_executor_set_rejection(NULL, TK_REJECT_ABORT, NULL, NULL);
+}
+
+static int r_set_rejection_bad_policy(fixture *f) {
+    return tk_executor_set_rejection(f->live, (tk_rejection_policy)42, NULL, NULL);
+}
+
+static int r_set_rejection_negative_policy(fixture *f) {
+    return tk_executor_set_rejection(f->live, (tk_rejection_policy)-1, NULL, NULL);
+}
+
+static int r_set_rejection_custom_without_handler(fixture *f) {
+    int rc = tk_executor_set_rejection(f->live, TK_REJECT_CUSTOM, NULL, NULL);
+    tk_rejection_policy p = TK_REJECT_CUSTOM;
+    tk_executor_get_rejection(f->live, &p, NULL, NULL);
+    if (p != f->opt.rejection) {
+        side("policy changed to %d", (int)p);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_get_rejection_null(fixture *f) {
+    (void)f;
+    tk_rejection_policy p;
+    return tk_executor_get_rejection(NULL, &p, NULL, NULL);
+}
+
+static int r_get_rejection_null_outs_ok(fixture *f) {
+    return tk_executor_get_rejection(f->live, NULL, NULL, NULL);
+}
+
+static int r_set_factory_null(fixture *f) {
+    (void)f;
+    return tk_executor_set_thread_factory(NULL, NULL, NULL);
+}
+
+static int r_get_factory_null(fixture *f) {
+    (void)f;
+    tk_thread_factory_fn fn;
+    return tk_executor_get_thread_factory(NULL, &fn, NULL);
+}
+
+static int r_get_factory_null_outs_ok(fixture *f) {
+    return tk_executor_get_thread_factory(f->live, NULL, NULL);
+}
+
+/* Outside a rejection handler, each stock handler refuses and does nothing. */
+static int r_stock_handlers_outside_a_rejection(fixture *f) {
+    static const tk_reject_fn stock[] = {tk_reject_abort, tk_reject_caller_runs, tk_reject_discard,
+                                         tk_reject_discard_oldest};
+    tk_task_info info;
+    memset(&info, 0, sizeof(info));
+    info.fn = t_noop;
+    for (size_t i = 0; i < sizeof(stock) / sizeof(stock[0]); i++) {
+        int rcs[3] = {stock[i](NULL, NULL, TK_EREJECTED, NULL),
+                      stock[i](f->live, NULL, TK_EREJECTED, NULL),
+                      stock[i](f->live, &info, TK_EFULL, NULL)};
+        for (int k = 0; k < 3; k++) {
+            if (rcs[k] != TK_EINVAL) {
+                side("stock handler %zu, call %d: %s", i, k, tk_status_name(rcs[k]));
+                return SIDE_EFFECT;
+            }
+        }
+    }
+    return TK_EINVAL;
+}
+
 static int r_stats_null_ex(fixture *f) {
     (void)f;
     tk_executor_stats s;
@@ -1946,6 +2135,31 @@ static const row executor_rows[] = {
     ROW(r_prestart_null, TK_EINVAL),
     ROW(r_prestart_all_null, TK_EINVAL),
     ROW(r_set_remove_on_cancel_null, TK_EINVAL),
+    ROW(r_create_keep_alive_negative, TK_EINVAL),
+    ROW(r_create_core_timeout_zero_keep_alive, TK_EINVAL),
+    ROW(r_set_core_null, TK_EINVAL),
+    ROW(r_set_core_max_plus_1, TK_EINVAL),
+    ROW(r_set_core_uint_max, TK_EINVAL),
+    ROW(r_get_core_null_is_0, 0),
+    ROW(r_shut_set_core, TK_OK),
+    ROW(r_set_keep_alive_null, TK_EINVAL),
+    ROW(r_set_keep_alive_negative, TK_EINVAL),
+    ROW(r_set_keep_alive_int64_min, TK_EINVAL),
+    ROW(r_get_keep_alive_null, TK_EINVAL),
+    ROW(r_allow_timeout_null, TK_EINVAL),
+    ROW(r_allow_timeout_zero_keep_alive, TK_EINVAL),
+    ROW(r_keep_alive_zero_while_timeout_on, TK_EINVAL),
+    ROW(r_allows_timeout_null_is_false, 0),
+    ROW(r_set_rejection_null, TK_EINVAL),
+    ROW(r_set_rejection_bad_policy, TK_EINVAL),
+    ROW(r_set_rejection_negative_policy, TK_EINVAL),
+    ROW(r_set_rejection_custom_without_handler, TK_EINVAL),
+    ROW(r_get_rejection_null, TK_EINVAL),
+    ROW(r_get_rejection_null_outs_ok, TK_OK),
+    ROW(r_set_factory_null, TK_EINVAL),
+    ROW(r_get_factory_null, TK_EINVAL),
+    ROW(r_get_factory_null_outs_ok, TK_OK),
+    ROW(r_stock_handlers_outside_a_rejection, TK_EINVAL),
     ROW(r_set_continue_periodic_null, TK_EINVAL),
     ROW(r_set_execute_delayed_null, TK_EINVAL),
     ROW(r_stats_null_ex, TK_EINVAL),

@@ -13,7 +13,8 @@
  * and purge, periodic re-queue, shutdown / shutdown_now / destroy.
  *
  * Thread creation failure. A thread factory that fails chosen calls, swept
- * the same way.
+ * the same way; and every third call while workers time out and start
+ * again.
  *
  * Hostile callbacks. Tasks that fail, cancel themselves, schedule more work,
  * shut the executor down from inside, or block until interrupted; each
@@ -1011,8 +1012,9 @@ static void test_shutdown_policies_at_runtime(void **state) {
 /* ---- thread factory ------------------------------------------------------------------ */
 
 typedef struct factory {
-    atomic_long calls;   /* factory calls */
-    atomic_long fail_at; /* fail the call with this number (1-based); 0 never */
+    atomic_long calls;      /* factory calls */
+    atomic_long fail_at;    /* fail the call with this number (1-based); 0 never */
+    atomic_long fail_every; /* fail every call whose number it divides; 0 never */
     atomic_bool fail_all;
     atomic_long started, exited;
 } factory;
@@ -1036,7 +1038,8 @@ static int factory_fn(void *ctx, pthread_t *thread, void *(*start)(void *), void
     factory *f = ctx;
     (void)name;
     long n = atomic_fetch_add(&f->calls, 1) + 1;
-    if (atomic_load(&f->fail_all) || n == atomic_load(&f->fail_at))
+    long every = atomic_load(&f->fail_every);
+    if (atomic_load(&f->fail_all) || n == atomic_load(&f->fail_at) || (every > 0 && n % every == 0))
         return -1;
     trampoline *t = malloc(sizeof(*t));
     if (t == NULL)
@@ -1173,6 +1176,71 @@ static void test_thread_factory_failures(void **state) {
                         atomic_load(&f.exited));
             check_no_leak(&a, where);
         }
+    }
+    assert_int_equal(problems, 0);
+}
+
+/* Workers that time out (core thread time-out, keep-alive 1 ms) leave and
+ * start again round after round while every third thread creation fails: a
+ * call fails with TK_ETHREAD only with *out untouched, every accepted task
+ * runs exactly once, the size changes made meanwhile return TK_OK, and
+ * every thread that left is joined (none outlives destroy) and its record
+ * freed (no leak). */
+static void test_thread_failures_while_the_pool_shrinks(void **state) {
+    (void)state;
+    problems = 0;
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        const tk_queue_ops *engine = tk_engine_at(e);
+        char where[96];
+        snprintf(where, sizeof(where), "[%s] time-outs with failing thread starts", engine->name);
+        rel_alloc a;
+        rel_alloc_init(&a);
+        factory f;
+        memset(&f, 0, sizeof(f));
+        atomic_store(&f.fail_every, 3);
+        tk_executor *ex = NULL;
+        if (create_with_factory(&a, engine, 2, &f, &ex) != TK_OK ||
+            tk_executor_set_keep_alive(ex, TK_NS_PER_MS) != TK_OK ||
+            tk_executor_allow_core_thread_timeout(ex, true) != TK_OK) {
+            problem("%s: create failed", where);
+            continue;
+        }
+        probe p;
+        probe_init(&p);
+        long accepted = 0;
+        for (int round = 0; round < 40; round++) {
+            if (tk_executor_set_core_pool_size(ex, (unsigned)(round % 4)) != TK_OK)
+                problem("%s: set_core_pool_size failed", where);
+            for (int i = 0; i < 4; i++) {
+                tk_future *fu = SENTINEL;
+                int rc = tk_executor_schedule(ex, t_probe, &p, (i % 2) * TK_NS_PER_MS, &fu);
+                if (rc == TK_OK) {
+                    accepted++;
+                    tk_future_release(fu);
+                } else if (rc != TK_ETHREAD) {
+                    problem("%s: schedule -> %s", where, tk_status_name(rc));
+                } else if (fu != SENTINEL) {
+                    problem("%s: *out written on failure", where);
+                }
+            }
+            if (round % 8 == 7) {
+                rel_wait_at_least(&p.runs, accepted, WAIT_NS);
+                rel_sleep_ns(5 * TK_NS_PER_MS); /* idle: the pool shrinks */
+            }
+        }
+        if (!rel_wait_at_least(&p.runs, accepted, WAIT_NS))
+            problem("%s: %ld accepted, %ld ran", where, accepted, atomic_load(&p.runs));
+        if (tk_executor_destroy(ex) != TK_OK)
+            problem("%s: destroy failed", where);
+        if (atomic_load(&p.runs) != accepted)
+            problem("%s: %ld accepted, %ld ran", where, accepted, atomic_load(&p.runs));
+        rel_wait_at_least(&f.exited, atomic_load(&f.started), TK_NS_PER_S);
+        if (atomic_load(&f.started) != atomic_load(&f.exited))
+            problem("%s: %ld threads started, %ld exited after destroy", where,
+                    atomic_load(&f.started), atomic_load(&f.exited));
+        print_message("  %s: %ld tasks accepted, %ld thread starts (%ld failed)\n", where, accepted,
+                      atomic_load(&f.calls), atomic_load(&f.calls) - atomic_load(&f.started));
+        check_no_leak(&a, where);
     }
     assert_int_equal(problems, 0);
 }
@@ -1544,13 +1612,14 @@ typedef struct reentrant {
     probe extra;
 } reentrant;
 
-static void re_before(tk_executor *ex, const tk_task_info *task, void *ctx) {
+static int re_before(tk_executor *ex, const tk_task_info *task, void *ctx) {
     reentrant *r = ctx;
     tk_executor_stats st;
     tk_executor_stats_get(ex, &st);
     /* The first task spawns one more task from its before hook. */
     if (task->fn == t_probe && atomic_fetch_add(&r->before, 1) == 0)
         atomic_store(&r->sched_in_before, tk_executor_schedule(ex, t_probe, &r->extra, 0, NULL));
+    return 0;
 }
 
 static void re_after(tk_executor *ex, const tk_task_info *task, int status, void *ctx) {
@@ -1746,6 +1815,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pending_limit),
         cmocka_unit_test(test_shutdown_policies_at_runtime),
         cmocka_unit_test(test_thread_factory_failures),
+        cmocka_unit_test(test_thread_failures_while_the_pool_shrinks),
         cmocka_unit_test(test_callback_fails),
         cmocka_unit_test(test_callback_cancels_itself),
         cmocka_unit_test(test_callback_schedules_more_work),

@@ -16,6 +16,11 @@
  *   - the executor's counters agree (runs, task_count, rejected, failed,
  *     queue and pool empty, cancelled within its possible range).
  *
+ * Run-time control. One mixed-load round per engine also changes the core
+ * pool size (0 to 4), the keep-alive (1 to 20 ms) and core thread time-out
+ * at random while the producers run, so workers time out and start again
+ * under load; the same accounting must hold.
+ *
  * Shutdown races. Producers keep scheduling (and cancelling) while the test
  * thread calls shutdown() (with and without execute_delayed_after_shutdown)
  * or shutdown_now(). Nothing may be lost: each task ran, was handed back by
@@ -436,10 +441,37 @@ static tk_executor *stress_executor(const tk_queue_ops *engine, bool remove_on_c
 typedef struct agitator {
     tk_executor *ex;
     bool toggle_remove_on_cancel;
+    bool control; /* also change the core size, keep-alive and core time-out */
     unsigned max_threads;
+    uint64_t seed;
     atomic_bool stop;
-    long iterations, purged, bad_purge, bad_stats, bad_prestart;
+    long iterations, purged, bad_purge, bad_stats, bad_prestart, bad_control;
+    long empty_pool_seen; /* rounds that saw no worker alive */
 } agitator;
+
+static atomic_long control_threads_started;
+
+static int counting_factory(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                            const char *name) {
+    (void)ctx;
+    (void)name;
+    atomic_fetch_add(&control_threads_started, 1);
+    return pthread_create(thread, NULL, start, arg);
+}
+
+/* Run-time control racing with the load: the core size (0 to max_threads),
+ * the keep-alive (1 to 20 ms) and core thread time-out change at random, so
+ * workers retire and start again while tasks flow. */
+static void agitate_control(agitator *a) {
+    uint64_t r = rel_rand(&a->seed);
+    unsigned core = (unsigned)(r % (a->max_threads + 1));
+    int64_t keep = (int64_t)(1 + (r >> 8) % 20) * TK_NS_PER_MS;
+    if (tk_executor_set_core_pool_size(a->ex, core) != TK_OK ||
+        tk_executor_set_keep_alive(a->ex, keep) != TK_OK ||
+        tk_executor_allow_core_thread_timeout(a->ex, ((r >> 16) & 3) != 0) != TK_OK ||
+        tk_executor_get_core_pool_size(a->ex) > a->max_threads)
+        a->bad_control++;
+}
 
 static void *agitator_main(void *a_) {
     agitator *a = a_;
@@ -453,10 +485,14 @@ static void *agitator_main(void *a_) {
         if (tk_executor_stats_get(a->ex, &st) != TK_OK || st.pool_size > a->max_threads ||
             st.active_count > a->max_threads || st.largest_pool_size > a->max_threads)
             a->bad_stats++;
+        else if (st.pool_size == 0)
+            a->empty_pool_seen++;
         if (a->toggle_remove_on_cancel)
             tk_executor_set_remove_on_cancel(a->ex, (a->iterations & 1) != 0);
         if ((a->iterations & 15) == 0 && tk_executor_prestart_core_thread(a->ex) < 0)
             a->bad_prestart++;
+        if (a->control && (a->iterations & 7) == 0)
+            agitate_control(a);
         a->iterations++;
         rel_sleep_ns(200 * TK_NS_PER_US);
     }
@@ -466,10 +502,16 @@ static void *agitator_main(void *a_) {
 /* ---- mixed load ---------------------------------------------------------------------- */
 
 static void mixed_round(const tk_queue_ops *engine, long total, uint64_t seed,
-                        bool remove_on_cancel, unsigned workers) {
+                        bool remove_on_cancel, unsigned workers, bool control) {
     rec *recs = alloc_recs(total);
     tk_executor *ex = stress_executor(engine, remove_on_cancel, true, workers);
     unsigned max_threads = workers == 0 ? 1 : workers;
+    if (control) {
+        atomic_store(&control_threads_started, 0);
+        assert_int_equal(tk_executor_set_thread_factory(ex, counting_factory, NULL), TK_OK);
+        assert_int_equal(tk_executor_set_keep_alive(ex, TK_NS_PER_MS), TK_OK);
+        assert_int_equal(tk_executor_allow_core_thread_timeout(ex, true), TK_OK);
+    }
     producer prod[PRODUCERS];
     pthread_t th[PRODUCERS];
     long per = total / PRODUCERS;
@@ -479,6 +521,8 @@ static void mixed_round(const tk_queue_ops *engine, long total, uint64_t seed,
     ag.ex = ex;
     ag.max_threads = max_threads;
     ag.toggle_remove_on_cancel = remove_on_cancel;
+    ag.control = control;
+    ag.seed = seed * 31 + 7;
     pthread_t ag_th;
     assert_int_equal(pthread_create(&ag_th, NULL, agitator_main, &ag), 0);
     for (int i = 0; i < PRODUCERS; i++) {
@@ -493,9 +537,15 @@ static void mixed_round(const tk_queue_ops *engine, long total, uint64_t seed,
         assert_int_equal(pthread_join(th[i], NULL), 0);
     atomic_store(&ag.stop, true);
     assert_int_equal(pthread_join(ag_th, NULL), 0);
-    print_message("  [%s] agitator: %ld rounds of purge/stats/prestart%s, %ld purged\n",
+    print_message("  [%s] agitator: %ld rounds of purge/stats/prestart%s%s, %ld purged, "
+                  "%ld saw no thread\n",
                   engine->name, ag.iterations, remove_on_cancel ? "/toggle remove_on_cancel" : "",
-                  ag.purged);
+                  control ? "/core size, keep-alive, core time-out" : "", ag.purged,
+                  ag.empty_pool_seen);
+    if (control)
+        print_message("  [%s] run-time control: %ld threads started in all\n", engine->name,
+                      atomic_load(&control_threads_started));
+    assert_int_equal(ag.bad_control, 0);
     assert_int_equal(ag.bad_purge, 0);
     assert_int_equal(ag.bad_stats, 0);
     assert_int_equal(ag.bad_prestart, 0);
@@ -509,8 +559,8 @@ static void mixed_round(const tk_queue_ops *engine, long total, uint64_t seed,
     memset(&t, 0, sizeof(t));
     account(recs, per * PRODUCERS, END_SHUTDOWN, t_end, t1, &t);
     char what[96];
-    snprintf(what, sizeof(what), "mixed load (%u threads, remove_on_cancel=%d)", workers,
-             remove_on_cancel);
+    snprintf(what, sizeof(what), "mixed load (%u threads%s, remove_on_cancel=%d)", workers,
+             control ? " changing at run time" : "", remove_on_cancel);
     print_tally(what, engine->name, &t, (double)(t1 - t0) / 1e9);
 
     tk_executor_stats st;
@@ -544,10 +594,13 @@ static void test_mixed_load_exact_accounting(void **state) {
     uint64_t seed = 1;
     do {
         for (size_t e = 0; e < tk_engine_count(); e++) {
-            mixed_round(tk_engine_at(e), total, seed, false, WORKERS);
-            mixed_round(tk_engine_at(e), total / 2, seed + 1000, true, WORKERS);
+            mixed_round(tk_engine_at(e), total, seed, false, WORKERS, false);
+            mixed_round(tk_engine_at(e), total / 2, seed + 1000, true, WORKERS, false);
             /* core_pool_size 0: one thread still starts when work arrives. */
-            mixed_round(tk_engine_at(e), total / 8, seed + 2000, false, 0);
+            mixed_round(tk_engine_at(e), total / 8, seed + 2000, false, 0, false);
+            /* The core size, keep-alive and core time-out change while tasks flow:
+             * workers retire (down to none) and start again; nothing is lost. */
+            mixed_round(tk_engine_at(e), total / 4, seed + 3000, true, WORKERS, true);
             seed++;
         }
     } while (soak > 0 && tk_clock_now_ns() < soak_end);
