@@ -7,6 +7,8 @@
  * future.c    task objects (allocation, recycling, reference counts), the
  *             future API and the tk_run API
  * timer.c     embedded timers (tk_timer): the zero-allocation path
+ * queue-access.c  contains/remove/visit_queue, and the workers' pending
+ *             batches that are part of the queue
  *
  * The design essay (states, references, locks, lock order, races) opens
  * executor.c. Everything here is private to the library. */
@@ -211,7 +213,7 @@ struct tk_executor {
 
     /* ---- submit-side counters ---- */
     char pad2_[TK__CACHELINE];
-    _Atomic uint64_t seq; /* grows by 2: tasks take even values, timers odd */
+    _Atomic uint64_t seq;            /* grows by 2: tasks take even values, timers odd */
     _Atomic uint64_t accepted_count; /* tasks and timers accepted (offer succeeded) */
     _Atomic uint64_t rejected_count;
 

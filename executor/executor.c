@@ -24,6 +24,7 @@
  *                              |----periodic ok--> PENDING (re-queued)
  *                              '----periodic fail-> FAILED
  *   PENDING | RUNNING --cancel CAS--> CANCELLED
+ *   PENDING --tk_executor_remove() CAS--> REMOVED (queue-access.c)
  * Every terminal transition is one CAS, so exactly one party wins: a cancel
  * of a pending task wins against the worker that took it (the worker's
  * PENDING->RUNNING CAS fails and it drops the node); a cancel of a running

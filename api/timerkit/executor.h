@@ -24,13 +24,15 @@
  *   future completes with TK_ETASKFAILED, the `periodic_failed` hook fires and
  *   the `failed_periodic` counter grows (Java suppresses it silently).
  * - Nothing is lost: every task accepted either runs, is cancelled (its future
- *   says so), or is handed back by tk_executor_shutdown_now().
+ *   says so), is removed by tk_executor_remove() (its future says so), or is
+ *   handed back by tk_executor_shutdown_now().
  *
  * Differences from Java, on purpose:
  * - A task handed back by shutdown_now() has its future completed as
  *   cancelled, so no get() blocks forever on it.
  * - Tasks dropped by the discard policies also complete their futures as
- *   cancelled.
+ *   cancelled, and a task taken out by tk_executor_remove() completes its
+ *   future with TK_EREMOVED.
  * - Caller-runs never runs a task early: it waits in the caller for the
  *   task's deadline. Periodic tasks cannot be hosted by a caller; for them
  *   caller-runs behaves as abort.
@@ -253,11 +255,11 @@ typedef struct tk_executor_stats {
      * tk_executor_remove(), dropped by discard-oldest) and tasks handed back by
      * shutdown_now(). */
     uint64_t completed_count;
-    uint64_t runs;                  /**< callback invocations: periodic runs and
-                                       caller-runs runs included */
-    unsigned pool_size;             /**< live worker threads (JDK getPoolSize) */
-    unsigned active_count;          /**< workers running a task now (JDK getActiveCount) */
-    unsigned largest_pool_size;     /**< most workers ever alive at once */
+    uint64_t runs;              /**< callback invocations: periodic runs and
+                                   caller-runs runs included */
+    unsigned pool_size;         /**< live worker threads (JDK getPoolSize) */
+    unsigned active_count;      /**< workers running a task now (JDK getActiveCount) */
+    unsigned largest_pool_size; /**< most workers ever alive at once */
     /** Entries queued (JDK getQueue().size()): in the engine, and due tasks a
      * worker has taken in a batch but not started. Counts embedded timers,
      * and cancelled tasks not yet taken out (remove-on-cancel off). */
@@ -269,10 +271,10 @@ typedef struct tk_executor_stats {
     uint64_t failed_periodic_count; /**< periodic tasks ended by a failed run */
     uint64_t skipped_periods;       /**< periods skipped under TK_TASK_SKIP_MISSED */
     /** Tasks and timers ever accepted: scheduling calls and timer starts that
-     * queued their task. A task that a
-     * rejection policy discarded or ran in the caller is not accepted. */
+     * queued their task. A task that a rejection policy discarded or ran in
+     * the caller is not accepted. */
     uint64_t accepted_count;
-    uint64_t requeued_count;    /**< periodic runs followed by a re-queue that the engine took */
+    uint64_t requeued_count; /**< periodic runs followed by a re-queue that the engine took */
     /** Queue entries taken out without a worker and not handed back:
      * cancelled with remove-on-cancel, stopped timers, purge(), the shutdown
      * policies' sweep, discard-oldest, tk_executor_remove(), and

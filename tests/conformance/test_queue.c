@@ -12,9 +12,9 @@
 static void assert_identities(tk_executor *ex) {
     tk_executor_stats s = stats_of(ex);
     assert_int_equal(s.task_count, s.completed_count + s.active_count + s.queue_size);
-    assert_int_equal(s.accepted_count + s.requeued_count,
-                     s.completed_count + s.active_count + s.queue_size + s.removed_count +
-                         s.handed_back_count);
+    assert_int_equal(s.accepted_count + s.requeued_count, s.completed_count + s.active_count +
+                                                              s.queue_size + s.removed_count +
+                                                              s.handed_back_count);
 }
 
 static uint64_t st_completed(const tk_executor_stats *s) {
@@ -27,7 +27,10 @@ static bool is_terminated(void *ex) {
 
 /* A task spec due at an absolute deadline. */
 static tk_task_spec at(tk_task_fn fn, void *arg, int64_t deadline_ns) {
-    tk_task_spec s = {.fn = fn, .arg = arg, .kind = TK_TASK_ONE_SHOT, .delay_ns = deadline_ns,
+    tk_task_spec s = {.fn = fn,
+                      .arg = arg,
+                      .kind = TK_TASK_ONE_SHOT,
+                      .delay_ns = deadline_ns,
                       .flags = TK_TASK_AT_DEADLINE};
     return s;
 }
@@ -261,8 +264,11 @@ static void remove_takes_a_queued_task_out_without_cancelling_it(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
-    tk_task_spec s = {.fn = counter_fn, .arg = c, .arg_free = counter_free,
-                      .kind = TK_TASK_ONE_SHOT, .delay_ns = MS(100)};
+    tk_task_spec s = {.fn = counter_fn,
+                      .arg = c,
+                      .arg_free = counter_free,
+                      .kind = TK_TASK_ONE_SHOT,
+                      .delay_ns = MS(100)};
     tk_future *f;
     assert_int_equal(tk_executor_schedule_spec(ex, &s, &f), TK_OK);
     ct_track(t, f);

@@ -971,8 +971,7 @@ static int r_remove_twice(fixture *f) {
     tk_future *fu = NULL;
     int rc = tk_executor_schedule_spec(
         f->live,
-        &(tk_task_spec){.fn = t_noop, .arg_free = count_free, .delay_ns = 3600 * TK_NS_PER_S},
-        &fu);
+        &(tk_task_spec){.fn = t_noop, .arg_free = count_free, .delay_ns = 3600 * TK_NS_PER_S}, &fu);
     if (rc != TK_OK)
         return rc;
     long frees = atomic_load(&f->frees);
