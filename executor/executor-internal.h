@@ -41,9 +41,8 @@
  * a batch's later nodes wait for the earlier ones' callbacks, which with more
  * threads could leave a due task waiting behind a long callback while
  * another thread idles (the engines' fair share only helps takers that are
- * already waiting). With one thread they would wait anyway; what changes is
- * that shutdown_now() cancels the up to TK__TAKE_BATCH due tasks the worker
- * already took, instead of handing them back. */
+ * already waiting). With one thread they would wait anyway. The nodes of a
+ * batch not started yet stay part of the queue (tk__worker.batch). */
 #define TK__TAKE_BATCH 32u
 
 enum {
