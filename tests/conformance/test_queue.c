@@ -392,7 +392,9 @@ static void visitor_walks_queued_tasks_in_deadline_order(void **state) {
     assert_identities(ex);
 }
 
-/* An idle executor has an empty queue: the visitor makes no call. */
+/* ThreadPoolExecutor.getQueue(): "Returns the task queue used by this
+ * executor." An idle executor's queue, and a terminated one's, is empty: the
+ * visitor makes no call. */
 static void visitor_on_an_empty_queue_makes_no_call(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
@@ -404,8 +406,11 @@ static void visitor_on_an_empty_queue_makes_no_call(void **state) {
     assert_int_equal(tk_executor_visit_queue(ex, log_visit, &v), 0);
 }
 
-/* remove() of a due task waiting in a worker's batch: it never runs, and the
- * others of the batch still do, in order. */
+/* ThreadPoolExecutor.remove(Runnable): "Removes this task from the executor's
+ * internal queue if it is present, thus causing it not to be run if it has
+ * not already started." A due task waiting in a worker's batch has not
+ * started: remove() reaches it there, it never runs, and the others of the
+ * batch still do, in order. */
 static void remove_reaches_a_task_waiting_in_a_batch(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
