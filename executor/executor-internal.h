@@ -10,6 +10,8 @@
  * control.c   run-time control: core pool size, keep-alive and core thread
  *             time-out, the worker's wait and retirement, the rejection
  *             handler and thread factory after creation
+ * queue-access.c  contains/remove/visit_queue, and the workers' pending
+ *             batches that are part of the queue
  *
  * The design essay (states, references, locks, lock order, races) opens
  * executor.c. Everything here is private to the library. */
@@ -32,7 +34,8 @@
  * RUNNING   a worker (or a caller-runs caller) is inside fn
  * COMPLETED one-shot run returned 0                         (terminal)
  * FAILED    a run returned non-zero                          (terminal)
- * CANCELLED cancelled, dropped by a policy or handed back  (terminal) */
+ * CANCELLED cancelled, dropped by a policy or handed back  (terminal)
+ * REMOVED   taken out by tk_executor_remove() before it ran (terminal) */
 #define TK__CACHELINE 64
 
 /* Most due nodes the worker of a one-thread pool takes from the engine in
@@ -41,9 +44,8 @@
  * a batch's later nodes wait for the earlier ones' callbacks, which with more
  * threads could leave a due task waiting behind a long callback while
  * another thread idles (the engines' fair share only helps takers that are
- * already waiting). With one thread they would wait anyway; what changes is
- * that shutdown_now() cancels the up to TK__TAKE_BATCH due tasks the worker
- * already took, instead of handing them back. */
+ * already waiting). With one thread they would wait anyway. The nodes of a
+ * batch not started yet stay part of the queue (tk__worker.batch). */
 #define TK__TAKE_BATCH 32u
 
 enum {
@@ -51,7 +53,8 @@ enum {
     TK__TASK_RUNNING = 1,
     TK__TASK_COMPLETED = 2,
     TK__TASK_FAILED = 3,
-    TK__TASK_CANCELLED = 4
+    TK__TASK_CANCELLED = 4,
+    TK__TASK_REMOVED = 5
 };
 
 static inline bool tk__task_state_terminal(uint32_t s) {
@@ -174,6 +177,14 @@ typedef struct tk__worker {
      * their slabs together after the batch (tk__worker_flush_frees): one hold
      * of slab_lock per batch rather than a lock and an unlock per task. */
     struct tk_future *freed; /* tk__task */
+    /* The due nodes of this worker's current batch (take_batch) that it has
+     * not started yet, linked through tk_node_next_detached(): still queued
+     * for the queue size, contains(), remove(), the queue visitor and
+     * shutdown_now(), which may take nodes out of it (queue-access.c). The
+     * worker pops one at a time. Both guarded by ex->batch_lock;
+     * batch_left is also read without it (counters). */
+    tk_node *batch;
+    _Atomic size_t batch_left;
 } tk__worker;
 
 /* The executor. */
@@ -212,8 +223,8 @@ struct tk_executor {
 
     /* ---- submit-side counters ---- */
     char pad2_[TK__CACHELINE];
-    _Atomic uint64_t seq; /* grows by 2: tasks take even values, timers odd */
-    _Atomic uint64_t task_count;
+    _Atomic uint64_t seq;            /* grows by 2: tasks take even values, timers odd */
+    _Atomic uint64_t accepted_count; /* tasks and timers accepted (offer succeeded) */
     _Atomic uint64_t rejected_count;
 
     /* ---- worker-side counters (workers count their own runs, completions
@@ -225,6 +236,12 @@ struct tk_executor {
     _Atomic uint64_t failed_count;
     _Atomic uint64_t failed_periodic_count;
     _Atomic uint64_t skipped_periods;
+    /* Queue entries (see tk_executor_stats): periodic re-offers accepted;
+     * nodes that left the engine (or a worker's batch) other than by a
+     * worker's take or a hand-back; tasks handed back by shutdown_now(). */
+    _Atomic uint64_t requeued_count;
+    _Atomic uint64_t removed_count;
+    _Atomic uint64_t handed_back_count;
 
     /* ---- pool lock: guards workers, thread_seq, largest, the state
      * transitions, termination; term_cond signals TERMINATED. ---- */
@@ -235,6 +252,9 @@ struct tk_executor {
     unsigned thread_seq;      /* names "<prefix>-<n>" (pool_lock) */
     int alive;                /* threads created, not yet exited (pool_lock) */
     _Atomic unsigned largest; /* largest_pool_size (written under pool_lock) */
+    /* Guards every worker's batch/batch_left. Lock order: pool_lock ->
+     * batch_lock; nothing else is taken or called while it is held. */
+    pthread_mutex_t batch_lock;
 
     /* ---- task objects: slab_lock guards the slab lists and every slab's
      * mutable fields (a leaf lock: nothing is called while
@@ -336,6 +356,24 @@ bool tk__shutdown_catch_up(tk_executor *ex, const tk_node *own);
  * try to terminate. Call with no lock held. */
 void tk__rewake_if_shutdown(tk_executor *ex);
 
+/* ---- queue-access.c ---- */
+/* ops->remove() that counts a node that left the queue (TK_OK or
+ * TK_EINPROGRESS) in removed_count. Returns remove()'s status. No lock. */
+int tk__queue_remove(tk_executor *ex, tk_node *n);
+/* Takes `n` out of whichever worker's pending batch holds it. Returns true
+ * (the caller now holds the node and its queue reference; counted removed)
+ * or false (in no batch). Takes pool_lock and batch_lock. */
+bool tk__batch_steal(tk_executor *ex, tk_node *n);
+/* Takes every worker's pending batch whole and returns the nodes as one
+ * detached list sorted by (deadline, seq); the caller holds them. */
+tk_node *tk__batch_steal_all(tk_executor *ex);
+/* Merges two detached lists sorted by (deadline, seq). */
+tk_node *tk__merge_sorted(tk_node *a, tk_node *b);
+/* The next node of the worker's pending batch, popped; NULL when empty. */
+tk_node *tk__batch_pop(tk_executor *ex, tk__worker *w);
+/* Publishes a batch of `count` nodes the worker just took. */
+void tk__batch_publish(tk_executor *ex, tk__worker *w, tk_node *n, size_t count);
+
 /* ---- submit.c ---- */
 /* Re-queues a periodic task after a run (state PENDING, the caller holds the
  * holder reference and gives it to the queue, or drops it). No lock held. */
@@ -415,7 +453,8 @@ static inline void tk__bump(_Atomic uint64_t *c) {
 }
 
 /* Counts a run (or a completion): in the calling worker's record if it is
- * one of ex's pool threads, else in the executor's shared counter. */
+ * one of ex's pool threads, else in the executor's shared counter. Workers
+ * count their completions themselves, once per node taken (worker.c). */
 static inline void tk__count(tk_executor *ex, bool run) {
     tk__worker *w = tk__own_worker(ex);
     if (w != NULL)

@@ -24,6 +24,7 @@
  *                              |----periodic ok--> PENDING (re-queued)
  *                              '----periodic fail-> FAILED
  *   PENDING | RUNNING --cancel CAS--> CANCELLED
+ *   PENDING --tk_executor_remove() CAS--> REMOVED (queue-access.c)
  * Every terminal transition is one CAS, so exactly one party wins: a cancel
  * of a pending task wins against the worker that took it (the worker's
  * PENDING->RUNNING CAS fails and it drops the node); a cancel of a running
@@ -138,7 +139,8 @@ static void queue_release(void *ctx, tk_node *n) {
 }
 
 /* Drops every node of a detached list the executor got back without running
- * it: tasks are cancelled first if `cancel`, timers turn IDLE. */
+ * it: tasks are cancelled first if `cancel`, timers turn IDLE. Counts them
+ * in removed_count. */
 static long drop_list(tk_executor *ex, tk_node *n, bool cancel) {
     long count = 0;
     while (n != NULL) {
@@ -147,6 +149,7 @@ static long drop_list(tk_executor *ex, tk_node *n, bool cancel) {
         n = next;
         count++;
     }
+    atomic_fetch_add_explicit(&ex->removed_count, (uint64_t)count, memory_order_relaxed);
     return count;
 }
 
@@ -230,6 +233,8 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     int rc = TK_ENOMEM;
     if (pthread_mutex_init(&ex->pool_lock, NULL) != 0)
         goto fail_pool;
+    if (pthread_mutex_init(&ex->batch_lock, NULL) != 0)
+        goto fail_batch;
     if (pthread_mutex_init(&ex->slab_lock, NULL) != 0)
         goto fail_free;
     if (tk__cond_init_monotonic(&ex->term_cond) != 0)
@@ -253,6 +258,8 @@ fail_queue:
 fail_cond:
     pthread_mutex_destroy(&ex->slab_lock);
 fail_free:
+    pthread_mutex_destroy(&ex->batch_lock);
+fail_batch:
     pthread_mutex_destroy(&ex->pool_lock);
 fail_pool:
     tk__free(&alloc, ex, sizeof(*ex));
@@ -307,7 +314,8 @@ static bool is_cancelled_node(const tk_node *n, void *arg) {
     (void)arg;
     if (tk__node_is_timer(n))
         return tk__timer_state(tk__timer_of((tk_node *)n)) == TK__TIMER_STOPPING;
-    return atomic_load(&tk__task_of((tk_node *)n)->state) == TK__TASK_CANCELLED;
+    uint32_t s = atomic_load(&tk__task_of((tk_node *)n)->state);
+    return s == TK__TASK_CANCELLED || s == TK__TASK_REMOVED;
 }
 
 /* remove_if() predicate (engine lock held: reads only). A timer is a
@@ -398,11 +406,15 @@ long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx) {
     ex->ops->close(ex->q, TK_QUEUE_CLOSE_NOW);
 
     long count = 0;
-    tk_node *n = ex->ops->drain(ex->q); /* (deadline, seq) order */
+    uint64_t removed = 0;
+    /* The queue, and the due nodes a worker took in a batch but has not
+     * started: both handed back, in (deadline, seq) order. */
+    tk_node *n = tk__merge_sorted(ex->ops->drain(ex->q), tk__batch_steal_all(ex));
     while (n != NULL) {
         tk_node *next = tk_node_next_detached(n);
         if (tk__node_is_timer(n)) { /* stopped, not handed back */
             tk__timer_drop(ex, tk__timer_of(n));
+            removed++;
             n = next;
             continue;
         }
@@ -415,10 +427,14 @@ long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx) {
             else if (t->arg_free != NULL)
                 t->arg_free(t->arg);
             count++;
+        } else {
+            removed++; /* already cancelled or removed: only dropped */
         }
         tk__task_unref(t, 1); /* the queue's reference */
         n = next;
     }
+    atomic_fetch_add_explicit(&ex->handed_back_count, (uint64_t)count, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ex->removed_count, removed, memory_order_relaxed);
 
     pthread_mutex_lock(&ex->pool_lock);
     tk__try_terminate_locked(ex);
@@ -581,7 +597,10 @@ int tk_executor_stats_get(const tk_executor *cex, tk_executor_stats *out) {
         return TK_EINVAL;
     tk_executor *ex = (tk_executor *)cex;
     memset(out, 0, sizeof(*out));
-    out->task_count = atomic_load_explicit(&ex->task_count, memory_order_relaxed);
+    out->accepted_count = atomic_load_explicit(&ex->accepted_count, memory_order_relaxed);
+    out->requeued_count = atomic_load_explicit(&ex->requeued_count, memory_order_relaxed);
+    out->removed_count = atomic_load_explicit(&ex->removed_count, memory_order_relaxed);
+    out->handed_back_count = atomic_load_explicit(&ex->handed_back_count, memory_order_relaxed);
     out->completed_count = atomic_load_explicit(&ex->completed_count, memory_order_relaxed);
     out->runs = atomic_load_explicit(&ex->runs, memory_order_relaxed);
     out->pool_size = atomic_load_explicit(&ex->wc, memory_order_relaxed);
@@ -599,8 +618,11 @@ int tk_executor_stats_get(const tk_executor *cex, tk_executor_stats *out) {
         out->runs += atomic_load_explicit(&w->runs, memory_order_relaxed);
         out->completed_count += atomic_load_explicit(&w->completed, memory_order_relaxed);
         out->active_count += atomic_load_explicit(&w->active, memory_order_relaxed);
+        out->queue_size += atomic_load_explicit(&w->batch_left, memory_order_relaxed);
     }
     pthread_mutex_unlock(&ex->pool_lock);
+    /* the JDK's getTaskCount() */
+    out->task_count = out->completed_count + out->active_count + out->queue_size;
     return TK_OK;
 }
 

@@ -79,6 +79,7 @@ void tk__executor_live_release(tk_executor *ex) {
         return;
     /* destroy() has run and every slab is gone: free the struct. */
     pthread_mutex_destroy(&ex->slab_lock);
+    pthread_mutex_destroy(&ex->batch_lock);
     pthread_mutex_destroy(&ex->pool_lock);
     pthread_cond_destroy(&ex->term_cond);
     tk_allocator a = ex->alloc;
@@ -346,7 +347,7 @@ bool tk__task_cancel_pending(tk__task *t, bool hand_back) {
 void tk__task_cancel_and_remove(tk__task *t) {
     tk_executor *ex = tk__task_ex(t);
     tk__task_cancel_pending(t, false);
-    int rc = ex->ops->remove(ex->q, &t->node);
+    int rc = tk__queue_remove(ex, &t->node);
     if (rc == TK_OK) {
         tk__task_unref(t, 1); /* the queue's reference came back */
         tk__rewake_if_shutdown(ex);
@@ -369,8 +370,9 @@ int tk_future_cancel(tk_future *f, bool may_interrupt) {
             if (!tk__task_cancel_pending(f, false))
                 continue;
             if (atomic_load_explicit(&ex->remove_on_cancel, memory_order_relaxed)) {
-                int rc = ex->ops->remove(ex->q, &f->node);
-                if (rc == TK_OK) {
+                int rc = tk__queue_remove(ex, &f->node);
+                /* TK_ENOENT: it may wait in a worker's batch (queue-access.c) */
+                if (rc == TK_OK || (rc == TK_ENOENT && tk__batch_steal(ex, &f->node))) {
                     tk__task_unref(f, 1);
                     tk__rewake_if_shutdown(ex);
                 }
@@ -395,7 +397,10 @@ bool tk_future_is_done(const tk_future *f) {
 }
 
 bool tk_future_is_cancelled(const tk_future *f) {
-    return f != NULL && atomic_load(&((tk_future *)f)->state) == TK__TASK_CANCELLED;
+    if (f == NULL)
+        return false;
+    uint32_t s = atomic_load(&((tk_future *)f)->state);
+    return s == TK__TASK_CANCELLED || s == TK__TASK_REMOVED;
 }
 
 bool tk_future_is_periodic(const tk_future *f) {
@@ -436,6 +441,8 @@ int tk_future_get_timeout(tk_future *f, int64_t timeout_ns, void **result) {
         return TK_OK;
     case TK__TASK_FAILED:
         return TK_ETASKFAILED;
+    case TK__TASK_REMOVED:
+        return TK_EREMOVED;
     default:
         return TK_ECANCELLED;
     }

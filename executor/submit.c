@@ -160,8 +160,10 @@ int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reas
     if (atomic_load(&ex->state) != TK_POOL_RUNNING || r->retried)
         return TK_OK; /* discard */
     tk_node *n = NULL;
-    if (ex->ops->remove_first(ex->q, &n) == TK_OK)
+    if (ex->ops->remove_first(ex->q, &n) == TK_OK) {
+        atomic_fetch_add_explicit(&ex->removed_count, 1, memory_order_relaxed);
         tk__node_drop(ex, n, true); /* cancelled, the queue's reference back */
+    }
     r->outcome = REJ_RETRY;
     return TK_OK;
 }
@@ -240,7 +242,7 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) 
             return reject(ex, t, TK_EREJECTED, out, retried);
         return fail_unaccepted(t, rc);
     }
-    atomic_fetch_add_explicit(&ex->task_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ex->accepted_count, 1, memory_order_relaxed);
 
     /* The re-check. The user-or-guard reference keeps t alive even if a
      * worker has already run and finished it. */
@@ -278,14 +280,16 @@ void tk__requeue_periodic(tk_executor *ex, tk__task *t) {
         tk__task_unref(t, 2);
         return;
     }
+    atomic_fetch_add_explicit(&ex->requeued_count, 1, memory_order_relaxed);
     s = atomic_load(&ex->state);
     if (s != TK_POOL_RUNNING && !tk__can_run_in_state(ex, &t->node, s)) {
         tk__task_cancel_and_remove(t);
-    } else if (atomic_load(&t->state) == TK__TASK_CANCELLED &&
-               atomic_load_explicit(&ex->remove_on_cancel, memory_order_relaxed)) {
-        /* Cancelled between the end of the run and the offer: the canceller's
-         * remove() found nothing, so remove it now. */
-        if (ex->ops->remove(ex->q, &t->node) == TK_OK) {
+    } else if (atomic_load(&t->state) == TK__TASK_REMOVED ||
+               (atomic_load(&t->state) == TK__TASK_CANCELLED &&
+                atomic_load_explicit(&ex->remove_on_cancel, memory_order_relaxed))) {
+        /* Cancelled (or removed) between the end of the run and the offer:
+         * the canceller's remove() found nothing, so remove it now. */
+        if (tk__queue_remove(ex, &t->node) == TK_OK) {
             tk__task_unref(t, 1);
             tk__rewake_if_shutdown(ex);
         }

@@ -90,8 +90,7 @@ void tk__run_timer(tk_executor *ex, tk_timer *tm) {
     atomic_store_explicit(&w->active, 1, memory_order_relaxed);
     fn(tm);
     atomic_store_explicit(&w->active, 0, memory_order_relaxed);
-    tk__bump(&w->runs);
-    tk__bump(&w->completed);
+    tk__bump(&w->runs); /* completed: counted by the worker (worker.c) */
 }
 
 /* ---- public API -------------------------------------------------------- */
@@ -152,7 +151,7 @@ static int start(tk_executor *ex, tk_timer *timer, bool absolute, int64_t t) {
     }
     if (TK__UNLIKELY(!tk__ensure_worker(ex)) && tk__pull_if_queued(ex, &timer->tk__node))
         return unqueued(timer, TK_ETHREAD); /* every worker timed out, none can start */
-    atomic_fetch_add_explicit(&ex->task_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ex->accepted_count, 1, memory_order_relaxed);
     return TK_OK;
 }
 
@@ -174,7 +173,7 @@ int tk_timer_stop(tk_executor *ex, tk_timer *timer) {
     if (!cas_state(timer, TK__TIMER_PENDING, TK__TIMER_STOPPING))
         return TK_ENOENT; /* fired or stopped meanwhile */
     atomic_fetch_add_explicit(&ex->cancelled_count, 1, memory_order_relaxed);
-    int rc = ex->ops->remove(ex->q, &timer->tk__node);
+    int rc = tk__queue_remove(ex, &timer->tk__node);
     if (rc == TK_OK) {
         set_idle(timer); /* the last touch */
         tk__rewake_if_shutdown(ex);

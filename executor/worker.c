@@ -72,9 +72,11 @@ void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extr
      * its arg_free run; only a cancel during the run publishes earlier. */
     if (t->arg_free != NULL)
         t->arg_free(t->arg);
-    /* If the CAS fails the run was cancelled while running (already counted). */
-    if (tk__task_complete(t, TK__TASK_RUNNING, status == 0 ? TK__TASK_COMPLETED : TK__TASK_FAILED))
-        tk__count(ex, false);
+    /* If the CAS fails the run was cancelled while running (already counted).
+     * completed_count is the worker's (run_batch), as in the JDK. */
+    (void)ex;
+    (void)tk__task_complete(t, TK__TASK_RUNNING,
+                            status == 0 ? TK__TASK_COMPLETED : TK__TASK_FAILED);
     tk__task_unref(t, 1 + extra);
 }
 
@@ -133,7 +135,6 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
         atomic_store(&t->task_status, status);
         if (tk__task_complete(t, TK__TASK_RUNNING, TK__TASK_FAILED)) {
             atomic_fetch_add_explicit(&ex->failed_periodic_count, 1, memory_order_relaxed);
-            tk__count(ex, false);
             if (ex->hooks.periodic_failed != NULL)
                 ex->hooks.periodic_failed(ex, &info, status, ex->hooks.ctx);
         }
@@ -153,23 +154,32 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
 
 /* ---- worker threads ---------------------------------------------------- */
 
+/* Runs (or drops) one node taken from the queue, then counts it completed:
+ * the JDK's worker counts every task it took, whether its run finished or
+ * it found the task cancelled and dropped it. */
+static void run_node(tk_executor *ex, tk__worker *w, tk_node *n) {
+    if (tk__node_is_timer(n))
+        tk__run_timer(ex, tk__timer_of(n));
+    else
+        tk__run_task(ex, tk__task_of(n));
+    tk__bump(&w->completed);
+}
+
 /* Runs the `count` nodes of a list from take_batch() (or the one node from
- * take()), in order. A node's successor is read before it runs: a run may
- * re-offer the node (a periodic task) or free it (a timer's callback). The
- * engine's pop brought each node's first line in; the line a task's run
- * reads next (fn, arg, ...) is fetched for the next node while this one
- * runs. */
-static void run_batch(tk_executor *ex, tk_node *n, size_t count) {
-    while (n != NULL) {
-        tk_node *next = --count > 0 ? tk_node_next_detached(n) : NULL;
-        if (next != NULL)
-            __builtin_prefetch((const char *)next + TK__CACHELINE);
-        if (tk__node_is_timer(n))
-            tk__run_timer(ex, tk__timer_of(n));
-        else
-            tk__run_task(ex, tk__task_of(n));
-        n = next;
+ * take()), in order. The nodes not started yet stay published in the
+ * worker's batch (queue-access.c), so they still count as queued and
+ * shutdown_now() or remove() can take them out; the worker pops them one at
+ * a time. The engine's pop brought each node's first line in; the line a
+ * task's run reads next (fn, arg, ...) is fetched for the next node while
+ * this one runs (tk__batch_pop). */
+static void run_batch(tk_executor *ex, tk__worker *w, tk_node *n, size_t count) {
+    if (count == 1) {
+        run_node(ex, w, n);
+        return;
     }
+    tk__batch_publish(ex, w, n, count);
+    while ((n = tk__batch_pop(ex, w)) != NULL)
+        run_node(ex, w, n);
 }
 
 static void *worker_main(void *arg) {
@@ -189,7 +199,7 @@ static void *worker_main(void *arg) {
         int rc = tk__worker_take(ex, &n, &count); /* control.c */
         if (rc == TK_OK) {
             spins = 0;
-            run_batch(ex, n, count);
+            run_batch(ex, w, n, count);
             tk__worker_flush_frees(w); /* before the next take may block */
             continue;
         }

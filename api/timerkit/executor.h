@@ -24,13 +24,15 @@
  *   future completes with TK_ETASKFAILED, the `periodic_failed` hook fires and
  *   the `failed_periodic` counter grows (Java suppresses it silently).
  * - Nothing is lost: every task accepted either runs, is cancelled (its future
- *   says so), or is handed back by tk_executor_shutdown_now().
+ *   says so), is removed by tk_executor_remove() (its future says so), or is
+ *   handed back by tk_executor_shutdown_now().
  *
  * Differences from Java, on purpose:
  * - A task handed back by shutdown_now() has its future completed as
  *   cancelled, so no get() blocks forever on it.
  * - Tasks dropped by the discard policies also complete their futures as
- *   cancelled.
+ *   cancelled, and a task taken out by tk_executor_remove() completes its
+ *   future with TK_EREMOVED.
  * - Caller-runs never runs a task early: it waits in the caller for the
  *   task's deadline. Periodic tasks cannot be hosted by a caller; for them
  *   caller-runs behaves as abort.
@@ -247,22 +249,72 @@ typedef enum tk_pool_state {
     TK_POOL_TERMINATED = 4 /**< done: tk_executor_await_termination() returns */
 } tk_pool_state;
 
-/** The executor's counters (Java's getTaskCount() and the like), from
- * tk_executor_stats_get(). */
+/** The executor's counters, from tk_executor_stats_get(), with the JDK's
+ * meanings where the JDK has the counter (ThreadPoolExecutor.getTaskCount(),
+ * getCompletedTaskCount(), getActiveCount(), getQueue().size()...).
+ *
+ * The JDK counts queue entries, and so do task_count and completed_count: a
+ * task enters the queue when it is accepted, and a periodic task enters it
+ * again after each run (requeued_count). Each entry leaves the queue exactly
+ * once: a worker takes it (and runs it, or drops it because it was
+ * cancelled or may not run after shutdown: completed_count once the worker
+ * is done with it), it is taken out without running (removed_count), or
+ * shutdown_now() hands it back (handed_back_count). Tasks and embedded
+ * timers (tk_timer) count alike. Hence, exactly, whenever no call into the
+ * executor is in progress and every worker is idle or inside a callback:
+ *
+ *     accepted_count + requeued_count
+ *         == completed_count + active_count + queue_size
+ *            + removed_count + handed_back_count
+ *     task_count == completed_count + active_count + queue_size
+ *
+ * (the second is a definition), so once the executor is terminated
+ * task_count == completed_count, and accepted_count + requeued_count ==
+ * task_count + removed_count + handed_back_count. While calls are in flight
+ * the counters are read one by one and may be off by the entries in
+ * transit. Caller-runs runs (TK_REJECT_CALLER_RUNS) are not entries: they
+ * count in runs (and failed_count) only. */
 typedef struct tk_executor_stats {
-    uint64_t task_count;            /**< tasks ever accepted (Java getTaskCount: approx.) */
-    uint64_t completed_count;       /**< tasks that finished for good (runs of
-                                       periodic tasks do not count until the task ends) */
-    uint64_t runs;                  /**< callback invocations, periodic runs included */
-    unsigned pool_size;             /**< live worker threads */
-    unsigned active_count;          /**< workers running a task now */
-    unsigned largest_pool_size;     /**< most workers ever alive at once */
-    size_t queue_size;              /**< tasks in the engine */
+    /** The JDK's getTaskCount(): completed_count + active_count + queue_size,
+     * read together. Every periodic run counts, as in the JDK. Tasks ever
+     * accepted are accepted_count. */
+    uint64_t task_count;
+    /** The JDK's getCompletedTaskCount(): queue entries a worker took and is
+     * done with: runs that finished (one-shot or one periodic run; failed or
+     * not; cancelled while running), and tasks a worker found cancelled
+     * (remove-on-cancel off) or removed, or not allowed to run after shutdown,
+     * and dropped. Excludes entries taken out without a worker (cancelled
+     * with remove-on-cancel, purged, swept by shutdown, removed by
+     * tk_executor_remove(), dropped by discard-oldest) and tasks handed back by
+     * shutdown_now(). */
+    uint64_t completed_count;
+    uint64_t runs;              /**< callback invocations: periodic runs and
+                                   caller-runs runs included */
+    unsigned pool_size;         /**< live worker threads (JDK getPoolSize) */
+    unsigned active_count;      /**< workers running a task now (JDK getActiveCount) */
+    unsigned largest_pool_size; /**< most workers ever alive at once */
+    /** Entries queued (JDK getQueue().size()): in the engine, and due tasks a
+     * worker has taken in a batch but not started. Counts embedded timers,
+     * and cancelled tasks not yet taken out (remove-on-cancel off). */
+    size_t queue_size;
     uint64_t rejected_count;        /**< calls handed to the rejection policy */
-    uint64_t cancelled_count;       /**< tasks cancelled */
+    uint64_t cancelled_count;       /**< tasks cancelled (by cancel, a policy, shutdown),
+                                       timers stopped */
     uint64_t failed_count;          /**< runs that returned non-zero */
     uint64_t failed_periodic_count; /**< periodic tasks ended by a failed run */
     uint64_t skipped_periods;       /**< periods skipped under TK_TASK_SKIP_MISSED */
+    /** Tasks and timers ever accepted: scheduling calls and timer starts that
+     * queued their task. A task that a rejection policy discarded or ran in
+     * the caller is not accepted. */
+    uint64_t accepted_count;
+    uint64_t requeued_count; /**< periodic runs followed by a re-queue that the engine took */
+    /** Queue entries taken out without a worker and not handed back:
+     * cancelled with remove-on-cancel, stopped timers, purge(), the shutdown
+     * policies' sweep, discard-oldest, tk_executor_remove(), and
+     * already-cancelled tasks and timers that shutdown_now() drops. */
+    uint64_t removed_count;
+    uint64_t handed_back_count; /**< tasks handed back by shutdown_now() (the sum of
+                                   its return values, destroy()'s included) */
 } tk_executor_stats;
 
 /* ---- lifecycle --------------------------------------------------------- */
@@ -335,10 +387,12 @@ typedef void (*tk_drop_fn)(void *ctx, const tk_task_info *task, tk_arg_free_fn a
 /** Stops: no new tasks, queued tasks are handed to `drop` (may be NULL: their
  * arg_free then runs), running tasks get their interrupt flag set. Tasks
  * already cancelled but still queued are not handed back (their arg_free has
- * run). Due tasks that the worker of a one-thread pool has already taken
- * from the engine (a batch of up to 32, taken in one round trip) are
- * cancelled instead of handed back. Returns the number of tasks handed back,
- * or TK_EINVAL. */
+ * run). Queued includes the due tasks that a worker has taken from the
+ * engine in a batch (a one-thread pool on an engine with cheap batches takes
+ * up to 32 in one round trip) but not started: they are handed back too. A
+ * task that a worker is taking at that very instant, and has not yet
+ * published as its batch, is not: the worker drops it as cancelled. Returns
+ * the number of tasks handed back, or TK_EINVAL. */
 TK_API long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx);
 
 /** Waits until TERMINATED or for timeout_ns (< 0: forever). Returns TK_OK,
@@ -662,6 +716,60 @@ TK_API bool tk_timer_is_idle(const tk_timer *timer);
  * its callback that is the deadline of the run, unless another thread has
  * already started the timer again. */
 TK_API int64_t tk_timer_deadline_ns(const tk_timer *timer);
+
+/* ---- access to the queue ---------------------------------------------- */
+/** @name Access to the queue
+ * The JDK's getQueue().contains(), remove(Runnable) and a read-only walk of
+ * getQueue(). "Queued" means: in the engine, or one of the due tasks that a
+ * worker has taken in a batch and not started yet; a task running, between
+ * two periodic runs, or finished is not queued. These calls see tasks only:
+ * embedded timers (tk_timer) have no future, so contains() and remove()
+ * cannot name them, and the visitor skips them (they still count in
+ * tk_executor_stats.queue_size). They are O(queued tasks) on every engine:
+ * tools for tests, monitoring and rare clean-ups, not for a hot path. */
+/** @{ */
+
+/** Whether `f`'s task is queued and will still run: the JDK's
+ * getQueue().contains(f), except that a cancelled task still waiting in the
+ * queue to be dropped (remove-on-cancel off) reads false here, where the JDK
+ * says true: what a caller wants to know is whether it will run. A snapshot:
+ * a task may start or be cancelled as the call returns. False if either
+ * argument is NULL or `f` belongs to another executor. No callback runs. */
+TK_API bool tk_executor_contains(const tk_executor *ex, const tk_future *f);
+
+/** Takes `f`'s task out so that it never runs, without calling it a cancel
+ * (the JDK's remove(Runnable)). Returns TK_OK (it had not started, and now
+ * never will: it left the queue, or a worker that already holds it drops it;
+ * a periodic task between two runs ends too), TK_ENOENT (it was not
+ * pending: running, done, cancelled or removed already; nothing changed), or
+ * TK_EINVAL (NULL, or `f` belongs to another executor).
+ *
+ * The future completes so that nobody waits for ever (the JDK's would never
+ * complete): tk_future_get() returns TK_EREMOVED, tk_future_is_done() and
+ * tk_future_is_cancelled() are true, tk_future_cancel() says TK_EDONE. The
+ * task's arg_free runs, on the calling thread, before the call returns. The
+ * task counts in removed_count (or, if a worker had already taken it, in
+ * completed_count, like a cancelled task that worker drops), never in
+ * cancelled_count. The caller's reference on `f` is untouched: release it as
+ * usual. */
+TK_API int tk_executor_remove(tk_executor *ex, tk_future *f);
+
+/** A queue visitor: called once per queued task with a copy of its info
+ * (valid during the call only). Return true to go on, false to stop. */
+typedef bool (*tk_queue_visit_fn)(const tk_task_info *task, void *ctx);
+
+/** Calls visit(info, ctx) for each queued task that will still run (as
+ * tk_executor_contains()), in (deadline, seq) order: the order they would
+ * start in. The set is a snapshot taken under the engine's and the batches'
+ * locks; visit runs afterwards, on the calling thread, with no executor lock
+ * held, so it may call into the executor (cancel, remove, schedule...); a
+ * task it sees may have started, or left, meanwhile. Returns the number of
+ * calls made, TK_EINVAL (NULL ex or visit) or TK_ENOMEM (the snapshot, one
+ * tk_task_info per queued task, is allocated through the executor's
+ * allocator). */
+TK_API long tk_executor_visit_queue(tk_executor *ex, tk_queue_visit_fn visit, void *ctx);
+
+/** @} */
 
 TK_EXTERN_C_END
 

@@ -169,7 +169,7 @@ static void test_status_clock_registry(void **state) {
         for (size_t j = 0; j < i; j++)
             assert_string_not_equal(tk_status_name(codes[i]), tk_status_name(codes[j]));
     }
-    int unknown[] = {1, -17, 12345, INT_MIN, INT_MAX};
+    int unknown[] = {1, -99, 12345, INT_MIN, INT_MAX};
     for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
         assert_string_equal(tk_strerror(unknown[i]), "unknown status");
         assert_non_null(tk_status_name(unknown[i]));
@@ -1046,6 +1046,154 @@ static int r_stats_null_ex(fixture *f) {
 
 static int r_stats_null_out(fixture *f) {
     return tk_executor_stats_get(f->live, NULL);
+}
+
+/* ---- access to the queue ---- */
+
+static bool visit_count(const tk_task_info *task, void *ctx) {
+    (void)task;
+    ++*(int *)ctx;
+    return true;
+}
+
+static int r_contains_null_ex_is_false(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, 3600 * TK_NS_PER_S, &fu);
+    if (rc != TK_OK)
+        return rc;
+    bool in = tk_executor_contains(NULL, fu) || tk_executor_contains(f->live, NULL) ||
+              tk_executor_contains(NULL, NULL);
+    bool live = tk_executor_contains(f->live, fu);
+    tk_future_cancel(fu, false);
+    tk_future_release(fu);
+    if (in || !live) {
+        side("contains: NULL gave %d, the queued task %d", in, live);
+        return SIDE_EFFECT;
+    }
+    return TK_OK;
+}
+
+static int r_contains_other_executors_future_is_false(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, 3600 * TK_NS_PER_S, &fu);
+    if (rc != TK_OK)
+        return rc;
+    bool in = tk_executor_contains(f->shut, fu);
+    tk_future_cancel(fu, false);
+    tk_future_release(fu);
+    return in ? SIDE_EFFECT : TK_OK;
+}
+
+static int r_remove_null_ex(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, 3600 * TK_NS_PER_S, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_executor_remove(NULL, fu);
+    bool still = tk_executor_contains(f->live, fu);
+    tk_future_cancel(fu, false);
+    tk_future_release(fu);
+    if (!still) {
+        side("the task left the queue");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_remove_null_future(fixture *f) {
+    return tk_executor_remove(f->live, NULL);
+}
+
+static int r_remove_other_executors_future(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, 3600 * TK_NS_PER_S, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_executor_remove(f->shut, fu);
+    bool still = tk_executor_contains(f->live, fu) && !tk_future_is_done(fu);
+    tk_future_cancel(fu, false);
+    tk_future_release(fu);
+    if (!still) {
+        side("the task left the queue");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_remove_cancelled_future(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, 3600 * TK_NS_PER_S, &fu);
+    if (rc != TK_OK)
+        return rc;
+    tk_future_cancel(fu, false);
+    rc = tk_executor_remove(f->live, fu);
+    int got = tk_future_get(fu, NULL);
+    tk_future_release(fu);
+    if (got != TK_ECANCELLED) {
+        side("get() after: %s", tk_status_name(got));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_remove_completed_future(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_submit(f->live, t_noop, NULL, &fu);
+    if (rc != TK_OK)
+        return rc;
+    if (tk_future_get_timeout(fu, WAIT_NS, NULL) != TK_OK) {
+        tk_future_release(fu);
+        side("the task did not complete");
+        return SIDE_EFFECT;
+    }
+    rc = tk_executor_remove(f->live, fu);
+    int got = tk_future_get(fu, NULL);
+    tk_future_release(fu);
+    if (got != TK_OK) {
+        side("get() after: %s", tk_status_name(got));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_remove_twice(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule_spec(
+        f->live,
+        &(tk_task_spec){.fn = t_noop, .arg_free = count_free, .delay_ns = 3600 * TK_NS_PER_S}, &fu);
+    if (rc != TK_OK)
+        return rc;
+    long frees = atomic_load(&f->frees);
+    int first = tk_executor_remove(f->live, fu);
+    rc = tk_executor_remove(f->live, fu);
+    int got = tk_future_get(fu, NULL);
+    tk_future_release(fu);
+    if (first != TK_OK || got != TK_EREMOVED || atomic_load(&f->frees) != frees + 1) {
+        side("first remove %s, get %s, %ld arg_free calls", tk_status_name(first),
+             tk_status_name(got), atomic_load(&f->frees) - frees);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_visit_null_ex(fixture *f) {
+    (void)f;
+    int n = 0;
+    return (int)tk_executor_visit_queue(NULL, visit_count, &n);
+}
+
+static int r_visit_null_visitor(fixture *f) {
+    return (int)tk_executor_visit_queue(f->live, NULL, NULL);
+}
+
+static int r_shut_visit_returns_0(fixture *f) {
+    int n = 0;
+    long rc = tk_executor_visit_queue(f->shut, visit_count, &n);
+    if (n != 0) {
+        side("%d visits", n);
+        return SIDE_EFFECT;
+    }
+    return (int)rc;
 }
 
 static int r_engine_null_is_null(fixture *f) {
@@ -2166,6 +2314,17 @@ static const row executor_rows[] = {
     ROW(r_stats_null_out, TK_EINVAL),
     ROW(r_engine_null_is_null, TK_OK),
     ROW(r_engine_is_the_one_asked_for, TK_OK),
+    ROW(r_contains_null_ex_is_false, TK_OK),
+    ROW(r_contains_other_executors_future_is_false, TK_OK),
+    ROW(r_remove_null_ex, TK_EINVAL),
+    ROW(r_remove_null_future, TK_EINVAL),
+    ROW(r_remove_other_executors_future, TK_EINVAL),
+    ROW(r_remove_cancelled_future, TK_ENOENT),
+    ROW(r_remove_completed_future, TK_ENOENT),
+    ROW(r_remove_twice, TK_ENOENT),
+    ROW(r_visit_null_ex, TK_EINVAL),
+    ROW(r_visit_null_visitor, TK_EINVAL),
+    ROW(r_shut_visit_returns_0, 0),
     ROW(r_shut_schedule, TK_EREJECTED),
     ROW(r_shut_submit, TK_EREJECTED),
     ROW(r_shut_execute, TK_EREJECTED),

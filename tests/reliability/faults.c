@@ -358,6 +358,73 @@ static void test_alloc_fail_cancel_purge(void **state) {
     assert_int_equal(problems, 0);
 }
 
+/* ---- access to the queue ------------------------------------------------------------ */
+
+static bool visit_counting(const tk_task_info *task, void *ctx) {
+    (void)task;
+    ++*(long *)ctx;
+    return true;
+}
+
+/* contains(), visit_queue() (which allocates its snapshot) and remove() with
+ * allocation n failing: visit_queue says TK_ENOMEM and calls nothing, or
+ * visits every queued task; the others allocate nothing and are unaffected. */
+static void test_alloc_fail_queue_access(void **state) {
+    (void)state;
+    problems = 0;
+    enum { Q = 5 };
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        const tk_queue_ops *engine = tk_engine_at(e);
+        unsigned long long n;
+        for (n = 1; n <= MAX_SWEEP; n++) {
+            rel_alloc a;
+            char where[128];
+            snprintf(where, sizeof(where), "[%s] queue access, allocation #%llu fails",
+                     engine->name, n);
+            rel_alloc_init(&a);
+            tk_executor *ex = NULL;
+            if (create_ex(&a, engine, 1, &ex) != TK_OK) {
+                problem("%s: create failed", where);
+                break;
+            }
+            probe p;
+            probe_init(&p);
+            tk_future *fu[Q];
+            int made = 0;
+            for (; made < Q; made++) {
+                int rc = tk_executor_schedule(ex, t_probe, &p, 3600 * TK_NS_PER_S, &fu[made]);
+                if (rc != TK_OK) {
+                    problem("%s: schedule -> %s", where, tk_status_name(rc));
+                    break;
+                }
+            }
+            rel_alloc_fail_nth(&a, n);
+            long visits = 0;
+            long rc = tk_executor_visit_queue(ex, visit_counting, &visits);
+            bool in = made > 0 && tk_executor_contains(ex, fu[0]);
+            int removed = made > 0 ? tk_executor_remove(ex, fu[0]) : TK_OK;
+            bool hit = atomic_load(&a.failures) > 0;
+            rel_alloc_disarm(&a);
+            if (!(rc == TK_ENOMEM && visits == 0) && !(rc == made && visits == made))
+                problem("%s: visit_queue -> %ld after %ld visits", where, rc, visits);
+            if (made > 0 && (!in || removed != TK_OK ||
+                             tk_future_get_timeout(fu[0], WAIT_NS, NULL) != TK_EREMOVED))
+                problem("%s: contains %d, remove %s", where, in, tk_status_name(removed));
+            for (int i = 0; i < made; i++)
+                tk_future_release(fu[i]);
+            still_usable(ex, where);
+            tk_executor_destroy(ex);
+            if (atomic_load(&p.runs) != 0)
+                problem("%s: a queued task ran", where);
+            check_no_leak(&a, where);
+            if (!hit)
+                break;
+        }
+        print_message("  [%s] queue access: %llu allocation sites\n", engine->name, n - 1);
+    }
+    assert_int_equal(problems, 0);
+}
+
 /* ---- periodic re-queue ------------------------------------------------------------- */
 
 static void test_alloc_fail_periodic_requeue(void **state) {
@@ -1449,7 +1516,8 @@ static void test_callback_schedules_more_work(void **state) {
         tk_executor_stats st;
         assert_int_equal(tk_executor_stats_get(ex, &st), TK_OK);
         assert_int_equal(st.runs, (uint64_t)total);
-        assert_int_equal(st.task_count, (uint64_t)total);
+        assert_int_equal(st.accepted_count, (uint64_t)total);
+        assert_int_equal(st.task_count, (uint64_t)total); /* all ran: completed */
         assert_int_equal(atomic_load(&hr.terminated), 1);
         assert_int_equal(tk_executor_destroy(ex), TK_OK);
     }
@@ -1807,6 +1875,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_alloc_fail_create),
         cmocka_unit_test(test_alloc_fail_schedule),
         cmocka_unit_test(test_alloc_fail_cancel_purge),
+        cmocka_unit_test(test_alloc_fail_queue_access),
         cmocka_unit_test(test_alloc_fail_periodic_requeue),
         cmocka_unit_test(test_alloc_fail_shutdown),
         cmocka_unit_test(test_alloc_fail_bulk_schedule),

@@ -13,8 +13,12 @@
  *     delay for fixed delay), measured with tk_clock_now_ns();
  *   - runs of a periodic task never overlapped, and their number lies in
  *     [expected - lateness tolerance, exact upper bound];
- *   - the executor's counters agree (runs, task_count, rejected, failed,
- *     queue and pool empty, cancelled within its possible range).
+ *   - the executor's counters agree (runs, accepted_count, rejected, failed,
+ *     queue and pool empty, cancelled within its possible range), and the
+ *     identities between the counters documented at tk_executor_stats hold
+ *     exactly: once the producers are done (polled for: the workers go on
+ *     with periodic tasks, so the counters hold still only between two of
+ *     their steps) and at termination (at once).
  *
  * Run-time control. One mixed-load round per engine also changes the core
  * pool size (0 to 4), the keep-alive (1 to 20 ms) and core thread time-out
@@ -36,8 +40,11 @@
  * they run. Per timer, every start that returned TK_OK ended exactly once:
  * it fired, a stop returned TK_OK for it, or the shutdown dropped it; in
  * aggregate the drops are what cancelled_count holds beyond the successful
- * stops. Every timer is idle at the end, and the counters (task_count, runs,
- * completed, rejected) agree.
+ * stops. Every timer is idle at the end, and the counters (accepted_count,
+ * runs, completed, rejected) agree, the identities exactly.
+ *
+ * The shutdown races check the identities at termination too, with
+ * handed_back_count equal to what the drop callbacks saw.
  *
  * Sizes: CI-sized by default (a few seconds per engine); sanitizer builds
  * scale down by 8 on their own; TK_STRESS_SCALE multiplies; TK_SOAK_SECONDS
@@ -499,6 +506,52 @@ static void *agitator_main(void *a_) {
     return NULL;
 }
 
+/* ---- the counters' identities (tk_executor_stats) --------------------------------------- */
+
+static bool identities_hold(const tk_executor_stats *s) {
+    return s->task_count == s->completed_count + s->active_count + s->queue_size &&
+           s->accepted_count + s->requeued_count == s->completed_count + s->active_count +
+                                                        s->queue_size + s->removed_count +
+                                                        s->handed_back_count;
+}
+
+static void print_identities(const char *where, const tk_executor_stats *s) {
+    print_message("  %s: accepted %llu + requeued %llu vs completed %llu + active %u + "
+                  "queued %zu + removed %llu + handed back %llu; task count %llu\n",
+                  where, (unsigned long long)s->accepted_count,
+                  (unsigned long long)s->requeued_count, (unsigned long long)s->completed_count,
+                  s->active_count, s->queue_size, (unsigned long long)s->removed_count,
+                  (unsigned long long)s->handed_back_count, (unsigned long long)s->task_count);
+}
+
+/* At termination nothing moves: the identities hold at once, with nothing
+ * running or queued. */
+static void assert_identities_terminated(const char *where, const tk_executor_stats *s) {
+    if (!identities_hold(s) || s->queue_size != 0 || s->active_count != 0)
+        print_identities(where, s);
+    assert_true(identities_hold(s));
+    assert_int_equal(s->queue_size, 0);
+    assert_int_equal(s->task_count, s->completed_count);
+}
+
+/* While workers may still be between two steps of a run (taking, counting,
+ * re-queuing), the counters read one by one can be off by the entries in
+ * transit: poll until one reading shows the identities exact. */
+static void assert_identities_soon(tk_executor *ex, const char *where) {
+    int64_t end = tk_clock_now_ns() + 20 * TK_NS_PER_S;
+    tk_executor_stats st;
+    for (;;) {
+        assert_int_equal(tk_executor_stats_get(ex, &st), TK_OK);
+        if (identities_hold(&st))
+            return;
+        if (tk_clock_now_ns() >= end)
+            break;
+        rel_sleep_ns(20 * TK_NS_PER_US);
+    }
+    print_identities(where, &st);
+    fail_msg("%s: the counters' identities never held", where);
+}
+
 /* ---- mixed load ---------------------------------------------------------------------- */
 
 static void mixed_round(const tk_queue_ops *engine, long total, uint64_t seed,
@@ -549,6 +602,7 @@ static void mixed_round(const tk_queue_ops *engine, long total, uint64_t seed,
     assert_int_equal(ag.bad_purge, 0);
     assert_int_equal(ag.bad_stats, 0);
     assert_int_equal(ag.bad_prestart, 0);
+    assert_identities_soon(ex, "mixed load, producers done");
     int64_t t_end = tk_clock_now_ns();
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     assert_int_equal(tk_executor_await_termination(ex, 60 * TK_NS_PER_S), TK_OK);
@@ -569,7 +623,9 @@ static void mixed_round(const tk_queue_ops *engine, long total, uint64_t seed,
     assert_clean(&t);
     assert_int_equal(t.rejected, 0);
     assert_int_equal(st.runs, (uint64_t)t.runs);
-    assert_int_equal(st.task_count, (uint64_t)t.scheduled);
+    assert_int_equal(st.accepted_count, (uint64_t)t.scheduled);
+    assert_identities_terminated("mixed load, terminated", &st);
+    assert_int_equal(st.handed_back_count, 0);
     assert_int_equal(st.rejected_count, 0);
     assert_int_equal(st.failed_count, 0);
     assert_int_equal(st.failed_periodic_count, 0);
@@ -577,7 +633,7 @@ static void mixed_round(const tk_queue_ops *engine, long total, uint64_t seed,
     assert_int_equal(st.pool_size, 0);
     assert_int_equal(st.active_count, 0);
     assert_true(st.largest_pool_size >= 1 && st.largest_pool_size <= max_threads);
-    assert_true(st.completed_count <= st.task_count);
+    assert_true(st.runs <= st.completed_count); /* the rest: dropped when cancelled */
     /* Cancelled: at least the TK_OK cancels; at most those plus the
      * cancelled-while-running ones and the periodic tasks shutdown ended. */
     assert_true(st.cancelled_count >= (uint64_t)t.cancelled_ok);
@@ -624,11 +680,11 @@ static void *second_shutdown_now(void *p) {
 }
 
 static void shutdown_race(const tk_queue_ops *engine, enum ending end, bool remove_on_cancel,
-                          long total, uint64_t seed) {
+                          long total, uint64_t seed, unsigned workers) {
     static const char *const names[3] = {"shutdown", "shutdown (no delayed)", "shutdown_now"};
     rec *recs = alloc_recs(total);
     tk_executor *ex =
-        stress_executor(engine, remove_on_cancel, end != END_SHUTDOWN_NO_DELAYED, WORKERS);
+        stress_executor(engine, remove_on_cancel, end != END_SHUTDOWN_NO_DELAYED, workers);
     producer prod[PRODUCERS];
     pthread_t th[PRODUCERS];
     atomic_bool stop = false;
@@ -682,8 +738,8 @@ static void shutdown_race(const tk_queue_ops *engine, enum ending end, bool remo
     memset(&t, 0, sizeof(t));
     account(recs, per * PRODUCERS, end, t_end, t1, &t);
     char what[96];
-    snprintf(what, sizeof(what), "race with %s (remove_on_cancel=%d)", names[end],
-             remove_on_cancel);
+    snprintf(what, sizeof(what), "race with %s (%u threads, remove_on_cancel=%d)", names[end],
+             workers, remove_on_cancel);
     print_tally(what, engine->name, &t, (double)(t1 - t_start) / 1e9);
     for (long i = 0; i < per * PRODUCERS; i++)
         if (recs[i].future != NULL)
@@ -693,6 +749,8 @@ static void shutdown_race(const tk_queue_ops *engine, enum ending end, bool remo
     assert_clean(&t);
     assert_int_equal(handed, atomic_load(&handed_cb));
     assert_int_equal(t.handed, handed);
+    assert_int_equal(st.handed_back_count, (uint64_t)handed);
+    assert_identities_terminated("shutdown race, terminated", &st);
     assert_int_equal(st.rejected_count, (uint64_t)t.rejected);
     assert_int_equal(st.runs, (uint64_t)t.runs);
     assert_int_equal(st.queue_size, 0);
@@ -706,8 +764,11 @@ static void test_shutdown_races(void **state) {
     uint64_t seed = 77;
     for (size_t e = 0; e < tk_engine_count(); e++) {
         for (int end = END_SHUTDOWN; end <= END_SHUTDOWN_NOW; end++) {
-            shutdown_race(tk_engine_at(e), (enum ending)end, false, total, seed++);
-            shutdown_race(tk_engine_at(e), (enum ending)end, true, total, seed++);
+            shutdown_race(tk_engine_at(e), (enum ending)end, false, total, seed++, WORKERS);
+            shutdown_race(tk_engine_at(e), (enum ending)end, true, total, seed++, WORKERS);
+            /* one thread: the heap's worker takes due tasks in batches, which
+             * shutdown_now() must hand back like the engine's */
+            shutdown_race(tk_engine_at(e), (enum ending)end, false, total / 4, seed++, 1);
         }
     }
 }
@@ -1005,9 +1066,12 @@ static void timer_round(const tk_queue_ops *engine, enum ending end, uint64_t se
                   "shutdown, %ld rejected\n",
                   engine->name, end == END_SHUTDOWN_NOW ? "shutdown_now" : "shutdown", starts,
                   fires, stops, dropped, rejected);
-    assert_int_equal(st.task_count, (uint64_t)starts);
+    assert_int_equal(st.accepted_count, (uint64_t)starts);
     assert_int_equal(st.runs, (uint64_t)fires);
-    assert_int_equal(st.completed_count, (uint64_t)fires);
+    /* and the timers a worker took after a stop() won, dropped */
+    assert_true(st.completed_count >= (uint64_t)fires);
+    assert_int_equal(st.handed_back_count, 0); /* timers are never handed back */
+    assert_identities_terminated("timers, terminated", &st);
     assert_int_equal(st.cancelled_count, (uint64_t)(stops + dropped));
     assert_int_equal(st.rejected_count, (uint64_t)rejected);
     assert_int_equal(st.queue_size, 0);
