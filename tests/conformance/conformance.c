@@ -322,6 +322,7 @@ static const group_ref groups[] = {
     {conf_cases_alloc, &conf_cases_alloc_count},
     {conf_cases_robust, &conf_cases_robust_count},
     {conf_cases_timer, &conf_cases_timer_count},
+    {conf_cases_invoke, &conf_cases_invoke_count},
 };
 
 static int usage(const char *argv0) {
