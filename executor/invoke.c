@@ -65,6 +65,10 @@ static void cancel_release(tk_future **fs, size_t n) {
 
 int tk_executor_invoke_all_timeout(tk_executor *ex, const tk_task_spec *specs, size_t n,
                                    int64_t timeout_ns, tk_future **futures) {
+    if (futures != NULL) {
+        for (size_t i = 0; i < n; i++)
+            futures[i] = NULL; /* what every failure leaves */
+    }
     if (ex == NULL || (n > 0 && (specs == NULL || futures == NULL)))
         return TK_EINVAL;
     if (check_specs(specs, n) != TK_OK)
@@ -106,10 +110,10 @@ int tk_executor_invoke_any_timeout(tk_executor *ex, const tk_task_spec *specs, s
                                    int64_t timeout_ns, void **result) {
     if (ex == NULL || specs == NULL || n == 0)
         return TK_EINVAL;
+    if (n > SIZE_MAX / sizeof(tk_future *))
+        return TK_ENOMEM; /* before the specs are read: no such array exists */
     if (check_specs(specs, n) != TK_OK)
         return TK_EINVAL;
-    if (n > SIZE_MAX / sizeof(tk_future *))
-        return TK_ENOMEM;
     /* The futures not yet seen ended, fs[0..active). */
     size_t bytes = n * sizeof(tk_future *);
     tk_future **fs = tk__alloc(&ex->alloc, bytes);

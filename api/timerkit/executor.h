@@ -546,7 +546,7 @@ TK_API int64_t tk_timer_deadline_ns(const tk_timer *timer);
  * status and results when all complete."). On TK_OK, futures[i] is task i's
  * future, done (completed, failed or cancelled), and the caller releases
  * each with tk_future_release(). On any other status every futures[i] is
- * NULL and nothing of the call is left queued. n == 0 returns TK_OK at once.
+ * NULL (if futures is not NULL) and no task of the call will start. n == 0 returns TK_OK at once.
  * Returns TK_OK, TK_EINVAL (NULL ex, or NULL specs or futures with n > 0, a
  * bad or periodic spec), or the status of the first task that could not be
  * scheduled (TK_EREJECTED, TK_ENOMEM, TK_ETHREAD, a custom policy's status). */
