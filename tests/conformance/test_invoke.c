@@ -498,8 +498,7 @@ static void invoke_any_timeout_times_out_and_cancels_every_task(void **state) {
         specs[i] = job_spec(&jobs[i], HOUR);
     void *result = (void *)&result;
     int64_t t0 = now_ns();
-    assert_int_equal(tk_executor_invoke_any_timeout(ex, specs, N, MS(50), &result),
-                     TK_ETIMEDOUT);
+    assert_int_equal(tk_executor_invoke_any_timeout(ex, specs, N, MS(50), &result), TK_ETIMEDOUT);
     int64_t took = now_ns() - t0;
     assert_true(took >= MS(50));
     assert_true(took < CONF_WAIT);

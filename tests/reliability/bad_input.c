@@ -2265,10 +2265,8 @@ int main(int argc, char **argv) {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_status_clock_registry),
-        cmocka_unit_test(test_queue_ops_bad_input),
-        cmocka_unit_test(test_executor_bad_input),
-        cmocka_unit_test(test_spec_bad_input),
+        cmocka_unit_test(test_status_clock_registry), cmocka_unit_test(test_queue_ops_bad_input),
+        cmocka_unit_test(test_executor_bad_input),    cmocka_unit_test(test_spec_bad_input),
         cmocka_unit_test(test_invoke_bad_input),
     };
     return cmocka_run_group_tests_name("reliability_bad_input", tests, NULL, NULL);

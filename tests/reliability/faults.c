@@ -782,7 +782,8 @@ static bool invoke_one(const tk_queue_ops *engine, enum invoke_mode mode, unsign
                 break;
             }
             if (tk_future_state(fs[i]) != want)
-                problem("%s: future %d is %s", where, i, tk_task_state_name(tk_future_state(fs[i])));
+                problem("%s: future %d is %s", where, i,
+                        tk_task_state_name(tk_future_state(fs[i])));
             tk_future_release(fs[i]);
         }
     } else {
