@@ -572,8 +572,9 @@ TK_API int tk_executor_invoke_all_timeout(tk_executor *ex, const tk_task_spec *s
  * task of the call is cancelled (may_interrupt); no future is handed out.
  * Returns TK_OK; TK_EINVAL (NULL ex or specs, n == 0 (the JDK's
  * IllegalArgumentException), a bad or periodic spec); when every task failed,
- * what tk_future_get() returned for the one that ended last (TK_ETASKFAILED,
- * or TK_ECANCELLED if it was cancelled, e.g. by shutdown_now()); TK_ENOMEM
+ * the status of the last failure the call saw, as tk_future_get() reports it
+ * (TK_ETASKFAILED, or TK_ECANCELLED for a task cancelled from elsewhere, e.g.
+ * by shutdown_now(), or dropped by a discard policy); TK_ENOMEM
  * (including the call's own bookkeeping, n pointers); or the status of a
  * task that could not be scheduled, as invoke_all. */
 TK_API int tk_executor_invoke_any(tk_executor *ex, const tk_task_spec *specs, size_t n,
