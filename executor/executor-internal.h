@@ -84,7 +84,7 @@ struct tk__slab;
 struct tk_future {
     tk_node node;
 
-    _Atomic uint32_t state;   /* TK__TASK_*; also the futex word of get() */
+    _Atomic uint32_t state;   /* TK__TASK_* */
     _Atomic uint32_t refs;    /* user + executor + queue/holder (+ submitter) */
     _Atomic uint32_t waiters; /* get()'s futex word: blocked gets, DONE, abort
                                  generation (the protocol in future.c) */

@@ -4,9 +4,9 @@
  * Task objects live in the executor's slabs (see struct tk__slab; slab_lock
  * is a leaf lock held for a few pointer updates). References are counted
  * in t->refs (see the essay in executor.c); the object returns to its slab
- * when the count reaches zero. get() blocks on the
- * task's futex word (see the get() protocol below), so no mutex or condition variable lives in
- * a task and a future stays usable after its executor is destroyed. */
+ * when the count reaches zero. get() blocks on a futex word in the task
+ * (the get() protocol below), so no mutex or condition variable lives in a
+ * task and a future stays usable after its executor is destroyed. */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
