@@ -5,7 +5,8 @@
  * worker.c    worker threads and the run loop (one-shot and periodic runs)
  * submit.c    the scheduling calls and the rejection policies
  * future.c    task objects (allocation, recycling, reference counts), the
- *             future API and the tk_run API
+ *             future API (states, get and its abort) and the tk_run API
+ * invoke.c    bulk invocation: invoke_all, invoke_any
  * timer.c     embedded timers (tk_timer): the zero-allocation path
  * control.c   run-time control: core pool size, keep-alive and core thread
  *             time-out, the worker's wait and retirement, the rejection
@@ -89,9 +90,10 @@ struct tk__slab;
 struct tk_future {
     tk_node node;
 
-    _Atomic uint32_t state;   /* TK__TASK_*; also the futex word of get() */
+    _Atomic uint32_t state;   /* TK__TASK_* */
     _Atomic uint32_t refs;    /* user + executor + queue/holder (+ submitter) */
-    _Atomic uint32_t waiters; /* threads blocked in get(); wake only if > 0 */
+    _Atomic uint32_t waiters; /* get()'s futex word: blocked gets, DONE, abort
+                                 generation (the protocol in future.c) */
     _Atomic int task_status;  /* fn's non-zero return, if it failed */
 
     struct tk__slab *slab; /* the slab the object lives in; slab->ex */
@@ -275,6 +277,14 @@ struct tk_executor {
      * freed at zero, so a future released after destroy() can still reach
      * alloc and slab_lock. */
     _Atomic size_t live;
+
+    /* ---- tk_executor_invoke_any() (invoke.c): a caller waiting for any
+     * of its tasks to end sleeps on any_seq (futex). While any_waiters > 0,
+     * every terminal transition of a task of this executor adds one to
+     * any_seq and wakes them (tk__invoke_any_notify); otherwise it costs one
+     * load. ---- */
+    _Atomic uint32_t any_seq;
+    _Atomic uint32_t any_waiters;
 };
 
 /* The one place of per-thread state: which executor this thread works for
@@ -320,8 +330,22 @@ void tk__executor_live_release(tk_executor *ex);
 /* Marks the executor destroyed (empty slabs are freed from now on) and frees
  * the spare slab. */
 void tk__slabs_drain(tk_executor *ex);
-/* futex wake of all get() waiters (only if any). */
+/* Wakes every thread in tk__futex_wait_until() on word. */
+void tk__futex_wake_all(_Atomic uint32_t *word);
+/* Sleeps while *word == expected, until woken or the absolute
+ * CLOCK_MONOTONIC deadline (< 0: none). Spurious returns are fine. */
+void tk__futex_wait_until(_Atomic uint32_t *word, uint32_t expected, int64_t deadline_ns);
+/* After t's terminal transition: wakes its blocked get()s (only if any)
+ * and the executor's invoke_any() callers (only if any). */
 void tk__task_wake(tk__task *t);
+
+/* ---- invoke.c ---- */
+/* Wakes the invoke_any() callers of ex, if any (see any_seq). No lock. */
+void tk__invoke_any_wake(tk_executor *ex);
+static inline void tk__invoke_any_notify(tk_executor *ex) {
+    if (TK__UNLIKELY(atomic_load(&ex->any_waiters) != 0))
+        tk__invoke_any_wake(ex);
+}
 
 /* ---- worker.c ---- */
 void tk__run_task(tk_executor *ex, tk__task *t); /* a node taken from the queue */
@@ -408,6 +432,9 @@ bool tk__pull_if_queued(tk_executor *ex, const tk_node *n);
  * into the executor's; not from a worker that has itself left. Takes
  * pool_lock; call with no lock held. */
 void tk__reap_workers(tk_executor *ex);
+
+/* tk_executor_schedule_spec()'s check of a spec: TK_OK or TK_EINVAL. */
+int tk__spec_check(const tk_task_spec *spec);
 
 /* ---- timer.c ---- */
 /* tk_timer.tk__state values. STOPPING: stop() won, but the engine (remove()

@@ -29,7 +29,7 @@
  * of a pending task wins against the worker that took it (the worker's
  * PENDING->RUNNING CAS fails and it drops the node); a cancel of a running
  * task makes the worker's RUNNING->x CAS fail, so it neither completes nor
- * re-queues. get() blocks on the state word with a futex (no mutex per task).
+ * re-queues. get() blocks with a futex on the task's waiters word (future.c).
  *
  * References (t->refs). The task object goes back to its slab (future.c)
  * when the count drops to zero:

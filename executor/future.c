@@ -4,9 +4,9 @@
  * Task objects live in the executor's slabs (see struct tk__slab; slab_lock
  * is a leaf lock held for a few pointer updates). References are counted
  * in t->refs (see the essay in executor.c); the object returns to its slab
- * when the count reaches zero. get() blocks on the
- * task's state word with a futex, so no mutex or condition variable lives in
- * a task and a future stays usable after its executor is destroyed. */
+ * when the count reaches zero. get() blocks on a futex word in the task
+ * (the get() protocol below), so no mutex or condition variable lives in a
+ * task and a future stays usable after its executor is destroyed. */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
@@ -24,13 +24,11 @@ _Thread_local tk__tls tk__current;
 
 /* ---- futex ------------------------------------------------------------- */
 
-static void futex_wake_all(_Atomic uint32_t *word) {
+void tk__futex_wake_all(_Atomic uint32_t *word) {
     (void)syscall(SYS_futex, (void *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* Sleeps while *word == expected, until woken or the absolute
- * CLOCK_MONOTONIC deadline (< 0: none). Spurious returns are fine. */
-static void futex_wait_until(_Atomic uint32_t *word, uint32_t expected, int64_t deadline_ns) {
+void tk__futex_wait_until(_Atomic uint32_t *word, uint32_t expected, int64_t deadline_ns) {
     struct timespec ts;
     struct timespec *tsp = NULL;
     if (deadline_ns >= 0) {
@@ -42,9 +40,31 @@ static void futex_wait_until(_Atomic uint32_t *word, uint32_t expected, int64_t 
                   FUTEX_BITSET_MATCH_ANY);
 }
 
+/* The get() protocol. Blocked gets sleep on t->waiters, a word that packs
+ * three things (TK__WAIT_*): how many gets are blocked, a DONE bit, and an
+ * abort generation. Every event a blocked get must see changes the word
+ * before the wake-up, so a get that read the word before the event finds it
+ * changed when it calls FUTEX_WAIT and does not sleep (no lost wake-up):
+ * - completion (tk__task_wake, after the state CAS): sets DONE, if anyone
+ *   is blocked;
+ * - tk_future_abort_get(): adds one to the generation.
+ * A get reads the generation when it registers; it returns TK_EINTR once the
+ * generation differs, so an abort touches only the gets registered before
+ * it. Completion wins: a get that sees a terminal state returns the outcome
+ * even if an abort came too. The generation is 11 bits and wraps: a get
+ * would miss an abort only if exactly a multiple of 2048 aborts happened
+ * between two of its reads of the word, each of which wakes it. */
+#define TK__WAIT_COUNT_MASK 0x000FFFFFu /* gets blocked (at most about 1M) */
+#define TK__WAIT_DONE 0x00100000u       /* the task reached a terminal state */
+#define TK__WAIT_GEN_ONE 0x00200000u    /* one abort; bits 21..31, wrapping */
+#define TK__WAIT_GEN_MASK 0xFFE00000u
+
 void tk__task_wake(tk__task *t) {
-    if (atomic_load(&t->waiters) != 0)
-        futex_wake_all(&t->state);
+    if ((atomic_load(&t->waiters) & TK__WAIT_COUNT_MASK) != 0) {
+        atomic_fetch_or(&t->waiters, TK__WAIT_DONE);
+        tk__futex_wake_all(&t->waiters);
+    }
+    tk__invoke_any_notify(tk__task_ex(t));
 }
 
 /* ---- executor lifetime ------------------------------------------------- */
@@ -418,21 +438,28 @@ int tk_future_get_timeout(tk_future *f, int64_t timeout_ns, void **result) {
             return TK_ETIMEDOUT;
         int64_t deadline =
             timeout_ns < 0 ? -1 : tk_deadline_after_ns(tk_clock_now_ns(), timeout_ns);
-        bool timed_out = false;
-        atomic_fetch_add(&f->waiters, 1);
+        int rc = TK_OK;
+        /* Register, then read the state (see the get() protocol above). */
+        uint32_t w = atomic_fetch_add(&f->waiters, 1) + 1;
+        uint32_t gen = w & TK__WAIT_GEN_MASK;
         for (;;) {
             s = atomic_load(&f->state);
             if (tk__task_state_terminal(s))
                 break;
-            if (deadline >= 0 && tk_clock_now_ns() >= deadline) {
-                timed_out = true;
+            if ((w & TK__WAIT_GEN_MASK) != gen) {
+                rc = TK_EINTR;
                 break;
             }
-            futex_wait_until(&f->state, s, deadline);
+            if (deadline >= 0 && tk_clock_now_ns() >= deadline) {
+                rc = TK_ETIMEDOUT;
+                break;
+            }
+            tk__futex_wait_until(&f->waiters, w, deadline);
+            w = atomic_load(&f->waiters);
         }
         atomic_fetch_sub(&f->waiters, 1);
-        if (timed_out)
-            return TK_ETIMEDOUT;
+        if (rc != TK_OK)
+            return rc;
     }
     switch (s) {
     case TK__TASK_COMPLETED:
@@ -454,6 +481,68 @@ int tk_future_get(tk_future *f, void **result) {
 
 int tk_future_task_status(const tk_future *f) {
     return f == NULL ? 0 : atomic_load(&((tk_future *)f)->task_status);
+}
+
+int tk_future_abort_get(tk_future *f) {
+    if (f == NULL)
+        return TK_EINVAL;
+    uint32_t w = atomic_fetch_add(&f->waiters, TK__WAIT_GEN_ONE);
+    if ((w & TK__WAIT_COUNT_MASK) != 0)
+        tk__futex_wake_all(&f->waiters);
+    return TK_OK;
+}
+
+/* ---- JDK 19 future states ------------------------------------------------ */
+
+tk_task_state tk_future_state(const tk_future *f) {
+    if (f == NULL)
+        return TK_TASK_STATE_INVALID;
+    /* acquire: a caller that sees SUCCESS may read the result */
+    switch (atomic_load_explicit(&((tk_future *)f)->state, memory_order_acquire)) {
+    case TK__TASK_COMPLETED:
+        return TK_TASK_SUCCESS;
+    case TK__TASK_FAILED:
+        return TK_TASK_FAILED;
+    case TK__TASK_CANCELLED:
+    case TK__TASK_REMOVED: /* tk_executor_remove(): never ran, cancelled in all but name */
+        return TK_TASK_CANCELLED;
+    default: /* PENDING (queued, between periodic runs) or RUNNING */
+        return TK_TASK_RUNNING;
+    }
+}
+
+const char *tk_task_state_name(tk_task_state state) {
+    switch (state) {
+    case TK_TASK_RUNNING:
+        return "RUNNING";
+    case TK_TASK_SUCCESS:
+        return "SUCCESS";
+    case TK_TASK_FAILED:
+        return "FAILED";
+    case TK_TASK_CANCELLED:
+        return "CANCELLED";
+    default:
+        return "UNKNOWN";
+    }
+}
+
+int tk_future_result_now(const tk_future *f, void **result) {
+    if (f == NULL)
+        return TK_EINVAL;
+    if (tk_future_state(f) != TK_TASK_SUCCESS)
+        return TK_ESTATE;
+    if (result != NULL)
+        *result = f->u.result;
+    return TK_OK;
+}
+
+int tk_future_exception_now(const tk_future *f, int *status) {
+    if (f == NULL || status == NULL)
+        return TK_EINVAL;
+    if (tk_future_state(f) != TK_TASK_FAILED)
+        return TK_ESTATE;
+    *status = atomic_load(&((tk_future *)f)->task_status);
+    return TK_OK;
 }
 
 int64_t tk_future_remaining_ns(const tk_future *f) {

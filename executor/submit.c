@@ -387,3 +387,7 @@ int tk_executor_schedule_with_fixed_delay(tk_executor *ex, tk_task_fn fn, void *
                       .period_ns = delay_ns};
     return tk_executor_schedule_spec(ex, &s, out);
 }
+
+int tk__spec_check(const tk_task_spec *spec) {
+    return spec == NULL ? TK_EINVAL : validate_spec(spec);
+}

@@ -577,7 +577,8 @@ TK_API bool tk_future_is_periodic(const tk_future *f);  /**< a fixed-rate or fix
 TK_API int tk_future_get(tk_future *f, void **result);
 
 /** As tk_future_get(), waiting at most timeout_ns (< 0: forever). Adds
- * TK_ETIMEDOUT. */
+ * TK_ETIMEDOUT. Both return TK_EINTR if tk_future_abort_get() aborted the
+ * wait. */
 TK_API int tk_future_get_timeout(tk_future *f, int64_t timeout_ns, void **result);
 
 /** The callback's non-zero return value if the task failed; 0 otherwise. */
@@ -770,6 +771,132 @@ typedef bool (*tk_queue_visit_fn)(const tk_task_info *task, void *ctx);
 TK_API long tk_executor_visit_queue(tk_executor *ex, tk_queue_visit_fn visit, void *ctx);
 
 /** @} */
+
+
+/* ---- bulk invocation and future states --------------------------------- */
+/** @name Bulk invocation (the JDK's invokeAll / invokeAny)
+ * Each task is a one-shot tk_task_spec (fn required, kind TK_TASK_ONE_SHOT,
+ * any valid flags; a delay is allowed), scheduled as tk_executor_schedule_spec()
+ * would, so the rejection policy, hooks and decorate see each task as usual.
+ * Every spec is checked before anything is scheduled: one bad spec fails the
+ * call with TK_EINVAL and nothing runs.
+ *
+ * Ownership of the tasks' arguments: a task the executor accepted belongs to
+ * it (its arg_free runs once, when it completes or is cancelled, as for any
+ * task). If scheduling task i fails (rejection, TK_ENOMEM, TK_ETHREAD), the
+ * call cancels tasks 0..i-1 (with may_interrupt, as the JDK's cancelAll) and
+ * returns that status; task i is handled as tk_executor_schedule_spec()
+ * handles a failure (arg_free runs if it was rejected, not on TK_ENOMEM or
+ * TK_ETHREAD) and tasks i+1..n-1 were never given to the executor: their
+ * args stay the caller's. So that the caller can tell which is which, give
+ * every spec an arg_free, or use args that need none.
+ *
+ * Cancelling does not stop a callback that is already running (see
+ * tk_future_cancel()): after a failed or timed-out call nothing is queued
+ * and no task of the call will start, but a run already in progress goes on
+ * until its callback returns (it sees tk_run_interrupted()).
+ *
+ * These calls block. Made from a task of the same executor, they wait for
+ * tasks that need another free pool thread: with a one-thread pool that is a
+ * deadlock (as in the JDK); they do not detect it. */
+/** @{ */
+
+/** Runs every task and waits until all are done (the JDK's invokeAll:
+ * "Executes the given tasks, returning a list of Futures holding their
+ * status and results when all complete."). On TK_OK, futures[i] is task i's
+ * future, done (completed, failed or cancelled), and the caller releases
+ * each with tk_future_release(). On any other status every futures[i] is
+ * NULL (if futures is not NULL) and no task of the call will start. n == 0 returns TK_OK at once.
+ * Returns TK_OK, TK_EINVAL (NULL ex, or NULL specs or futures with n > 0, a
+ * bad or periodic spec), or the status of the first task that could not be
+ * scheduled (TK_EREJECTED, TK_ENOMEM, TK_ETHREAD, a custom policy's status). */
+TK_API int tk_executor_invoke_all(tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                  tk_future **futures);
+
+/** As tk_executor_invoke_all(), waiting at most timeout_ns (< 0: forever) for
+ * the tasks to finish; at the timeout, the tasks not yet done are cancelled
+ * (may_interrupt), so every future is done on return. As in the JDK, a
+ * timeout is not a failure: the call returns TK_OK with all the futures, and
+ * the caller finds the cancelled ones with tk_future_state(). */
+TK_API int tk_executor_invoke_all_timeout(tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                          int64_t timeout_ns, tk_future **futures);
+
+/** Runs the tasks until one succeeds and returns its result (the JDK's
+ * invokeAny: "Executes the given tasks, returning the result of one that has
+ * completed successfully (i.e., without throwing an exception), if any do.
+ * Upon normal or exceptional return, tasks that have not completed are
+ * cancelled."). As in the JDK, tasks are scheduled one by one and the
+ * scheduling stops early once a task has succeeded. Success is a callback
+ * that returned 0 and was not cancelled; `*result` (may be NULL; written only
+ * on TK_OK) gets what it set with tk_run_set_result(). On return every other
+ * task of the call is cancelled (may_interrupt); no future is handed out.
+ * Returns TK_OK; TK_EINVAL (NULL ex or specs, n == 0 (the JDK's
+ * IllegalArgumentException), a bad or periodic spec); when every task failed,
+ * the status of the last failure the call saw, as tk_future_get() reports it
+ * (TK_ETASKFAILED, or TK_ECANCELLED for a task cancelled from elsewhere, e.g.
+ * by shutdown_now(), or dropped by a discard policy); TK_ENOMEM
+ * (including the call's own bookkeeping, n pointers); or the status of a
+ * task that could not be scheduled, as invoke_all. */
+TK_API int tk_executor_invoke_any(tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                  void **result);
+
+/** As tk_executor_invoke_any(), waiting at most timeout_ns (< 0: forever);
+ * returns TK_ETIMEDOUT if no task succeeded by then (all are cancelled). */
+TK_API int tk_executor_invoke_any_timeout(tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                          int64_t timeout_ns, void **result);
+
+/** @} */
+
+/** A future's state, as the JDK's Future.State (JDK 19 and later). */
+typedef enum tk_task_state {
+    TK_TASK_STATE_INVALID = -1, /**< only for a NULL future */
+    TK_TASK_RUNNING = 0,        /**< "The task has not completed": queued, running,
+                                   or a periodic task between runs */
+    TK_TASK_SUCCESS = 1,        /**< "The task completed with a result": a one-shot
+                                   callback returned 0 */
+    TK_TASK_FAILED = 2,         /**< "The task completed with an exception": a
+                                   callback returned non-zero */
+    TK_TASK_CANCELLED = 3       /**< "The task was cancelled", dropped by a policy or
+                                   handed back by shutdown_now() */
+} tk_task_state;
+
+/** The state of f's task, without waiting (the JDK's Future.state()). A task
+ * cancelled while its callback runs is CANCELLED at once, as in the JDK.
+ * Seeing SUCCESS, FAILED or CANCELLED means the task's arg_free has run,
+ * except for a task cancelled during its run (it runs when the run returns).
+ * Returns TK_TASK_STATE_INVALID if f is NULL. */
+TK_API tk_task_state tk_future_state(const tk_future *f);
+
+/** The name of a state: "RUNNING", "SUCCESS", "FAILED", "CANCELLED"
+ * ("UNKNOWN" for any other value); a static string. */
+TK_API const char *tk_task_state_name(tk_task_state state);
+
+/** The task's result, without waiting (the JDK's resultNow()). Writes
+ * *result (may be NULL) and returns TK_OK only if the state is SUCCESS;
+ * otherwise returns TK_ESTATE (the JDK's IllegalStateException: "if the task
+ * has not completed or the task did not complete with a result") and leaves
+ * *result alone. TK_EINVAL if f is NULL. */
+TK_API int tk_future_result_now(const tk_future *f, void **result);
+
+/** The failed task's status, without waiting (the JDK's exceptionNow()):
+ * writes the callback's non-zero return value to *status and returns TK_OK
+ * only if the state is FAILED; otherwise returns TK_ESTATE (the JDK: "if the
+ * task has not completed, the task completed normally, or the task was
+ * cancelled") and leaves *status alone. TK_EINVAL if f or status is NULL. */
+TK_API int tk_future_exception_now(const tk_future *f, int *status);
+
+/** Makes every tk_future_get() / tk_future_get_timeout() blocked on f at the
+ * time of the call return TK_EINTR, at once; the task itself is not affected
+ * (use tk_future_cancel() for that). This is what interrupting the waiting
+ * thread does in Java (get throws InterruptedException), with one
+ * difference: Java interrupts a thread, and a flag left set makes its next
+ * wait fail; here the abort targets the waits on one future that have
+ * already begun, and a get that begins after the call is not affected.
+ * A wait that sees the task done returns its outcome even if an abort came
+ * too (completion wins). Usable from any thread, including a task's own
+ * callback and after the executor is destroyed (while f is not released).
+ * Returns TK_OK (also when nobody is waiting), or TK_EINVAL if f is NULL. */
+TK_API int tk_future_abort_get(tk_future *f);
 
 TK_EXTERN_C_END
 

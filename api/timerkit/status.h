@@ -33,12 +33,13 @@ TK_EXTERN_C_BEGIN
     X(EDEADLK, -13, "call would deadlock (made from the executor's own thread)") \
     X(ETHREAD, -14, "thread creation failed")                                    \
     X(ESTATE, -15, "operation not allowed in the current state")                 \
-    X(ENOTSUP, -16, "operation not supported")                                  \
-    X(EREMOVED, -17, "task was removed from the queue before it ran")
+    X(ENOTSUP, -16, "operation not supported")                                   \
+    X(EREMOVED, -17, "task was removed from the queue before it ran")           \
+    X(EINTR, -18, "wait aborted by tk_future_abort_get()")
 /* clang-format on */
 
 /** The status codes: TK_OK (0) and the negative codes of TK_STATUS_MAP,
- * TK_EINVAL (-1) to TK_EREMOVED (-17). */
+ * TK_EINVAL (-1) to TK_EINTR (-18). */
 typedef enum tk_status {
 /** Internal: turns a line of TK_STATUS_MAP into an enumerator. */
 #define TK__STATUS_ENUM(name, value, text) TK_##name = (value),

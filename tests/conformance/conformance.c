@@ -324,6 +324,7 @@ static const group_ref groups[] = {
     {conf_cases_timer, &conf_cases_timer_count},
     {conf_cases_control, &conf_cases_control_count},
     {conf_cases_queue, &conf_cases_queue_count},
+    {conf_cases_invoke, &conf_cases_invoke_count},
 };
 
 static int usage(const char *argv0) {

@@ -61,6 +61,7 @@ CONF_CASES(robust);
 CONF_CASES(timer);
 CONF_CASES(control);
 CONF_CASES(queue);
+CONF_CASES(invoke);
 #define CONF_TABLE(group, ...)                                                                     \
     const conf_case conf_cases_##group[] = {__VA_ARGS__};                                          \
     const size_t conf_cases_##group##_count = sizeof(conf_cases_##group) / sizeof(conf_case)

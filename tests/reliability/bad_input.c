@@ -169,7 +169,7 @@ static void test_status_clock_registry(void **state) {
         for (size_t j = 0; j < i; j++)
             assert_string_not_equal(tk_status_name(codes[i]), tk_status_name(codes[j]));
     }
-    int unknown[] = {1, -99, 12345, INT_MIN, INT_MAX};
+    int unknown[] = {1, -19, 12345, INT_MIN, INT_MAX};
     for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
         assert_string_equal(tk_strerror(unknown[i]), "unknown status");
         assert_non_null(tk_status_name(unknown[i]));
@@ -2637,13 +2637,292 @@ static void test_wheel_timer_bad_input(void **state) {
     assert_int_equal(bad, 0);
 }
 
+/* ---- future states, abort_get, invoke_all / invoke_any ---- */
+
+#define HOUR_NS (3600 * TK_NS_PER_S)
+
+static tk_task_spec spec_of(tk_task_fn fn, void *arg, int64_t delay_ns) {
+    tk_task_spec s;
+    memset(&s, 0, sizeof(s));
+    s.fn = fn;
+    s.arg = arg;
+    s.arg_free = count_free;
+    s.kind = TK_TASK_ONE_SHOT;
+    s.delay_ns = delay_ns;
+    return s;
+}
+
+static int r_future_state_null(fixture *f) {
+    (void)f;
+    return tk_future_state(NULL) == TK_TASK_STATE_INVALID ? TK_OK : SIDE_EFFECT;
+}
+
+static int r_task_state_name_unknown(fixture *f) {
+    (void)f;
+    const char *a = tk_task_state_name((tk_task_state)99);
+    const char *b = tk_task_state_name(TK_TASK_STATE_INVALID);
+    if (a == NULL || b == NULL || strcmp(a, "UNKNOWN") != 0 || strcmp(b, "UNKNOWN") != 0)
+        return SIDE_EFFECT;
+    return TK_OK;
+}
+
+static int r_result_now_null(fixture *f) {
+    (void)f;
+    void *r = NULL;
+    return tk_future_result_now(NULL, &r);
+}
+
+static int r_exception_now_null(fixture *f) {
+    (void)f;
+    int st = 0;
+    return tk_future_exception_now(NULL, &st);
+}
+
+static int r_abort_get_null(fixture *f) {
+    (void)f;
+    return tk_future_abort_get(NULL);
+}
+
+/* result_now / exception_now on a queued task: TK_ESTATE, outputs untouched. */
+static int r_result_now_pending(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule(f->live, t_noop, NULL, HOUR_NS, &fu);
+    if (rc != TK_OK)
+        return rc;
+    void *r = (void *)&r;
+    int st = 42;
+    rc = tk_future_result_now(fu, &r);
+    int erc = tk_future_exception_now(fu, &st);
+    int nrc = tk_future_exception_now(fu, NULL);
+    tk_task_state s = tk_future_state(fu);
+    tk_future_cancel(fu, false);
+    tk_future_release(fu);
+    if (r != (void *)&r || st != 42 || erc != TK_ESTATE || nrc != TK_EINVAL ||
+        s != TK_TASK_RUNNING) {
+        side("outputs written, exception_now %s / NULL %s, state %s", tk_status_name(erc),
+             tk_status_name(nrc), tk_task_state_name(s));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* exception_now on a task that succeeded: TK_ESTATE; abort_get with nobody
+ * waiting: TK_OK, and the next get still returns the result. */
+static int r_exception_now_success(fixture *f) {
+    tk_future *fu = NULL;
+    int rc = tk_executor_submit(f->live, t_result, (void *)f, &fu);
+    if (rc != TK_OK)
+        return rc;
+    int grc = tk_future_get_timeout(fu, WAIT_NS, NULL);
+    int st = 42;
+    rc = tk_future_exception_now(fu, &st);
+    int arc = tk_future_abort_get(fu);
+    void *r = NULL;
+    int grc2 = tk_future_get(fu, &r);
+    tk_future_release(fu);
+    if (grc != TK_OK || st != 42 || arc != TK_OK || grc2 != TK_OK || r != (void *)f) {
+        side("get %s, abort %s, get after abort %s", tk_status_name(grc), tk_status_name(arc),
+             tk_status_name(grc2));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* invoke_all that must fail before scheduling anything: nothing ran, no
+ * arg_free, every futures[i] NULL. */
+static int invoke_all_fails_clean(fixture *f, tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                  int64_t timeout_ns) {
+    tk_future *fs[2] = {SENTINEL, SENTINEL};
+    long frees = atomic_load(&f->frees), runs = atomic_load(&f->runs);
+    int rc = tk_executor_invoke_all_timeout(ex, specs, n, timeout_ns, fs);
+    rel_sleep_ns(2 * TK_NS_PER_MS);
+    for (size_t i = 0; i < n && i < 2; i++) {
+        if (rc == TK_OK) {
+            tk_future_release(fs[i]);
+        } else if (fs[i] != NULL) {
+            side("futures[%zu] not NULL on failure", i);
+            return SIDE_EFFECT;
+        }
+    }
+    if (rc != TK_OK && (atomic_load(&f->frees) != frees || atomic_load(&f->runs) != runs)) {
+        side("a task of a failed call ran or was freed");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_invoke_all_null_ex(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    return invoke_all_fails_clean(f, NULL, s, 1, -1);
+}
+
+static int r_invoke_all_null_specs(fixture *f) {
+    return invoke_all_fails_clean(f, f->live, NULL, 1, -1);
+}
+
+static int r_invoke_all_null_futures(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    return tk_executor_invoke_all(f->live, s, 1, NULL);
+}
+
+static int r_invoke_all_null_fn_second(fixture *f) {
+    tk_task_spec s[2] = {spec_of(t_count, &f->runs, 0), spec_of(NULL, NULL, 0)};
+    return invoke_all_fails_clean(f, f->live, s, 2, -1);
+}
+
+static int r_invoke_all_periodic_spec(fixture *f) {
+    tk_task_spec s[2] = {spec_of(t_count, &f->runs, 0), spec_of(t_count, &f->runs, 0)};
+    s[1].kind = TK_TASK_FIXED_DELAY;
+    s[1].period_ns = TK_NS_PER_MS;
+    return invoke_all_fails_clean(f, f->live, s, 2, -1);
+}
+
+static int r_invoke_all_bad_flags(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    s[0].flags = 0x80u;
+    return invoke_all_fails_clean(f, f->live, s, 1, -1);
+}
+
+static int r_invoke_all_zero_tasks(fixture *f) {
+    return tk_executor_invoke_all(f->live, NULL, 0, NULL);
+}
+
+/* Shut down: the first task is rejected (its arg_free runs, as for any
+ * rejected task), the second is never given to the executor. */
+static int r_invoke_all_shut(fixture *f) {
+    tk_task_spec s[2] = {spec_of(t_count, &f->runs, 0), spec_of(t_count, &f->runs, 0)};
+    tk_future *fs[2] = {SENTINEL, SENTINEL};
+    long frees = atomic_load(&f->frees);
+    int rc = tk_executor_invoke_all(f->shut, s, 2, fs);
+    if (fs[0] != NULL || fs[1] != NULL || atomic_load(&f->frees) != frees + 1) {
+        side("futures not NULL, or arg_free ran %ld times (want 1)",
+             atomic_load(&f->frees) - frees);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* Timeouts at the edges: 0 (cancel whatever is not done at once), INT64_MAX
+ * and INT64_MIN; every future comes back done. */
+static int r_invoke_all_timeout_edges(fixture *f) {
+    int64_t timeouts[3] = {0, INT64_MAX, INT64_MIN};
+    for (int k = 0; k < 3; k++) {
+        tk_task_spec s[2] = {spec_of(t_count, &f->runs, 0), spec_of(t_noop, NULL, HOUR_NS)};
+        if (k != 0)
+            s[1].delay_ns = 0; /* INT64_MAX, or < 0 (no timeout): both must end */
+        tk_future *fs[2] = {NULL, NULL};
+        int rc = tk_executor_invoke_all_timeout(f->live, s, 2, timeouts[k], fs);
+        if (rc != TK_OK)
+            return rc;
+        bool done = tk_future_is_done(fs[0]) && tk_future_is_done(fs[1]);
+        tk_future_release(fs[0]);
+        tk_future_release(fs[1]);
+        if (!done) {
+            side("timeout %lld: a future not done on return", (long long)timeouts[k]);
+            return SIDE_EFFECT;
+        }
+    }
+    return TK_OK;
+}
+
+static int r_invoke_any_null_ex(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    return tk_executor_invoke_any(NULL, s, 1, NULL);
+}
+
+static int r_invoke_any_null_specs(fixture *f) {
+    return tk_executor_invoke_any(f->live, NULL, 1, NULL);
+}
+
+static int r_invoke_any_zero_tasks(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    return tk_executor_invoke_any(f->live, s, 0, NULL);
+}
+
+static int r_invoke_any_null_fn(fixture *f) {
+    tk_task_spec s[2] = {spec_of(t_noop, NULL, HOUR_NS), spec_of(NULL, NULL, 0)};
+    return tk_executor_invoke_any(f->live, s, 2, NULL);
+}
+
+static int r_invoke_any_periodic_spec(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    s[0].kind = TK_TASK_FIXED_RATE;
+    s[0].period_ns = TK_NS_PER_MS;
+    return tk_executor_invoke_any(f->live, s, 1, NULL);
+}
+
+static int r_invoke_any_huge_n(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    return tk_executor_invoke_any(f->live, s, SIZE_MAX, NULL);
+}
+
+static int r_invoke_any_shut(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    void *r = (void *)&r;
+    int rc = tk_executor_invoke_any(f->shut, s, 1, &r);
+    if (r != (void *)&r) {
+        side("*result written on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* Timeouts at the edges: 0 on a task an hour away times out at once; a
+ * negative one waits for ever (here: for a quick task). */
+static int r_invoke_any_timeout_zero(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_noop, NULL, HOUR_NS)};
+    void *r = (void *)&r;
+    int rc = tk_executor_invoke_any_timeout(f->live, s, 1, 0, &r);
+    tk_task_spec q[1] = {spec_of(t_result, (void *)f, 0)};
+    void *r2 = NULL;
+    int rc2 = tk_executor_invoke_any_timeout(f->live, q, 1, INT64_MIN, &r2);
+    if (r != (void *)&r || rc2 != TK_OK || r2 != (void *)f) {
+        side("*result written on failure, or the untimed call gave %s", tk_status_name(rc2));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static const row invoke_rows[] = {
+    ROW(r_future_state_null, TK_OK),
+    ROW(r_task_state_name_unknown, TK_OK),
+    ROW(r_result_now_null, TK_EINVAL),
+    ROW(r_exception_now_null, TK_EINVAL),
+    ROW(r_abort_get_null, TK_EINVAL),
+    ROW(r_result_now_pending, TK_ESTATE),
+    ROW(r_exception_now_success, TK_ESTATE),
+    ROW(r_invoke_all_null_ex, TK_EINVAL),
+    ROW(r_invoke_all_null_specs, TK_EINVAL),
+    ROW(r_invoke_all_null_futures, TK_EINVAL),
+    ROW(r_invoke_all_null_fn_second, TK_EINVAL),
+    ROW(r_invoke_all_periodic_spec, TK_EINVAL),
+    ROW(r_invoke_all_bad_flags, TK_EINVAL),
+    ROW(r_invoke_all_zero_tasks, TK_OK),
+    ROW(r_invoke_all_shut, TK_EREJECTED),
+    ROW(r_invoke_all_timeout_edges, TK_OK),
+    ROW(r_invoke_any_null_ex, TK_EINVAL),
+    ROW(r_invoke_any_null_specs, TK_EINVAL),
+    ROW(r_invoke_any_zero_tasks, TK_EINVAL),
+    ROW(r_invoke_any_null_fn, TK_EINVAL),
+    ROW(r_invoke_any_periodic_spec, TK_EINVAL),
+    ROW(r_invoke_any_huge_n, TK_ENOMEM),
+    ROW(r_invoke_any_shut, TK_EREJECTED),
+    ROW(r_invoke_any_timeout_zero, TK_ETIMEDOUT),
+};
+
+static void test_invoke_bad_input(void **state) {
+    (void)state;
+    int bad = run_table(invoke_rows, sizeof(invoke_rows) / sizeof(invoke_rows[0]), true);
+    assert_int_equal(bad, 0);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_clock_registry), cmocka_unit_test(test_queue_ops_bad_input),
         cmocka_unit_test(test_executor_bad_input),    cmocka_unit_test(test_spec_bad_input),
-        cmocka_unit_test(test_wheel_timer_bad_input),
+        cmocka_unit_test(test_wheel_timer_bad_input), cmocka_unit_test(test_invoke_bad_input),
     };
     return cmocka_run_group_tests_name("reliability_bad_input", tests, NULL, NULL);
 }

@@ -772,6 +772,151 @@ static void test_alloc_fail_bulk_schedule(void **state) {
     assert_int_equal(problems, 0);
 }
 
+/* ---- bulk invocation: invoke_all, invoke_any ------------------------------------------ */
+
+static int t_probe_result(tk_run *run, void *arg) {
+    tk_run_set_result(run, arg);
+    atomic_fetch_add(&((probe *)arg)->runs, 1);
+    return 0;
+}
+
+enum invoke_mode { INV_ALL, INV_ALL_TIMED, INV_ANY, INV_COUNT };
+static const char *const invoke_names[INV_COUNT] = {"invoke_all", "invoke_all(timeout)",
+                                                    "invoke_any"};
+
+/* One call of `mode` with K tasks (more than one slab of task objects, and
+ * an engine array that starts with two slots, so both grow during the call)
+ * while allocation #n fails. invoke_all runs K tasks now; its timed form
+ * gets K tasks an hour away and a 1 ms timeout, so it returns with all of
+ * them cancelled; invoke_any gets K-1 tasks an hour away and a last one that
+ * succeeds now, so all K are scheduled. On TK_OK the outcome is the
+ * documented one; on TK_ENOMEM, every future is NULL, no task of the call
+ * starts after the call returned (at most the pool's two threads were
+ * already inside a callback), and every task the executor accepted was
+ * cancelled or ran: its arg_free ran once. Returns whether allocation #n was
+ * reached. */
+static bool invoke_one(const tk_queue_ops *engine, enum invoke_mode mode, unsigned long long n) {
+    enum { K = 600, THREADS = 2 };
+    char where[128];
+    snprintf(where, sizeof(where), "[%s] %s of %d tasks, allocation #%llu fails", engine->name,
+             invoke_names[mode], K, n);
+    rel_alloc a;
+    rel_alloc_init(&a);
+    tk_executor_options opt;
+    tk_queue_config cfg;
+    rel_options(&opt, &cfg, engine, THREADS, &a.iface);
+    (void)tk_queue_config_set_value(&cfg, "capacity", 2);
+    tk_executor *ex = NULL;
+    if (tk_executor_create(&opt, &ex) != TK_OK) {
+        problem("%s: create failed", where);
+        return false;
+    }
+    if (tk_executor_prestart_all_core_threads(ex) < 0)
+        problem("%s: prestart failed", where);
+    probe p;
+    probe_init(&p);
+    static tk_task_spec specs[K];
+    static tk_future *fs[K];
+    for (int i = 0; i < K; i++) {
+        memset(&specs[i], 0, sizeof(specs[i]));
+        specs[i].fn = t_probe;
+        specs[i].arg = &p;
+        specs[i].arg_free = probe_free;
+        specs[i].kind = TK_TASK_ONE_SHOT;
+        specs[i].delay_ns = mode == INV_ALL ? 0 : 3600 * TK_NS_PER_S;
+        fs[i] = SENTINEL;
+    }
+    if (mode == INV_ANY) {
+        specs[K - 1].fn = t_probe_result;
+        specs[K - 1].delay_ns = 0;
+    }
+    void *result = NULL;
+    rel_alloc_fail_nth(&a, n);
+    int rc;
+    if (mode == INV_ANY)
+        rc = tk_executor_invoke_any(ex, specs, K, &result);
+    else
+        rc = tk_executor_invoke_all_timeout(ex, specs, K, mode == INV_ALL ? -1 : TK_NS_PER_MS, fs);
+    long runs_at_return = atomic_load(&p.runs);
+    bool hit = atomic_load(&a.failures) > 0;
+    rel_alloc_disarm(&a);
+    if (rc == TK_OK) {
+        if (mode == INV_ANY && result != &p)
+            problem("%s: TK_OK without the winner's result", where);
+        for (int i = 0; mode != INV_ANY && i < K; i++) {
+            tk_task_state want = mode == INV_ALL ? TK_TASK_SUCCESS : TK_TASK_CANCELLED;
+            if (fs[i] == SENTINEL || fs[i] == NULL) {
+                problem("%s: TK_OK without future %d", where, i);
+                break;
+            }
+            if (tk_future_state(fs[i]) != want)
+                problem("%s: future %d is %s", where, i,
+                        tk_task_state_name(tk_future_state(fs[i])));
+            tk_future_release(fs[i]);
+        }
+    } else {
+        if (rc != TK_ENOMEM)
+            problem("%s: -> %s, want TK_ENOMEM", where, tk_status_name(rc));
+        if (!hit)
+            problem("%s: failed with no allocation failure", where);
+        for (int i = 0; mode != INV_ANY && i < K; i++) {
+            if (fs[i] != NULL) {
+                problem("%s: futures[%d] not NULL on failure", where, i);
+                break;
+            }
+        }
+    }
+    /* Let whatever is running finish, then count. */
+    if (tk_executor_shutdown(ex) != TK_OK || tk_executor_await_termination(ex, WAIT_NS) != TK_OK)
+        problem("%s: the pool did not terminate", where);
+    tk_executor_stats st;
+    tk_executor_stats_get(ex, &st);
+    long runs = atomic_load(&p.runs), frees = atomic_load(&p.frees);
+    if (runs > runs_at_return + THREADS)
+        problem("%s: %ld tasks started after the call returned", where, runs - runs_at_return);
+    /* Each task the executor accepted had its arg_free run once (the failed
+     * one and those never scheduled stay the caller's): every one of them
+     * ran or was cancelled, both only for a task cancelled during its run,
+     * which happens on at most THREADS threads. */
+    uint64_t ended = (uint64_t)runs + st.cancelled_count;
+    if (frees > K || ended < (uint64_t)frees || ended > (uint64_t)frees + THREADS)
+        problem("%s: %ld arg_free calls, %ld ran, %llu cancelled", where, frees, runs,
+                (unsigned long long)st.cancelled_count);
+    if (rc == TK_OK) {
+        long want_runs = mode == INV_ALL ? K : mode == INV_ANY ? 1 : 0;
+        if (runs != want_runs || frees != K)
+            problem("%s: TK_OK but %ld runs (want %ld), %ld arg_free (want %d)", where, runs,
+                    want_runs, frees, K);
+    } else if (mode != INV_ALL && runs != 0) {
+        problem("%s: a far-off task ran", where);
+    }
+    if (tk_executor_destroy(ex) != TK_OK)
+        problem("%s: destroy failed", where);
+    check_no_leak(&a, where);
+    return hit;
+}
+
+static void test_alloc_fail_invoke(void **state) {
+    (void)state;
+    problems = 0;
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        const tk_queue_ops *engine = tk_engine_at(e);
+        for (int m = 0; m < INV_COUNT; m++) {
+            unsigned long long n;
+            for (n = 1; n <= MAX_SWEEP; n++) {
+                if (!invoke_one(engine, (enum invoke_mode)m, n))
+                    break;
+            }
+            print_message("  [%s] %-20s allocation sites: %llu\n", engine->name, invoke_names[m],
+                          n - 1);
+            if (n > MAX_SWEEP)
+                problem("[%s] %s: still allocating after %d sites", engine->name, invoke_names[m],
+                        MAX_SWEEP);
+        }
+    }
+    assert_int_equal(problems, 0);
+}
+
 /* Counts a schedule's result as accepted or TK_ENOMEM; anything else is a
  * problem. */
 static void tally_schedule(int rc, int *ok, int *enomem, const char *where) {
@@ -1879,6 +2024,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_alloc_fail_periodic_requeue),
         cmocka_unit_test(test_alloc_fail_shutdown),
         cmocka_unit_test(test_alloc_fail_bulk_schedule),
+        cmocka_unit_test(test_alloc_fail_invoke),
         cmocka_unit_test(test_alloc_fail_with_decorate),
         cmocka_unit_test(test_alloc_fail_persistent),
         cmocka_unit_test(test_pending_limit),

@@ -46,6 +46,11 @@
  * The shutdown races check the identities at termination too, with
  * handed_back_count equal to what the drop callbacks saw.
  *
+ * Blocked gets and aborts. Getter threads wait on futures while another
+ * thread aborts their gets at random and a third runs invoke_any calls;
+ * every get ends with the task's outcome (after any number of TK_EINTR),
+ * every invoke_any with its winner: nothing waits for a lost wake-up.
+ *
  * Sizes: CI-sized by default (a few seconds per engine); sanitizer builds
  * scale down by 8 on their own; TK_STRESS_SCALE multiplies; TK_SOAK_SECONDS
  * repeats the mixed load on every engine for that long. */
@@ -1088,6 +1093,144 @@ static void test_timers_exact_accounting(void **state) {
     }
 }
 
+/* ---- blocked gets, aborts and invoke_any under load ----------------------------------- */
+
+/* Getter threads take futures in turn and wait for each with a long timeout,
+ * waiting again after every TK_EINTR, while an aborter thread calls
+ * tk_future_abort_get() on futures at random and an invoker thread runs
+ * invoke_any calls whose winner comes late, so its waits meet the
+ * completions of every other task. A lost wake-up shows as a get or an
+ * invoke_any that times out: every task is due within 100 ms. */
+typedef struct abort_load {
+    tk_executor *ex;
+    tk_future **fs;
+    long n;
+    atomic_long next;     /* next future a getter waits for */
+    atomic_long eintr;    /* gets aborted (then waited again) */
+    atomic_long bad;      /* gets that returned anything but TK_OK / TK_EINTR */
+    atomic_int stop;      /* the getters and the invoker are done */
+    atomic_long aborts;   /* abort_get calls */
+    atomic_long any_bad;  /* invoke_any calls with the wrong outcome */
+    atomic_long any_done; /* invoke_any calls made */
+    atomic_long runs;     /* task runs */
+} abort_load;
+
+static int al_task(tk_run *run, void *arg) {
+    (void)run;
+    atomic_fetch_add(&((abort_load *)arg)->runs, 1);
+    return 0;
+}
+
+static int al_fail(tk_run *run, void *arg) {
+    (void)run;
+    (void)arg;
+    return 1;
+}
+
+static int al_win(tk_run *run, void *arg) {
+    tk_run_set_result(run, arg);
+    return 0;
+}
+
+static void *al_getter(void *arg) {
+    abort_load *l = arg;
+    for (;;) {
+        long i = atomic_fetch_add(&l->next, 1);
+        if (i >= l->n)
+            return NULL;
+        int rc;
+        while ((rc = tk_future_get_timeout(l->fs[i], 10 * TK_NS_PER_S, NULL)) == TK_EINTR)
+            atomic_fetch_add(&l->eintr, 1);
+        if (rc != TK_OK)
+            atomic_fetch_add(&l->bad, 1);
+    }
+}
+
+static void *al_aborter(void *arg) {
+    abort_load *l = arg;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    while (!atomic_load(&l->stop)) {
+        long base = atomic_load(&l->next);
+        long i = base + (long)(rel_rand(&seed) % 4) - 1;
+        if (i >= 0 && i < l->n) {
+            tk_future_abort_get(l->fs[i]);
+            atomic_fetch_add(&l->aborts, 1);
+        }
+        if (rel_rand(&seed) % 8 == 0)
+            rel_sleep_ns(20 * TK_NS_PER_US);
+    }
+    return NULL;
+}
+
+static void *al_invoker(void *arg) {
+    abort_load *l = arg;
+    uint64_t seed = 7;
+    for (long c = rel_scaled(300); c > 0; c--) {
+        tk_task_spec s[3];
+        memset(s, 0, sizeof(s));
+        for (int k = 0; k < 3; k++)
+            s[k].kind = TK_TASK_ONE_SHOT;
+        s[0].fn = al_fail;
+        s[1].fn = al_fail;
+        s[1].delay_ns = (int64_t)(rel_rand(&seed) % 1000) * TK_NS_PER_US;
+        s[2].fn = al_win;
+        s[2].arg = l;
+        s[2].delay_ns = (int64_t)(rel_rand(&seed) % 2000) * TK_NS_PER_US;
+        void *result = NULL;
+        int rc = tk_executor_invoke_any_timeout(l->ex, s, 3, 10 * TK_NS_PER_S, &result);
+        if (rc != TK_OK || result != l)
+            atomic_fetch_add(&l->any_bad, 1);
+        atomic_fetch_add(&l->any_done, 1);
+    }
+    return NULL;
+}
+
+static void abort_round(const tk_queue_ops *engine) {
+    enum { GETTERS = 3 };
+    tk_executor_options opt;
+    tk_queue_config cfg;
+    rel_options(&opt, &cfg, engine, 2, NULL);
+    abort_load l;
+    memset(&l, 0, sizeof(l));
+    assert_int_equal(tk_executor_create(&opt, &l.ex), TK_OK);
+    l.n = rel_scaled(4000);
+    l.fs = calloc((size_t)l.n, sizeof(*l.fs));
+    assert_non_null(l.fs);
+    uint64_t seed = 42;
+    for (long i = 0; i < l.n; i++) {
+        int64_t delay = (int64_t)(rel_rand(&seed) % 100000) * TK_NS_PER_US;
+        assert_int_equal(tk_executor_schedule(l.ex, al_task, &l, delay, &l.fs[i]), TK_OK);
+    }
+    pthread_t g[GETTERS], ab, inv;
+    for (int i = 0; i < GETTERS; i++)
+        assert_int_equal(pthread_create(&g[i], NULL, al_getter, &l), 0);
+    assert_int_equal(pthread_create(&ab, NULL, al_aborter, &l), 0);
+    assert_int_equal(pthread_create(&inv, NULL, al_invoker, &l), 0);
+    for (int i = 0; i < GETTERS; i++)
+        pthread_join(g[i], NULL);
+    pthread_join(inv, NULL);
+    atomic_store(&l.stop, 1);
+    pthread_join(ab, NULL);
+    print_message("  [%s] %ld gets, %ld aborts, %ld aborted gets, %ld invoke_any calls\n",
+                  engine->name, l.n, atomic_load(&l.aborts), atomic_load(&l.eintr),
+                  atomic_load(&l.any_done));
+    long bad = atomic_load(&l.bad), any_bad = atomic_load(&l.any_bad);
+    long runs = atomic_load(&l.runs);
+    for (long i = 0; i < l.n; i++)
+        tk_future_release(l.fs[i]);
+    free(l.fs);
+    assert_int_equal(tk_executor_destroy(l.ex), TK_OK);
+    assert_int_equal(bad, 0);
+    assert_int_equal(any_bad, 0);
+    assert_int_equal(runs, l.n);
+}
+
+static void test_get_abort_and_invoke_any_races(void **state) {
+    (void)state;
+    for (size_t e = 0; e < tk_engine_count(); e++)
+        abort_round(tk_engine_at(e));
+}
+
 int main(int argc, char **argv) {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
@@ -1098,6 +1241,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_shutdown_races),
         cmocka_unit_test(test_engine_ops_concurrent),
         cmocka_unit_test(test_timers_exact_accounting),
+        cmocka_unit_test(test_get_abort_and_invoke_any_races),
     };
     return cmocka_run_group_tests_name("reliability_stress", tests, NULL, NULL);
 }
