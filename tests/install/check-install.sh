@@ -29,11 +29,20 @@ libdir=${libdir%/pkgconfig}
 if [ -e "$libdir/libtimerkit.so" ]; then kind=shared; else kind=static; fi
 libs=$(cd "$libdir" && ls | grep -E '^lib' | sort | tr '\n' ' ')
 case "$kind" in
-  shared) want="libtimerkit.so libtimerkit.so.[0-9]+ libtimerkit.so.[0-9]+\.[0-9]+\.[0-9]+ " ;;
-  static) want="libtimerkit.a " ;;
+  shared) want=('libtimerkit\.so' 'libtimerkit\.so\.[0-9]+' 'libtimerkit\.so\.[0-9]+\.[0-9]+\.[0-9]+') ;;
+  static) want=('libtimerkit\.a') ;;
 esac
-[[ "${libs/libtimerkit_testkit.a /}" =~ ^${want}$ ]] ||
-  fail "$kind install: expected only libtimerkit ($want) and the test kit in $libdir, found: $libs"
+# each file is one of those wanted (or the test kit), and each wanted one is there
+for f in $libs; do
+  ok=0
+  for w in "${want[@]}" 'libtimerkit_testkit\.a'; do [[ "$f" =~ ^$w$ ]] && ok=1; done
+  [ $ok -eq 1 ] || fail "$kind install: $f in $libdir is not part of a $kind package (found: $libs)"
+done
+for w in "${want[@]}"; do
+  found=0
+  for f in $libs; do [[ "$f" =~ ^$w$ ]] && found=1; done
+  [ $found -eq 1 ] || fail "$kind install: nothing in $libdir matches $w (found: $libs)"
+done
 for f in include/timerkit.h include/timerkit/version.h share/licenses/timerkit/LICENSE; do
   [ -f "$prefix/$f" ] || fail "$f is not installed"
 done
