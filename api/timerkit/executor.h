@@ -772,7 +772,6 @@ TK_API long tk_executor_visit_queue(tk_executor *ex, tk_queue_visit_fn visit, vo
 
 /** @} */
 
-
 /* ---- bulk invocation and future states --------------------------------- */
 /** @name Bulk invocation (the JDK's invokeAll / invokeAny)
  * Each task is a one-shot tk_task_spec (fn required, kind TK_TASK_ONE_SHOT,

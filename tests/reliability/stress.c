@@ -81,6 +81,7 @@ typedef struct rec {
     enum kind kind;
     /* Written by the producer after the calls return; read after join. */
     int sched_rc;
+    int64_t sched_end; /* when the scheduling call returned */
     int cancel_rc;
     int64_t cancel_begin, cancel_end;
     tk_future *future; /* kept until the end (shutdown races) */
@@ -212,6 +213,7 @@ static void *producer_main(void *p_) {
         r->min_deadline = tk_deadline_after_ns(pre, spec.delay_ns);
         tk_future *f = NULL;
         r->sched_rc = tk_executor_schedule_spec(p->ex, &spec, want_future ? &f : NULL);
+        r->sched_end = tk_clock_now_ns();
         atomic_store(&p->used, i + 1);
         if (r->sched_rc != TK_OK) {
             p->rejected_seen++;
@@ -362,7 +364,14 @@ static void account(rec *recs, long n, enum ending end, int64_t end_begin, int64
                  * the drain). With execute_delayed_after_shutdown on, an
                  * accepted one-shot must run. */
                 bool cancelled = r->future != NULL && tk_future_is_cancelled(r->future);
-                if (end == END_SHUTDOWN || !cancelled) {
+                /* With plain shutdown, a task whose scheduling call was still
+                 * running when shutdown began may have lost the race as the
+                 * JDK's delayedExecute() loses it: accepted, then the pool
+                 * terminated (its queue empty, its workers gone) before the
+                 * offer's re-check, which cancels it. Any other cancel is a
+                 * loss. */
+                bool raced = r->sched_end >= end_begin;
+                if ((end == END_SHUTDOWN && !(cancelled && raced)) || !cancelled) {
                     t->lost++;
                     bad_rec(t, i, r, "never ran, never handed back, future not cancelled");
                 } else {
