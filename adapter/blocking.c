@@ -345,18 +345,23 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
             }
         }
         q->waiters++;
-        if (!any || q->leader != NULL || give_up_ns < when) {
-            /* follower (or nothing queued, or we give up before the next node is due) */
+        if (!any || q->leader != NULL) {
+            /* follower (or nothing queued) */
             wait_locked(q, give_up_ns);
         } else {
+            /* Lead, also when giving up before the next node is due (a poll()
+             * with a timeout): offers of later nodes compare with leader_due
+             * and need not wake us. Leaving early hands the lead on (below). */
             q->leader = &me;
             q->leader_due = when;
+            int64_t sleep_until = q->spin_ns == 0 ? when : when - q->spin_ns;
             if (q->spin_ns == 0 || when - now > q->spin_ns) {
-                /* sleep until the instant (or until spin_ns before it, then spin the rest) */
-                wait_locked(q, q->spin_ns == 0 ? when : when - q->spin_ns);
+                /* sleep until the instant (or until spin_ns before it, then spin
+                 * the rest), or until we give up */
+                wait_locked(q, sleep_until < give_up_ns ? sleep_until : give_up_ns);
                 atomic_fetch_add_explicit(&q->wakeups, 1, memory_order_relaxed);
             } else {
-                spin_until_locked(q, when);
+                spin_until_locked(q, when < give_up_ns ? when : give_up_ns);
             }
             if (q->leader == &me)
                 q->leader = NULL;
