@@ -148,9 +148,7 @@ struct tk_queue {
 };
 
 /* Where the core's state starts in the queue's allocation. */
-#define STATE_OFFSET                                                                               \
-    ((sizeof(struct tk_queue) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) *               \
-     _Alignof(max_align_t))
+#define STATE_OFFSET TK__MAX_ALIGN_UP(sizeof(struct tk_queue))
 
 /* ---- resizing (cores with tk_core_ops.resize) ------------------------------ */
 

@@ -32,6 +32,12 @@ static inline void tk__cpu_relax(void) {
 #endif
 }
 
+/* `size` rounded up to the alignment of any type: where a block that holds a
+ * header and then an engine core's state puts the state (the blocking
+ * adapter's queue, the passive loop). */
+#define TK__MAX_ALIGN_UP(size)                                                                     \
+    (((size) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t))
+
 /* Poison value written into unlinked pointers in debug builds. */
 #define TK__POISON_PTR ((void *)(uintptr_t)0xdead000000000100ull)
 

@@ -9,7 +9,6 @@
  *     below the origin given to init(), whatever the caller passes;
  *   - expire() is asked for at least one node. */
 #include <limits.h>
-#include <stdalign.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,9 +29,7 @@ struct tk_loop {
 };
 
 /* The core's state starts at the first offset aligned for any type. */
-#define STATE_OFFSET                                                                               \
-    ((sizeof(struct tk_loop) + alignof(max_align_t) - 1) / alignof(max_align_t) *                  \
-     alignof(max_align_t))
+#define STATE_OFFSET TK__MAX_ALIGN_UP(sizeof(struct tk_loop))
 
 static bool core_has_what_a_loop_needs(const tk_core_ops *c) {
     return c != NULL && c->init != NULL && c->destroy != NULL && c->insert != NULL &&

@@ -103,20 +103,24 @@ static tk__rejection *claim(const tk_executor *ex, const tk_task_info *task, int
     return r;
 }
 
+/* Abort and discard only give the rejection their verdict: the status the
+ * scheduling call returns (TK_OK: the task is dropped, its future cancelled). */
+static int verdict(tk_executor *ex, const tk_task_info *task, int status) {
+    int rc = status;
+    (void)claim(ex, task, &rc);
+    return rc;
+}
+
 int tk_reject_abort(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
     (void)reason;
     (void)ctx;
-    int rc = TK_EREJECTED;
-    (void)claim(ex, task, &rc);
-    return rc;
+    return verdict(ex, task, TK_EREJECTED);
 }
 
 int tk_reject_discard(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
     (void)reason;
     (void)ctx;
-    int rc = TK_OK;
-    (void)claim(ex, task, &rc);
-    return rc;
+    return verdict(ex, task, TK_OK);
 }
 
 /* Caller-runs for a one-shot task: wait for the deadline in the caller, then

@@ -421,7 +421,8 @@ TK_API int tk_executor_prestart_all_core_threads(tk_executor *ex);
 /** @} */
 
 /** @{ */
-/** Runtime policy setters and getters (Java's setXxxPolicy). Setting a
+/** The shutdown and cancel policies, set and read at run time (Java's
+ * setRemoveOnCancelPolicy and its two siblings). Setting a
  * shutdown policy after shutdown applies it to the queue at once. */
 TK_API int tk_executor_set_remove_on_cancel(tk_executor *ex, bool on);
 TK_API int tk_executor_set_continue_periodic_after_shutdown(tk_executor *ex, bool on);
