@@ -105,13 +105,21 @@ bool rel_sanitized(void) {
     return REL_SANITIZED != 0;
 }
 
+static bool under_valgrind(void) {
+    const char *vg = getenv("TK_VALGRIND"); /* scripts/test.sh sets it under valgrind */
+    return vg != NULL && vg[0] != '\0' && vg[0] != '0';
+}
+
+bool rel_slowed(void) {
+    return rel_sanitized() || under_valgrind();
+}
+
 double rel_scale(void) {
     const char *s = getenv("TK_STRESS_SCALE");
     double v = s != NULL ? strtod(s, NULL) : 1.0;
     if (!(v > 0))
         v = 1.0;
-    const char *vg = getenv("TK_VALGRIND"); /* scripts/test.sh sets it under valgrind */
-    if (vg != NULL && vg[0] != '\0' && vg[0] != '0')
+    if (under_valgrind())
         v /= 8.0;
     return rel_sanitized() ? v / 8.0 : v;
 }

@@ -56,6 +56,9 @@ void rel_options(tk_executor_options *opt, tk_queue_config *cfg, const tk_queue_
 
 /* True in an ASan or TSan build (several times slower). */
 bool rel_sanitized(void);
+/* True under a sanitizer or under valgrind (TK_VALGRIND=1, set by
+ * scripts/test.sh): everything runs many times slower, so time bounds widen. */
+bool rel_slowed(void);
 /* TK_STRESS_SCALE (default 1.0), divided by 8 in sanitizer builds and by 8
  * under valgrind (TK_VALGRIND=1). */
 double rel_scale(void);

@@ -290,10 +290,10 @@ enum ending { END_SHUTDOWN, END_SHUTDOWN_NO_DELAYED, END_SHUTDOWN_NOW };
 static void account(rec *recs, long n, enum ending end, int64_t end_begin, int64_t end_time,
                     tally *t) {
     /* Lateness tolerance of the periodic lower bound: 60 ms (500 ms under a
-     * sanitizer), or twice the worst one-shot lateness of the round if the
+     * sanitizer or valgrind), or twice the worst one-shot lateness of the round if the
      * machine was that loaded (the bound is about periodic tasks keeping up
      * with everything else, not about the machine). */
-    int64_t tol = (rel_sanitized() ? 500 : 60) * TK_NS_PER_MS;
+    int64_t tol = (rel_slowed() ? 500 : 60) * TK_NS_PER_MS;
     if (2 * (int64_t)atomic_load(&worst_late_ns) > tol)
         tol = 2 * (int64_t)atomic_load(&worst_late_ns);
     for (long i = 0; i < n; i++) {
