@@ -28,6 +28,7 @@
  *   timer. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,17 @@ static int et_cancel(void *self, void *timer) {
     return tk_timer_stop(s->ex, timer) == TK_OK ? 0 : 1;
 }
 
+/* For an engine whose remove() completes at once: a stop() that won is
+ * idle when it returns, but for a worker that had just taken the due timer
+ * when the stop won; that worker turns it idle in a few instructions, and
+ * the callers restart the same storage, so wait for it here. */
+static int et_cancel_sync(void *self, void *timer) {
+    int rc = et_cancel(self, timer);
+    while (rc == 0 && !tk_timer_is_idle(timer))
+        sched_yield();
+    return rc;
+}
+
 static void et_release(void *self, void *timer) {
     etsvc *s = self;
     if (tk_timer_is_idle(timer))
@@ -231,20 +243,22 @@ static bool et_wakeups(void *self, uint64_t *out) {
     return tkb_engine_wakeups(((etsvc *)self)->ex, out);
 }
 
-/* Every op but reusable(): the two tables below differ only in that. */
+/* Every op but cancel() and reusable(): the two tables below differ only in
+ * those. */
 #define ET_OPS                                                                                     \
     .timer_size = sizeof(tk_timer), .embedded = true, .create = et_create, .destroy = et_destroy,  \
-    .schedule = et_schedule, .schedule_at = et_schedule_at, .cancel = et_cancel,                   \
-    .release = et_release, .prepare = et_prepare, .sync = et_sync, .wakeups = et_wakeups
+    .schedule = et_schedule, .schedule_at = et_schedule_at, .release = et_release,                 \
+    .prepare = et_prepare, .sync = et_sync, .wakeups = et_wakeups
 
 /* An engine without TK_QUEUE_CAP_DEFERRED_RELEASE: its remove() completes at
- * once, so a stopped timer is idle when tk_timer_stop() returns (no worker
- * can hold one of the hold-model loops' timers: they are 10-20 s ahead) and
- * the loops restart the same storage, as for every other peer. A failed
- * restart would show as "schedule failed". */
-const tkb_svc_ops tkb_svc_executor_timer = {ET_OPS};
+ * once, so a stopped timer is idle when cancel() returns (et_cancel_sync; a
+ * timer waiting in a worker's batch is taken out of it by the stop) and the
+ * loops restart the same storage, as for every other peer. A failed restart
+ * would show as "schedule failed". */
+const tkb_svc_ops tkb_svc_executor_timer = {ET_OPS, .cancel = et_cancel_sync};
 
 /* An engine with TK_QUEUE_CAP_DEFERRED_RELEASE hands a stopped timer back
  * later (the wheel: at its tick thread's next pass), so the hold-model loops
  * ask reusable() and re-arm a spare meanwhile. */
-const tkb_svc_ops tkb_svc_executor_timer_deferred = {ET_OPS, .reusable = et_reusable};
+const tkb_svc_ops tkb_svc_executor_timer_deferred = {ET_OPS, .cancel = et_cancel,
+                                                     .reusable = et_reusable};

@@ -16,9 +16,11 @@
  *   timer after a successful offer(): a worker may fire it at once and the
  *   callback may free it.
  * - stop() wins only with CAS PENDING -> STOPPING; then exactly one party
- *   holds the node and turns it IDLE: stop() itself (remove() TK_OK), the
+ *   holds the node and turns it IDLE: stop() itself (remove() TK_OK, or the
+ *   node was waiting in a worker's batch and stop() took it out), the
  *   engine's release callback (TK_EINPROGRESS), or a worker/start()/sweep
- *   that has the node (TK_ENOENT).
+ *   that has the node (TK_ENOENT): a worker only between its take of the
+ *   node and the CAS below, never for a whole batch.
  * - A worker reads fn, then CAS PENDING -> IDLE, then calls fn: the callback
  *   owns an IDLE timer and may start it again or free it. If the CAS fails
  *   the timer was stopped: the worker turns it IDLE and does not run it.
@@ -174,6 +176,10 @@ int tk_timer_stop(tk_executor *ex, tk_timer *timer) {
         return TK_ENOENT; /* fired or stopped meanwhile */
     atomic_fetch_add_explicit(&ex->cancelled_count, 1, memory_order_relaxed);
     int rc = tk__queue_remove(ex, &timer->tk__node);
+    /* Due and taken, but still waiting in a worker's batch: not started, so
+     * still queued (queue-access.c), and taken out of there. */
+    if (rc == TK_ENOENT && tk__batch_steal(ex, &timer->tk__node))
+        rc = TK_OK;
     if (rc == TK_OK) {
         set_idle(timer); /* the last touch */
         tk__rewake_if_shutdown(ex);

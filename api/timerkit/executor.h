@@ -646,7 +646,9 @@ TK_API tk_future *tk_run_future(const tk_run *run);
  * PENDING: started; the executor owns it until its callback begins or a stop
  * succeeds. A stopped timer that an engine thread (the wheel's tick thread)
  * or a worker still holds is neither: it will never fire, and turns IDLE once
- * they let go; start() refuses it until then. A timer's memory may be freed
+ * they let go; start() refuses it until then. A worker holds one only between
+ * taking it and its callback's start: a due timer waiting in a worker's batch
+ * behind other callbacks is still queued, and stop() takes it out of there. A timer's memory may be freed
  * or reused only while it is IDLE and no callback of it is still to run:
  * from its callback, after a stop that returned TK_OK once tk_timer_is_idle()
  * says so, or after the executor is destroyed. The callback runs on a pool

@@ -217,6 +217,37 @@ static void timer_stop_before_deadline(void **state) {
     assert_int_equal(atomic_load(&r->fired), 1);
 }
 
+/* A stopped timer is the caller's again without waiting for unrelated
+ * callbacks: due timers that the worker of a one-thread pool took behind a
+ * long-running task (in one batch, where the engine batches) have not
+ * started, so stop() takes them out of there and they turn idle (at once,
+ * or at the engine's next pass where it releases later) while that task
+ * still runs. Restarted, the timer fires once the worker is free. */
+static void timer_stop_reaches_a_timer_waiting_behind_a_run(void **state) {
+    ct *t = CT(state);
+    tk_executor *ex = ct_executor(t, 1);
+    gate *first = gate_new(t), *second = gate_new(t);
+    rec *r = recs_new(t, 3, fire_fn);
+    /* the worker is busy while the second gate and the timers fall due */
+    assert_int_equal(tk_executor_execute(ex, gate_fn, first), TK_OK);
+    gate_wait_entered(first, 1);
+    assert_int_equal(tk_executor_schedule(ex, gate_fn, second, 0, NULL), TK_OK);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(tk_timer_start(ex, &r[i].timer, 0), TK_OK);
+    sleep_ns(MS(20));
+    gate_open(first); /* the worker takes everything due, the second gate first */
+    gate_wait_entered(second, 1);
+    assert_int_equal(tk_timer_stop(ex, &r[1].timer), TK_OK);
+    assert_true(wait_idle(&r[1].timer)); /* while the second gate is still closed */
+    assert_int_equal(atomic_load(&second->left), 0);
+    assert_int_equal(tk_timer_start(ex, &r[1].timer, 0), TK_OK);
+    gate_open(second);
+    for (int i = 0; i < 3; i++)
+        assert_true(wait_ge(&r[i].fired, 1, CONF_WAIT));
+    sleep_ns(MS(20));
+    assert_int_equal(atomic_load(&r[1].fired), 1);
+}
+
 /* The callback owns an idle timer: it may start it again. */
 static void restart_fn(tk_timer *tm) {
     rec *r = rec_of(tm);
@@ -591,6 +622,8 @@ CONF_TABLE(timer,
            {"embedded timer: fires once, never early, counted", timer_fires_once_never_early},
            {"embedded timer: shares the (deadline, seq) order with tasks", timer_order_with_tasks},
            {"embedded timer: stop before the deadline, then reuse", timer_stop_before_deadline},
+           {"embedded timer: stop reaches a timer waiting behind a long run",
+            timer_stop_reaches_a_timer_waiting_behind_a_run},
            {"embedded timer: the callback may start its timer again", timer_restart_from_callback},
            {"embedded timer: the callback may free its timer", timer_free_in_callback},
            {"embedded timer: stop racing with the firing, never both", timer_stop_races_fire},
