@@ -64,11 +64,15 @@ static inline bool tk__task_state_terminal(uint32_t s) {
 
 struct tk__slab;
 
-/* The task. It IS the future: the public tk_future is this struct. It is
- * exactly two cache lines (128 bytes, checked below) and lives in a slab
- * (struct tk__slab), 128-byte aligned: the first line holds what the engine
- * and a cancel touch (the node, state, references), the second what a run
- * reads.
+/* The task. It IS the future: the public tk_future is this struct. Two
+ * sizes (checked below), from slabs of their own (struct tk__slab):
+ * - small (80 bytes): a one-shot task without arg_free and without a
+ *   decorate hook, what almost every program schedules;
+ * - big (tk__task_big, 112 bytes): the rest (periodic tasks, arg_free, a
+ *   decorate hook that may add either), with those rarely used fields
+ *   after the common part. TK__TASK_BIG in `bits` says which.
+ * The executor is not stored: it is in the header of the 4 KiB page the
+ * task lives in (tk__task_ex).
  *
  * Field ownership:
  * - node: owned by whoever owns the node (see queue.h): the submitter until
@@ -78,75 +82,142 @@ struct tk__slab;
  *   whenever others may look (a periodic re-queue), and they load it
  *   atomically; the engines read it plainly while they own the node, when
  *   nobody writes it.
- * - slab, fn, arg, arg_free, kind, flags, period_ns, has_user_ref: written
+ * - kind, flags, bits, arg (and a big task's arg_free, period_ns): written
  *   once before the first offer(), read-only afterwards (happens-before
  *   through the engine lock).
- * - result (one-shot tasks) / skipped (fixed-rate tasks) share storage:
- *   result is written by the running thread and read after a terminal state
- *   is observed with acquire ordering; skipped is atomic.
- * - everything _Atomic: lock-free, see each comment.
+ * - u: fn until the (last) run starts. A one-shot run loads fn and clears u
+ *   (tk__invoke): from then on u.result is the result tk_run_set_result()
+ *   writes, read once COMPLETED is seen with acquire ordering. Whoever ends
+ *   a run with a non-zero status (or a veto) writes u.status, then `ran`
+ *   (release); tk_future_task_status() reads u.status only after seeing
+ *   `ran` say so. Nothing reads fn once a run started: the task is no
+ *   longer queued (a periodic task between runs keeps fn: it has no result,
+ *   and its status ends it).
+ * - ran: TK__RAN_* (release store by the runner; acquire loads).
+ * - refs: the count in the low bits, TK__REF_USER_RELEASED once
+ *   tk_future_release() was called (one CAS: a second release is refused).
+ * - waiters: the get() futex word (future.c), with TK__WAIT_INTERRUPTED.
  * - free: the object is on its slab's free list; its first bytes are the
  *   list link (slab lock) and nothing else is valid. */
 struct tk_future {
     tk_node node;
-
     _Atomic uint32_t state;   /* TK__TASK_* */
     _Atomic uint32_t refs;    /* user + executor + queue/holder (+ submitter) */
     _Atomic uint32_t waiters; /* get()'s futex word: blocked gets, DONE, abort
-                                 generation (the protocol in future.c) */
-    _Atomic int task_status;  /* fn's non-zero return, if it failed */
-
-    struct tk__slab *slab; /* the slab the object lives in; slab->ex */
-    tk_task_fn fn;
-    void *arg;
-    tk_arg_free_fn arg_free;
-    int64_t period_ns;
-    _Atomic uint64_t run_count;
+                                 generation, interrupted (future.c) */
+    uint8_t kind;             /* tk_task_kind */
+    uint8_t flags;            /* TK_TASK_* flags */
+    uint8_t bits;             /* TK__TASK_BIG, _USER_REF, _DECORATED */
+    _Atomic uint8_t ran;      /* TK__RAN_*: the one-shot run count and whether
+                                 u.status is valid */
     union {
-        void *result;             /* one-shot: tk_run_set_result() */
-        _Atomic uint64_t skipped; /* periodic: due times skipped */
+        tk_task_fn fn; /* until the run starts */
+        void *result;  /* one-shot: tk_run_set_result() */
+        int status;    /* a run's non-zero status, or a veto */
     } u;
-    uint8_t kind;               /* tk_task_kind */
-    uint8_t flags;              /* TK_TASK_* flags */
-    bool has_user_ref;          /* a future was handed to the user */
-    bool decorated;             /* fn/arg/arg_free came from the decorate hook: a
-                                   call that fails after that drops them through
-                                   arg_free */
-    _Atomic bool interrupted;   /* cancel(may_interrupt) while running */
-    _Atomic bool user_released; /* tk_future_release() was called */
+    void *arg;
 };
 
-#define TK__TASK_SIZE 128u
-_Static_assert(sizeof(struct tk_future) == TK__TASK_SIZE, "a task is two cache lines");
+/* tk_future.bits */
+#define TK__TASK_BIG 0x1u      /* a tk__task_big */
+#define TK__TASK_USER_REF 0x2u /* a future was handed to the user */
+#define TK__TASK_DECORATED                                                                         \
+    0x4u /* fn/arg/arg_free came from the decorate hook: a                                         \
+            call that fails after that drops them through                                          \
+            arg_free */
+
+/* tk_future.ran */
+enum {
+    TK__RAN_NOT = 0,    /* no run has returned (or been vetoed) */
+    TK__RAN_OK = 1,     /* a run returned 0 */
+    TK__RAN_FAILED = 2, /* a run returned non-zero: u.status */
+    TK__RAN_VETOED = 3  /* before_execute vetoed the run: u.status */
+};
+
+/* tk_future.refs: the user's release, kept beside the count. */
+#define TK__REF_USER_RELEASED 0x80000000u
+#define TK__REF_COUNT_MASK 0x7FFFFFFFu
+
+#define TK__TASK_SIZE 80u
+_Static_assert(sizeof(struct tk_future) == TK__TASK_SIZE, "a small task is 80 bytes");
 
 typedef struct tk_future tk__task;
 
-/* A slab: one allocation of TK__SLAB_BYTES from the executor's allocator,
- * holding this header and TK__SLAB_OBJS task objects, 128-byte aligned.
- * All mutable fields are guarded by ex->slab_lock.
+/* A big task: the common part, then what few tasks need. */
+typedef struct tk__task_big {
+    struct tk_future t;
+    tk_arg_free_fn arg_free;
+    int64_t period_ns;
+    _Atomic uint64_t run_count; /* periodic runs; one writer (the running worker) */
+    _Atomic uint64_t skipped;   /* periodic: due times skipped */
+} tk__task_big;
+
+#define TK__TASK_BIG_SIZE 112u
+_Static_assert(sizeof(tk__task_big) == TK__TASK_BIG_SIZE, "a big task is 112 bytes");
+
+static inline bool tk__task_is_big(const tk__task *t) {
+    return (t->bits & TK__TASK_BIG) != 0;
+}
+
+static inline tk__task_big *tk__task_big_of(const tk__task *t) {
+    return (tk__task_big *)(void *)t;
+}
+
+/* The task's arg_free (NULL for a small task). */
+static inline tk_arg_free_fn tk__task_arg_free(const tk__task *t) {
+    return tk__task_is_big(t) ? tk__task_big_of(t)->arg_free : NULL;
+}
+
+/* The period (0 for a one-shot task). */
+static inline int64_t tk__task_period(const tk__task *t) {
+    return t->kind != TK_TASK_ONE_SHOT ? tk__task_big_of(t)->period_ns : 0;
+}
+
+/* The two object classes of the slabs. */
+enum { TK__CLASS_SMALL = 0, TK__CLASS_BIG = 1, TK__CLASSES = 2 };
+
+/* Slabs. A slab is one allocation from the executor's allocator: this
+ * header, then TK__SLAB_PAGES pages of 4 KiB, 4 KiB-aligned, each holding
+ * a tk__page header and objects of one class. A task finds its page by
+ * rounding its address down, and the page names the executor and the slab:
+ * a task stores neither. All mutable fields are guarded by ex->slab_lock.
  * - Objects never used since the slab was (re)started are handed out in
  *   address order (`bump`), so a burst of scheduling walks memory
- *   sequentially; freed objects go on the slab's LIFO free list, and the slab
- *   moves to the head of the executor's partial list, so the next allocation
- *   reuses the object freed last, while it is still in cache.
- * - A slab whose last object is freed is kept as the executor's one spare
- *   (restarted: bump = 0, empty free list) or given back to the allocator, so
- *   memory returns after a mass cancellation. */
+ *   sequentially; freed objects go on the slab's LIFO free list, so the
+ *   next allocation from the slab reuses the object freed last. A slab is
+ *   on its class's partial list while it has room; a free into a full slab
+ *   puts it back at the head, and no other free moves it (a free touches
+ *   only its own slab's header).
+ * - A slab whose last object is freed is kept as its class's one spare
+ *   (restarted: bump = 0, empty free list) or given back to the allocator,
+ *   so memory returns after a mass cancellation. */
 typedef struct tk__slab {
     tk_executor *ex;       /* immutable */
     void *mem;             /* the allocation (immutable) */
+    char *pages;           /* the first page (immutable) */
     struct tk__slab *prev; /* partial list links */
     struct tk__slab *next;
     void *free;      /* free objects, linked through their first bytes */
     uint32_t used;   /* objects handed out and not yet freed */
     uint32_t bump;   /* objects [0, bump) have been handed out before */
-    bool on_partial; /* on ex->slab_partial */
-    char *objs;      /* first object (64-byte aligned) */
+    uint8_t cls;     /* TK__CLASS_* (immutable) */
+    bool on_partial; /* on ex->slab_partial[cls] */
 } tk__slab;
 
-#define TK__SLAB_BYTES ((size_t)64 * 1024)
-/* room for the header and the alignment gap before the first object */
-#define TK__SLAB_OBJS ((uint32_t)((TK__SLAB_BYTES - 2 * TK__TASK_SIZE) / TK__TASK_SIZE))
+/* The header of each page of a slab. */
+typedef struct tk__page {
+    tk__slab *slab;
+    tk_executor *ex;
+} tk__page;
+
+#define TK__PAGE_BYTES ((size_t)4096)
+#define TK__SLAB_PAGES ((size_t)16)
+/* the header, the gap to the first page boundary, the pages */
+#define TK__SLAB_BYTES (sizeof(tk__slab) + TK__PAGE_BYTES + TK__SLAB_PAGES * TK__PAGE_BYTES)
+
+static inline tk__page *tk__page_of(const void *obj) {
+    return (tk__page *)((uintptr_t)obj & ~(uintptr_t)(TK__PAGE_BYTES - 1));
+}
 
 /* A task's view of its own run (lives on the running thread's stack). */
 struct tk_run {
@@ -263,8 +334,8 @@ struct tk_executor {
      * it is held; allocating or freeing a slab happens outside it) ---- */
     char pad5_[TK__CACHELINE];
     pthread_mutex_t slab_lock;
-    tk__slab *slab_partial; /* slabs with free room, the last freed into first */
-    tk__slab *slab_spare;   /* one empty slab kept for reuse, or NULL */
+    tk__slab *slab_partial[TK__CLASSES]; /* slabs with free room, per class */
+    tk__slab *slab_spare[TK__CLASSES];   /* one empty slab per class kept for reuse */
     /* Frees that found slab_lock taken go here instead of waiting for it: a
      * lock-free stack linked through the objects' first bytes, pushed by
      * anyone, emptied whole (exchange) by the next holder of slab_lock. */
@@ -301,9 +372,12 @@ extern _Thread_local tk__tls tk__current;
 
 /* ---- future.c ---- (no lock needed by any of these; slab_lock is taken
  * inside, as a leaf) */
-/* A zeroed task from a slab (a new slab from the allocator if needed), its
- * slab set; NULL on failure. */
-tk__task *tk__task_alloc(tk_executor *ex);
+/* A zeroed task from a slab (a new slab from the allocator if needed): a
+ * tk__task_big if `big`, its TK__TASK_BIG bit set; NULL on failure. */
+tk__task *tk__task_alloc(tk_executor *ex, bool big);
+/* Records a run's non-zero status, or a veto, in u (fn is no longer needed)
+ * and publishes it through `ran`. The running thread only. */
+void tk__task_set_status(tk__task *t, int status, bool vetoed);
 /* Frees a task that was never shared (no offer() succeeded); its references
  * are not looked at and arg_free is not called. */
 void tk__task_discard_unused(tk__task *t);
@@ -494,9 +568,9 @@ static inline tk__task *tk__task_of(tk_node *n) {
     return tk__container_of(n, tk__task, node);
 }
 
-/* The executor a task belongs to. */
+/* The executor a task belongs to: from its page's header. */
 static inline tk_executor *tk__task_ex(const tk__task *t) {
-    return t->slab->ex;
+    return tk__page_of(t)->ex;
 }
 
 /* The task's deadline, for threads that do not own its node. */

@@ -33,8 +33,9 @@
  *
  * References (t->refs). The task object goes back to its slab (future.c)
  * when the count drops to zero:
- *   - the user's, if a future was handed out (tk_future_release drops it;
- *     user_released catches a second release);
+ *   - the user's, if a future was handed out (tk_future_release drops it
+ *     and sets TK__REF_USER_RELEASED in the same word, which catches a
+ *     second release);
  *   - the executor's, from submission until the executor is done with the
  *     task: dropped together with arg_free by whoever ends it (the worker
  *     after the last run, the canceller of a pending task, the rejection
@@ -422,10 +423,11 @@ long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx) {
         if (tk__task_cancel_pending(t, true)) {
             tk_task_info info;
             tk__task_info(t, &info);
+            tk_arg_free_fn arg_free = tk__task_arg_free(t);
             if (drop != NULL)
-                drop(ctx, &info, t->arg_free);
-            else if (t->arg_free != NULL)
-                t->arg_free(t->arg);
+                drop(ctx, &info, arg_free);
+            else if (arg_free != NULL)
+                arg_free(t->arg);
             count++;
         } else {
             removed++; /* already cancelled or removed: only dropped */

@@ -42,8 +42,9 @@ void tk__futex_wait_until(_Atomic uint32_t *word, uint32_t expected, int64_t dea
 
 /* The get() protocol. Blocked gets sleep on t->waiters, a word that packs
  * three things (TK__WAIT_*): how many gets are blocked, a DONE bit, and an
- * abort generation. Every event a blocked get must see changes the word
- * before the wake-up, so a get that read the word before the event finds it
+ * abort generation (and, for tk_run_interrupted(), the INTERRUPTED bit of a
+ * cancel(may_interrupt) during the run, which blocked gets ignore). Every event a blocked get must
+ * see changes the word before the wake-up, so a get that read the word before the event finds it
  * changed when it calls FUTEX_WAIT and does not sleep (no lost wake-up):
  * - completion (tk__task_wake, after the state CAS): sets DONE, if anyone
  *   is blocked;
@@ -51,13 +52,14 @@ void tk__futex_wait_until(_Atomic uint32_t *word, uint32_t expected, int64_t dea
  * A get reads the generation when it registers; it returns TK_EINTR once the
  * generation differs, so an abort touches only the gets registered before
  * it. Completion wins: a get that sees a terminal state returns the outcome
- * even if an abort came too. The generation is 11 bits and wraps: a get
- * would miss an abort only if exactly a multiple of 2048 aborts happened
+ * even if an abort came too. The generation is 10 bits and wraps: a get
+ * would miss an abort only if exactly a multiple of 1024 aborts happened
  * between two of its reads of the word, each of which wakes it. */
 #define TK__WAIT_COUNT_MASK 0x000FFFFFu /* gets blocked (at most about 1M) */
 #define TK__WAIT_DONE 0x00100000u       /* the task reached a terminal state */
-#define TK__WAIT_GEN_ONE 0x00200000u    /* one abort; bits 21..31, wrapping */
-#define TK__WAIT_GEN_MASK 0xFFE00000u
+#define TK__WAIT_INTERRUPTED 0x00200000u
+#define TK__WAIT_GEN_ONE 0x00400000u /* one abort; bits 22..31, wrapping */
+#define TK__WAIT_GEN_MASK 0xFFC00000u
 
 void tk__task_wake(tk__task *t) {
     if ((atomic_load(&t->waiters) & TK__WAIT_COUNT_MASK) != 0) {
@@ -85,12 +87,16 @@ void tk__slabs_drain(tk_executor *ex) {
     atomic_store(&ex->slab_closed, true); /* before the drain: see task_free */
     tk__slab *gone = NULL;
     remote_drain_locked(ex, &gone, true);
-    tk__slab *spare = ex->slab_spare;
-    ex->slab_spare = NULL;
+    for (unsigned c = 0; c < TK__CLASSES; c++) {
+        tk__slab *spare = ex->slab_spare[c];
+        ex->slab_spare[c] = NULL;
+        if (spare != NULL) {
+            spare->next = gone;
+            gone = spare;
+        }
+    }
     pthread_mutex_unlock(&ex->slab_lock);
     release_gone(ex, gone);
-    if (spare != NULL)
-        slab_release(ex, spare);
 }
 
 /* Drops one reference on the executor struct; the last one frees it. */
@@ -108,6 +114,13 @@ void tk__executor_live_release(tk_executor *ex) {
 
 /* ---- task objects: slabs ------------------------------------------------ */
 
+/* Each class's object size, and how many fit in a page after its header. */
+static const size_t class_size[TK__CLASSES] = {TK__TASK_SIZE, TK__TASK_BIG_SIZE};
+#define PAGE_OBJS(size) ((uint32_t)((TK__PAGE_BYTES - sizeof(tk__page)) / (size)))
+static const uint32_t class_page_objs[TK__CLASSES] = {PAGE_OBJS(TK__TASK_SIZE),
+                                                      PAGE_OBJS(TK__TASK_BIG_SIZE)};
+_Static_assert(sizeof(tk__page) % 16 == 0, "objects after a page header stay 16-byte aligned");
+
 static inline void *free_link(const void *obj) {
     void *next;
     memcpy(&next, obj, sizeof(next));
@@ -123,7 +136,7 @@ static void partial_unlink(tk_executor *ex, tk__slab *s) {
     if (s->prev != NULL)
         s->prev->next = s->next;
     else
-        ex->slab_partial = s->next;
+        ex->slab_partial[s->cls] = s->next;
     if (s->next != NULL)
         s->next->prev = s->prev;
     s->prev = s->next = NULL;
@@ -132,28 +145,33 @@ static void partial_unlink(tk_executor *ex, tk__slab *s) {
 
 static void partial_push_front(tk_executor *ex, tk__slab *s) {
     s->prev = NULL;
-    s->next = ex->slab_partial;
+    s->next = ex->slab_partial[s->cls];
     if (s->next != NULL)
         s->next->prev = s;
-    ex->slab_partial = s;
+    ex->slab_partial[s->cls] = s;
     s->on_partial = true;
 }
 
-/* A fresh slab from the allocator, not yet on any list. No lock held. */
-static tk__slab *slab_new(tk_executor *ex) {
+/* A fresh slab of class cls from the allocator, not yet on any list. No
+ * lock held. Only the header and the page headers are written: the pages'
+ * objects are touched when handed out. */
+static tk__slab *slab_new(tk_executor *ex, unsigned cls) {
     char *mem = tk__alloc(&ex->alloc, TK__SLAB_BYTES);
     if (mem == NULL)
         return NULL;
-    /* The header first, then the objects at a 128-byte boundary, so each
-     * task is one aligned pair of cache lines (the hardware's adjacent-line
-     * prefetch brings a task's second line with its first). */
-    uintptr_t objs =
-        ((uintptr_t)mem + sizeof(tk__slab) + TK__TASK_SIZE - 1) & ~(uintptr_t)(TK__TASK_SIZE - 1);
+    uintptr_t pages =
+        ((uintptr_t)mem + sizeof(tk__slab) + TK__PAGE_BYTES - 1) & ~(uintptr_t)(TK__PAGE_BYTES - 1);
     tk__slab *s = (tk__slab *)mem;
     memset(s, 0, sizeof(*s));
     s->ex = ex;
     s->mem = mem;
-    s->objs = (char *)objs;
+    s->pages = (char *)pages;
+    s->cls = (uint8_t)cls;
+    for (size_t i = 0; i < TK__SLAB_PAGES; i++) {
+        tk__page *pg = (tk__page *)(void *)(s->pages + i * TK__PAGE_BYTES);
+        pg->slab = s;
+        pg->ex = ex;
+    }
     atomic_fetch_add_explicit(&ex->live, 1, memory_order_relaxed);
     return s;
 }
@@ -166,25 +184,28 @@ static void *slab_take_locked(tk_executor *ex, tk__slab *s) {
         if (s->free != NULL)
             __builtin_prefetch(s->free, 1);
     } else {
-        obj = s->objs + (size_t)s->bump * TK__TASK_SIZE;
+        uint32_t per_page = class_page_objs[s->cls];
+        obj = s->pages + (size_t)(s->bump / per_page) * TK__PAGE_BYTES + sizeof(tk__page) +
+              (size_t)(s->bump % per_page) * class_size[s->cls];
         s->bump++;
     }
     s->used++;
-    if (s->free == NULL && s->bump == TK__SLAB_OBJS)
+    if (s->free == NULL && s->bump == class_page_objs[s->cls] * (uint32_t)TK__SLAB_PAGES)
         partial_unlink(ex, s); /* full */
     return obj;
 }
 
-tk__task *tk__task_alloc(tk_executor *ex) {
+tk__task *tk__task_alloc(tk_executor *ex, bool big) {
+    unsigned cls = big ? TK__CLASS_BIG : TK__CLASS_SMALL;
     tk__slab *fresh = NULL;
     void *obj;
     tk__slab *s;
     pthread_mutex_lock(&ex->slab_lock);
     for (;;) {
-        s = ex->slab_partial;
-        if (s == NULL && ex->slab_spare != NULL) {
-            s = ex->slab_spare;
-            ex->slab_spare = NULL;
+        s = ex->slab_partial[cls];
+        if (s == NULL && ex->slab_spare[cls] != NULL) {
+            s = ex->slab_spare[cls];
+            ex->slab_spare[cls] = NULL;
             partial_push_front(ex, s);
         }
         if (s == NULL && fresh != NULL) {
@@ -196,7 +217,7 @@ tk__task *tk__task_alloc(tk_executor *ex) {
             break;
         /* No room anywhere: get a slab without holding the lock. */
         pthread_mutex_unlock(&ex->slab_lock);
-        fresh = slab_new(ex);
+        fresh = slab_new(ex, cls);
         if (fresh == NULL)
             return NULL;
         pthread_mutex_lock(&ex->slab_lock);
@@ -209,16 +230,16 @@ tk__task *tk__task_alloc(tk_executor *ex) {
     if (fresh != NULL) /* another thread made room meanwhile */
         slab_release(ex, fresh);
     tk__task *t = obj;
-    memset(t, 0, sizeof(*t)); /* all atomics start at 0 / PENDING / false */
-    t->slab = s;
+    memset(t, 0, class_size[cls]); /* all atomics start at 0 / PENDING / false */
+    t->bits = big ? TK__TASK_BIG : 0;
     return t;
 }
 
-/* Returns t to its slab; an emptied slab becomes the spare or is added to
- * *gone (linked through next) for the caller to release after unlocking.
- * slab_lock held. */
+/* Returns t to its slab; an emptied slab becomes its class's spare or is
+ * added to *gone (linked through next) for the caller to release after
+ * unlocking. slab_lock held. */
 static void free_to_slab_locked(tk_executor *ex, tk__task *t, tk__slab **gone) {
-    tk__slab *s = t->slab;
+    tk__slab *s = tk__page_of(t)->slab;
     set_free_link(t, s->free);
     s->free = t;
     if (--s->used == 0) {
@@ -227,18 +248,16 @@ static void free_to_slab_locked(tk_executor *ex, tk__task *t, tk__slab **gone) {
         if (s->on_partial)
             partial_unlink(ex, s);
         if (!atomic_load_explicit(&ex->slab_closed, memory_order_relaxed) &&
-            ex->slab_spare == NULL) {
+            ex->slab_spare[s->cls] == NULL) {
             s->free = NULL;
             s->bump = 0;
-            ex->slab_spare = s;
+            ex->slab_spare[s->cls] = s;
         } else {
             s->next = *gone;
             *gone = s;
         }
-    } else if (ex->slab_partial != s) {
-        if (s->on_partial)
-            partial_unlink(ex, s);
-        partial_push_front(ex, s); /* the object freed last is reused first */
+    } else if (!s->on_partial) {
+        partial_push_front(ex, s); /* it was full: it has room again */
     }
 }
 
@@ -274,7 +293,7 @@ static void release_gone(tk_executor *ex, tk__slab *gone) {
  * four operations on slab_remote/slab_closed are sequentially consistent:
  * a push that lands after destroy's final drain sees slab_closed. */
 static void task_free(tk__task *t) {
-    tk_executor *ex = t->slab->ex;
+    tk_executor *ex = tk__task_ex(t);
     tk__worker *w = tk__own_worker(ex);
     if (w != NULL) {
         /* a worker of t's executor: returned with the rest of its batch */
@@ -324,8 +343,8 @@ void tk__task_discard_unused(tk__task *t) {
 
 void tk__task_unref(tk__task *t, uint32_t n) {
     uint32_t old = atomic_fetch_sub_explicit(&t->refs, n, memory_order_acq_rel);
-    assert(old >= n);
-    if (old == n)
+    assert((old & TK__REF_COUNT_MASK) >= n);
+    if ((old & TK__REF_COUNT_MASK) == n)
         task_free(t);
 }
 
@@ -338,29 +357,43 @@ bool tk__task_complete(tk__task *t, uint32_t from, uint32_t to) {
 }
 
 void tk__task_info(const tk__task *t, tk_task_info *info) {
-    info->fn = t->fn;
+    info->fn = t->u.fn;
     info->arg = t->arg;
     info->kind = t->kind;
     info->deadline_ns = tk__task_deadline(t);
-    info->period_ns = t->kind == TK_TASK_ONE_SHOT ? 0 : t->period_ns;
+    info->period_ns = tk__task_period(t);
     info->seq = t->node.seq >> 1; /* tasks and timers share one count */
-    info->run_count = atomic_load_explicit(&t->run_count, memory_order_relaxed);
+    info->run_count = tk_future_run_count(t);
 }
 
 void tk__task_finish(tk__task *t, uint32_t extra) {
-    if (t->arg_free != NULL)
-        t->arg_free(t->arg);
+    tk_arg_free_fn arg_free = tk__task_arg_free(t);
+    if (arg_free != NULL)
+        arg_free(t->arg);
     tk__task_unref(t, 1 + extra);
 }
 
-bool tk__task_cancel_pending(tk__task *t, bool hand_back) {
+void tk__task_set_status(tk__task *t, int status, bool vetoed) {
+    t->u.status = status;
+    atomic_store_explicit(&t->ran, vetoed ? TK__RAN_VETOED : TK__RAN_FAILED, memory_order_release);
+}
+
+/* The PENDING -> CANCELLED CAS and its bookkeeping, but for the executor's
+ * reference, which the caller drops. */
+static bool cancel_pending_keep_ref(tk__task *t, bool hand_back) {
     if (!tk__task_complete(t, TK__TASK_PENDING, TK__TASK_CANCELLED))
         return false;
     atomic_fetch_add_explicit(&tk__task_ex(t)->cancelled_count, 1, memory_order_relaxed);
-    if (hand_back)
-        tk__task_unref(t, 1); /* the caller took over fn/arg */
-    else
-        tk__task_finish(t, 0);
+    tk_arg_free_fn arg_free = tk__task_arg_free(t);
+    if (!hand_back && arg_free != NULL) /* hand_back: the caller took over fn/arg */
+        arg_free(t->arg);
+    return true;
+}
+
+bool tk__task_cancel_pending(tk__task *t, bool hand_back) {
+    if (!cancel_pending_keep_ref(t, hand_back))
+        return false;
+    tk__task_unref(t, 1);
     return true;
 }
 
@@ -387,23 +420,28 @@ int tk_future_cancel(tk_future *f, bool may_interrupt) {
         if (s == TK__TASK_PENDING) {
             /* The canceller holds a reference (the user's, or the run's). */
             tk_executor *ex = tk__task_ex(f);
-            if (!tk__task_cancel_pending(f, false))
+            if (!cancel_pending_keep_ref(f, false))
                 continue;
+            /* the executor's reference, and the queue's if it comes back
+             * here: one atomic for both */
+            uint32_t drop = 1;
+            bool removed = false;
             if (atomic_load_explicit(&ex->remove_on_cancel, memory_order_relaxed)) {
                 int rc = tk__queue_remove(ex, &f->node);
                 /* TK_ENOENT: it may wait in a worker's batch (queue-access.c) */
-                if (rc == TK_OK || (rc == TK_ENOENT && tk__batch_steal(ex, &f->node))) {
-                    tk__task_unref(f, 1);
-                    tk__rewake_if_shutdown(ex);
-                }
+                removed = rc == TK_OK || (rc == TK_ENOENT && tk__batch_steal(ex, &f->node));
+                drop += removed;
             }
+            tk__task_unref(f, drop);
+            if (removed)
+                tk__rewake_if_shutdown(ex);
             return TK_OK;
         }
         if (s == TK__TASK_RUNNING) {
             if (!tk__task_complete(f, TK__TASK_RUNNING, TK__TASK_CANCELLED))
                 continue;
             if (may_interrupt)
-                atomic_store(&f->interrupted, true);
+                atomic_fetch_or(&f->waiters, TK__WAIT_INTERRUPTED);
             atomic_fetch_add_explicit(&tk__task_ex(f)->cancelled_count, 1, memory_order_relaxed);
             /* The worker finishes the task when the run returns. */
             return TK_ERUNNING;
@@ -479,8 +517,14 @@ int tk_future_get(tk_future *f, void **result) {
     return tk_future_get_timeout(f, -1, result);
 }
 
+/* u.status if a run failed or was vetoed; else 0. */
+static int status_of(const tk_future *f) {
+    uint8_t ran = atomic_load_explicit(&((tk_future *)f)->ran, memory_order_acquire);
+    return ran == TK__RAN_FAILED || ran == TK__RAN_VETOED ? f->u.status : 0;
+}
+
 int tk_future_task_status(const tk_future *f) {
-    return f == NULL ? 0 : atomic_load(&((tk_future *)f)->task_status);
+    return f == NULL ? 0 : status_of(f);
 }
 
 int tk_future_abort_get(tk_future *f) {
@@ -541,7 +585,7 @@ int tk_future_exception_now(const tk_future *f, int *status) {
         return TK_EINVAL;
     if (tk_future_state(f) != TK_TASK_FAILED)
         return TK_ESTATE;
-    *status = atomic_load(&((tk_future *)f)->task_status);
+    *status = status_of(f);
     return TK_OK;
 }
 
@@ -553,21 +597,33 @@ int64_t tk_future_remaining_ns(const tk_future *f) {
 }
 
 uint64_t tk_future_run_count(const tk_future *f) {
-    return f == NULL ? 0 : atomic_load(&((tk_future *)f)->run_count);
+    if (f == NULL)
+        return 0;
+    if (f->kind != TK_TASK_ONE_SHOT)
+        return atomic_load(&tk__task_big_of(f)->run_count);
+    uint8_t ran = atomic_load_explicit(&((tk_future *)f)->ran, memory_order_acquire);
+    return ran == TK__RAN_OK || ran == TK__RAN_FAILED ? 1 : 0;
 }
 
 uint64_t tk_future_skipped_count(const tk_future *f) {
     if (f == NULL || f->kind == TK_TASK_ONE_SHOT)
         return 0;
-    return atomic_load(&((tk_future *)f)->u.skipped);
+    return atomic_load(&tk__task_big_of(f)->skipped);
 }
 
 int tk_future_release(tk_future *f) {
-    if (f == NULL || !f->has_user_ref)
+    if (f == NULL || (f->bits & TK__TASK_USER_REF) == 0)
         return TK_EINVAL;
-    if (atomic_exchange(&f->user_released, true))
-        return TK_EINVAL;
-    tk__task_unref(f, 1);
+    /* mark and drop the user's reference in one step */
+    uint32_t old = atomic_load_explicit(&f->refs, memory_order_relaxed);
+    do {
+        if ((old & TK__REF_USER_RELEASED) != 0)
+            return TK_EINVAL;
+    } while (!atomic_compare_exchange_weak_explicit(&f->refs, &old,
+                                                    (old | TK__REF_USER_RELEASED) - 1,
+                                                    memory_order_acq_rel, memory_order_relaxed));
+    if ((old & TK__REF_COUNT_MASK) == 1)
+        task_free(f);
     return TK_OK;
 }
 
@@ -577,13 +633,14 @@ void tk_run_set_result(tk_run *run, void *result) {
     /* Only a one-shot task completes with a result (a periodic task never
      * does, as in the JDK); its storage holds the skip count. */
     if (run != NULL && run->task != NULL && run->task->kind == TK_TASK_ONE_SHOT)
-        run->task->u.result = result;
+        run->task->u.result = result; /* fn's storage: see struct tk_future */
 }
 
 bool tk_run_interrupted(const tk_run *run) {
     if (run == NULL || run->task == NULL)
         return false;
-    if (atomic_load_explicit(&run->task->interrupted, memory_order_relaxed))
+    if ((atomic_load_explicit(&run->task->waiters, memory_order_relaxed) & TK__WAIT_INTERRUPTED) !=
+        0)
         return true;
     /* shutdown_now() interrupts every running task: STOP and beyond. */
     return run->ex != NULL &&

@@ -41,8 +41,9 @@ static void hand_out(tk__task *t, tk_future **out) {
  * task then belongs to the executor and is dropped through its arg_free (the
  * hook's wrapper would leak otherwise). t was never shared. */
 static int fail_unaccepted(tk__task *t, int rc) {
-    if (t->decorated && t->arg_free != NULL)
-        t->arg_free(t->arg);
+    tk_arg_free_fn arg_free = tk__task_arg_free(t);
+    if ((t->bits & TK__TASK_DECORATED) != 0 && arg_free != NULL)
+        arg_free(t->arg);
     tk__task_discard_unused(t);
     return rc;
 }
@@ -50,8 +51,9 @@ static int fail_unaccepted(tk__task *t, int rc) {
 /* The task is dropped and the call fails with `rc`: arg_free runs (the task
  * was rejected), no future is handed out. t was never shared. */
 static int drop_rejected(tk__task *t, int rc) {
-    if (t->arg_free != NULL)
-        t->arg_free(t->arg);
+    tk_arg_free_fn arg_free = tk__task_arg_free(t);
+    if (arg_free != NULL)
+        arg_free(t->arg);
     tk__task_discard_unused(t);
     return rc;
 }
@@ -311,7 +313,9 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
     /* Everything that can fail without the task is done before the decorate
      * hook runs, so a hook's wrapper is never stranded by TK_ENOMEM or
      * TK_ETHREAD: allocate the task, make sure a worker can run it. */
-    tk__task *t = tk__task_alloc(ex);
+    /* a small task unless something may need a big one's fields */
+    bool big = s.kind != TK_TASK_ONE_SHOT || s.arg_free != NULL || ex->hooks.decorate != NULL;
+    tk__task *t = tk__task_alloc(ex, big);
     if (t == NULL)
         return TK_ENOMEM;
     if (TK__UNLIKELY(atomic_load_explicit(&ex->wc, memory_order_relaxed) < ex->target) &&
@@ -322,27 +326,29 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
             return rc;
         }
     }
-    t->decorated = false;
     if (ex->hooks.decorate != NULL) {
         rc = ex->hooks.decorate(ex, &s, ex->hooks.ctx);
         if (rc != TK_OK) {
             tk__task_discard_unused(t);
             return rc;
         }
-        t->decorated = true;
+        t->bits |= TK__TASK_DECORATED;
         if (validate_spec(&s) != TK_OK) {
             t->arg = s.arg;
-            t->arg_free = s.arg_free;
+            tk__task_big_of(t)->arg_free = s.arg_free;
             return fail_unaccepted(t, TK_EINVAL);
         }
     }
-    t->fn = s.fn;
+    t->u.fn = s.fn;
     t->arg = s.arg;
-    t->arg_free = s.arg_free;
+    if (big) {
+        tk__task_big_of(t)->arg_free = s.arg_free;
+        tk__task_big_of(t)->period_ns = s.kind == TK_TASK_ONE_SHOT ? 0 : s.period_ns;
+    }
     t->kind = (uint8_t)s.kind;
     t->flags = (uint8_t)s.flags;
-    t->period_ns = s.kind == TK_TASK_ONE_SHOT ? 0 : s.period_ns;
-    t->has_user_ref = out != NULL;
+    if (out != NULL)
+        t->bits |= TK__TASK_USER_REF;
     int64_t deadline = (s.flags & TK_TASK_AT_DEADLINE) != 0
                            ? s.delay_ns
                            : tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);

@@ -36,6 +36,7 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
          * task.run()); the caller fails the task with the veto as status. */
         int veto = ex->hooks.before_execute(ex, &run.info, ex->hooks.ctx);
         if (veto != 0) {
+            tk__task_set_status(t, veto, true);
             tk__current.task = saved;
             if (end_ns != NULL)
                 *end_ns = tk_clock_now_ns();
@@ -45,13 +46,21 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
         }
     }
 
-    int status = t->fn(&run, t->arg);
+    tk_task_fn fn = t->u.fn;
+    if (t->kind == TK_TASK_ONE_SHOT)
+        t->u.result = NULL; /* its storage is the result's from now on */
+    int status = fn(&run, t->arg);
     if (end_ns != NULL)
         *end_ns = tk_clock_now_ns(); /* fixed delay counts from here (JDK) */
 
     /* one writer: runs of a task never overlap (a periodic task is offered
      * again only after its run), so no read-modify-write */
-    tk__bump(&t->run_count);
+    if (t->kind != TK_TASK_ONE_SHOT)
+        tk__bump(&tk__task_big_of(t)->run_count);
+    if (status != 0)
+        tk__task_set_status(t, status, false);
+    else if (t->kind == TK_TASK_ONE_SHOT)
+        atomic_store_explicit(&t->ran, TK__RAN_OK, memory_order_release);
     tk__count(ex, true);
     if (status != 0)
         atomic_fetch_add_explicit(&ex->failed_count, 1, memory_order_relaxed);
@@ -66,12 +75,11 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
 }
 
 void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extra) {
-    if (status != 0)
-        atomic_store(&t->task_status, status);
     /* arg_free first, so that a future seen done (get(), is_done()) has had
      * its arg_free run; only a cancel during the run publishes earlier. */
-    if (t->arg_free != NULL)
-        t->arg_free(t->arg);
+    tk_arg_free_fn arg_free = tk__task_arg_free(t);
+    if (arg_free != NULL)
+        arg_free(t->arg);
     /* If the CAS fails the run was cancelled while running (already counted).
      * completed_count is the worker's (run_batch), as in the JDK. */
     (void)ex;
@@ -84,7 +92,7 @@ void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extr
  * worker that owns the node. */
 static int64_t next_deadline(tk_executor *ex, tk__task *t, int64_t run_end_ns) {
     int64_t prev = t->node.deadline_ns;
-    int64_t period = t->period_ns;
+    int64_t period = tk__task_period(t);
     if (t->kind == TK_TASK_FIXED_DELAY)
         return tk_deadline_after_ns(run_end_ns, period);
     int64_t next = tk__sat_add(prev, period); /* fixed rate: catch up */
@@ -96,7 +104,7 @@ static int64_t next_deadline(tk_executor *ex, tk__task *t, int64_t run_end_ns) {
             uint64_t behind = (uint64_t)now - (uint64_t)next;
             uint64_t missed = (behind + (uint64_t)period - 1) / (uint64_t)period;
             next = tk__sat_add(next, (int64_t)(missed * (uint64_t)period));
-            atomic_fetch_add_explicit(&t->u.skipped, missed, memory_order_relaxed);
+            atomic_fetch_add_explicit(&tk__task_big_of(t)->skipped, missed, memory_order_relaxed);
             atomic_fetch_add_explicit(&ex->skipped_periods, missed, memory_order_relaxed);
         }
     }
@@ -131,8 +139,8 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
         return;
     }
     if (status != 0) {
-        /* A failed periodic run ends the task (the JDK suppresses later runs). */
-        atomic_store(&t->task_status, status);
+        /* A failed periodic run ends the task (the JDK suppresses later runs);
+         * tk__invoke recorded the status. */
         if (tk__task_complete(t, TK__TASK_RUNNING, TK__TASK_FAILED)) {
             atomic_fetch_add_explicit(&ex->failed_periodic_count, 1, memory_order_relaxed);
             if (ex->hooks.periodic_failed != NULL)
