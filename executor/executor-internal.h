@@ -29,6 +29,32 @@
 #include "timerkit/executor.h"
 #include "timerkit/queue.h"
 
+/* A spin lock for the executor's two leaf locks (slab_lock, batch_lock):
+ * critical sections of a few pointer updates, never a call out, rarely
+ * contended. Taking it is one exchange; releasing it a plain release store,
+ * where a mutex's unlock is another locked instruction. A waiter spins
+ * briefly, then yields the CPU, so a holder that was preempted gets to run
+ * (a machine may have fewer cores than threads). */
+typedef struct tk__spinlock {
+    _Atomic uint32_t held;
+} tk__spinlock;
+
+void tk__spin_wait(tk__spinlock *l); /* executor.c: the contended path */
+
+static inline bool tk__spin_trylock(tk__spinlock *l) {
+    return atomic_load_explicit(&l->held, memory_order_relaxed) == 0 &&
+           atomic_exchange_explicit(&l->held, 1, memory_order_acquire) == 0;
+}
+
+static inline void tk__spin_lock(tk__spinlock *l) {
+    if (TK__UNLIKELY(atomic_exchange_explicit(&l->held, 1, memory_order_acquire) != 0))
+        tk__spin_wait(l);
+}
+
+static inline void tk__spin_unlock(tk__spinlock *l) {
+    atomic_store_explicit(&l->held, 0, memory_order_release);
+}
+
 /* ---- task states (tk_future.state) --------------------------------------
  * PENDING   queued, or in the hands of a worker that has not started it yet,
  *           or between two periodic runs
@@ -296,8 +322,11 @@ struct tk_executor {
 
     /* ---- submit-side counters ---- */
     char pad2_[TK__CACHELINE];
-    _Atomic uint64_t seq;            /* grows by 2: tasks take even values, timers odd */
-    _Atomic uint64_t accepted_count; /* tasks and timers accepted (offer succeeded) */
+    _Atomic uint64_t seq; /* grows by 2 per scheduling call that gets this far:
+                             tasks take even values, timers odd */
+    /* Of those calls, the ones not accepted (accepted_count is seq / 2 minus
+     * this: a call accepted costs no second atomic). */
+    _Atomic uint64_t unaccepted_count;
     _Atomic uint64_t rejected_count;
 
     /* ---- worker-side counters (workers count their own runs, completions
@@ -327,13 +356,13 @@ struct tk_executor {
     _Atomic unsigned largest; /* largest_pool_size (written under pool_lock) */
     /* Guards every worker's batch/batch_left. Lock order: pool_lock ->
      * batch_lock; nothing else is taken or called while it is held. */
-    pthread_mutex_t batch_lock;
+    tk__spinlock batch_lock;
 
     /* ---- task objects: slab_lock guards the slab lists and every slab's
      * mutable fields (a leaf lock: nothing is called while
      * it is held; allocating or freeing a slab happens outside it) ---- */
     char pad5_[TK__CACHELINE];
-    pthread_mutex_t slab_lock;
+    tk__spinlock slab_lock;
     tk__slab *slab_partial[TK__CLASSES]; /* slabs with free room, per class */
     tk__slab *slab_spare[TK__CLASSES];   /* one empty slab per class kept for reuse */
     /* Frees that found slab_lock taken go here instead of waiting for it: a

@@ -58,8 +58,11 @@
  *   pool_lock  the state transitions, worker creation and exit (wc changes),
  *              the workers list, termination (term_cond). Never held while
  *              calling user code (thread factory, hooks, fn, arg_free).
- *   slab_lock  the task slabs (future.c); a leaf: nothing is called while
- *              held.
+ *   batch_lock every worker's pending batch (queue-access.c); a leaf
+ *              spin lock (tk__spinlock), taken after pool_lock where both
+ *              are.
+ *   slab_lock  the task slabs (future.c); a leaf spin lock: nothing is
+ *              called while held.
  *   engine     each engine's own lock, inside its ops.
  * Lock order: pool_lock -> engine lock (size() under pool_lock);
  * slab_lock is innermost. Neither executor lock is held across fn, a hook,
@@ -87,9 +90,22 @@
  * belongs to and the task the thread is running, for the TK_EDEADLK checks.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <string.h>
 
 #include "executor-internal.h"
+
+void tk__spin_wait(tk__spinlock *l) {
+    for (unsigned spins = 0;; spins++) {
+        if (atomic_load_explicit(&l->held, memory_order_relaxed) == 0 &&
+            atomic_exchange_explicit(&l->held, 1, memory_order_acquire) == 0)
+            return;
+        if (spins < 64)
+            tk__cpu_relax();
+        else
+            sched_yield();
+    }
+}
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -232,12 +248,10 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     atomic_init(&ex->slab_closed, false);
 
     int rc = TK_ENOMEM;
+    atomic_init(&ex->batch_lock.held, 0);
+    atomic_init(&ex->slab_lock.held, 0);
     if (pthread_mutex_init(&ex->pool_lock, NULL) != 0)
         goto fail_pool;
-    if (pthread_mutex_init(&ex->batch_lock, NULL) != 0)
-        goto fail_batch;
-    if (pthread_mutex_init(&ex->slab_lock, NULL) != 0)
-        goto fail_free;
     if (tk__cond_init_monotonic(&ex->term_cond) != 0)
         goto fail_cond;
 
@@ -257,10 +271,6 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
 fail_queue:
     pthread_cond_destroy(&ex->term_cond);
 fail_cond:
-    pthread_mutex_destroy(&ex->slab_lock);
-fail_free:
-    pthread_mutex_destroy(&ex->batch_lock);
-fail_batch:
     pthread_mutex_destroy(&ex->pool_lock);
 fail_pool:
     tk__free(&alloc, ex, sizeof(*ex));
@@ -599,7 +609,11 @@ int tk_executor_stats_get(const tk_executor *cex, tk_executor_stats *out) {
         return TK_EINVAL;
     tk_executor *ex = (tk_executor *)cex;
     memset(out, 0, sizeof(*out));
-    out->accepted_count = atomic_load_explicit(&ex->accepted_count, memory_order_relaxed);
+    /* Every call that took a seq was accepted, or counted unaccepted after
+     * taking it (release): a count read first (acquire) never exceeds the
+     * seqs read after it. */
+    uint64_t unaccepted = atomic_load_explicit(&ex->unaccepted_count, memory_order_acquire);
+    out->accepted_count = atomic_load_explicit(&ex->seq, memory_order_relaxed) / 2 - unaccepted;
     out->requeued_count = atomic_load_explicit(&ex->requeued_count, memory_order_relaxed);
     out->removed_count = atomic_load_explicit(&ex->removed_count, memory_order_relaxed);
     out->handed_back_count = atomic_load_explicit(&ex->handed_back_count, memory_order_relaxed);

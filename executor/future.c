@@ -83,7 +83,7 @@ void tk__slabs_drain(tk_executor *ex) {
     /* Marks the executor destroyed under slab_lock, so an emptied slab is
      * freed from now on instead of kept; slabs still holding objects are
      * freed with their last object. */
-    pthread_mutex_lock(&ex->slab_lock);
+    tk__spin_lock(&ex->slab_lock);
     atomic_store(&ex->slab_closed, true); /* before the drain: see task_free */
     tk__slab *gone = NULL;
     remote_drain_locked(ex, &gone, true);
@@ -95,7 +95,7 @@ void tk__slabs_drain(tk_executor *ex) {
             gone = spare;
         }
     }
-    pthread_mutex_unlock(&ex->slab_lock);
+    tk__spin_unlock(&ex->slab_lock);
     release_gone(ex, gone);
 }
 
@@ -104,8 +104,6 @@ void tk__executor_live_release(tk_executor *ex) {
     if (atomic_fetch_sub_explicit(&ex->live, 1, memory_order_acq_rel) != 1)
         return;
     /* destroy() has run and every slab is gone: free the struct. */
-    pthread_mutex_destroy(&ex->slab_lock);
-    pthread_mutex_destroy(&ex->batch_lock);
     pthread_mutex_destroy(&ex->pool_lock);
     pthread_cond_destroy(&ex->term_cond);
     tk_allocator a = ex->alloc;
@@ -200,7 +198,7 @@ tk__task *tk__task_alloc(tk_executor *ex, bool big) {
     tk__slab *fresh = NULL;
     void *obj;
     tk__slab *s;
-    pthread_mutex_lock(&ex->slab_lock);
+    tk__spin_lock(&ex->slab_lock);
     for (;;) {
         s = ex->slab_partial[cls];
         if (s == NULL && ex->slab_spare[cls] != NULL) {
@@ -216,16 +214,16 @@ tk__task *tk__task_alloc(tk_executor *ex, bool big) {
         if (s != NULL)
             break;
         /* No room anywhere: get a slab without holding the lock. */
-        pthread_mutex_unlock(&ex->slab_lock);
+        tk__spin_unlock(&ex->slab_lock);
         fresh = slab_new(ex, cls);
         if (fresh == NULL)
             return NULL;
-        pthread_mutex_lock(&ex->slab_lock);
+        tk__spin_lock(&ex->slab_lock);
     }
     obj = slab_take_locked(ex, s);
     tk__slab *gone = NULL;
     remote_drain_locked(ex, &gone, false); /* after the take: s stays in use */
-    pthread_mutex_unlock(&ex->slab_lock);
+    tk__spin_unlock(&ex->slab_lock);
     release_gone(ex, gone);
     if (fresh != NULL) /* another thread made room meanwhile */
         slab_release(ex, fresh);
@@ -301,21 +299,21 @@ static void task_free(tk__task *t) {
         w->freed = t;
         return;
     }
-    if (pthread_mutex_trylock(&ex->slab_lock) != 0) {
+    if (!tk__spin_trylock(&ex->slab_lock)) {
         tk__task *top = atomic_load(&ex->slab_remote);
         do
             set_free_link(t, top);
         while (!atomic_compare_exchange_weak(&ex->slab_remote, &top, t));
         if (!atomic_load(&ex->slab_closed))
             return;
-        pthread_mutex_lock(&ex->slab_lock);
+        tk__spin_lock(&ex->slab_lock);
         t = NULL; /* it is on the stack now */
     }
     tk__slab *gone = NULL;
     remote_drain_locked(ex, &gone, t == NULL); /* t NULL: closed, see above */
     if (t != NULL)
         free_to_slab_locked(ex, t, &gone);
-    pthread_mutex_unlock(&ex->slab_lock);
+    tk__spin_unlock(&ex->slab_lock);
     release_gone(ex, gone);
 }
 
@@ -326,14 +324,14 @@ void tk__worker_flush_frees(tk__worker *w) {
     w->freed = NULL;
     tk_executor *ex = w->ex;
     tk__slab *gone = NULL;
-    pthread_mutex_lock(&ex->slab_lock);
+    tk__spin_lock(&ex->slab_lock);
     remote_drain_locked(ex, &gone, false);
     while (t != NULL) {
         tk__task *next = free_link(t);
         free_to_slab_locked(ex, t, &gone);
         t = next;
     }
-    pthread_mutex_unlock(&ex->slab_lock);
+    tk__spin_unlock(&ex->slab_lock);
     release_gone(ex, gone);
 }
 

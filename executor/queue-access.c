@@ -45,14 +45,14 @@ int tk__queue_remove(tk_executor *ex, tk_node *n) {
 /* ---- the workers' pending batches ---------------------------------------- */
 
 void tk__batch_publish(tk_executor *ex, tk__worker *w, tk_node *n, size_t count) {
-    pthread_mutex_lock(&ex->batch_lock);
+    tk__spin_lock(&ex->batch_lock);
     w->batch = n;
     atomic_store_explicit(&w->batch_left, count, memory_order_relaxed);
-    pthread_mutex_unlock(&ex->batch_lock);
+    tk__spin_unlock(&ex->batch_lock);
 }
 
 tk_node *tk__batch_pop(tk_executor *ex, tk__worker *w) {
-    pthread_mutex_lock(&ex->batch_lock);
+    tk__spin_lock(&ex->batch_lock);
     tk_node *n = w->batch;
     if (n != NULL) {
         size_t left = atomic_load_explicit(&w->batch_left, memory_order_relaxed) - 1;
@@ -61,14 +61,14 @@ tk_node *tk__batch_pop(tk_executor *ex, tk__worker *w) {
         if (w->batch != NULL) /* the line the next run reads (fn, arg, ...) */
             __builtin_prefetch((const char *)w->batch + TK__CACHELINE);
     }
-    pthread_mutex_unlock(&ex->batch_lock);
+    tk__spin_unlock(&ex->batch_lock);
     return n;
 }
 
 bool tk__batch_steal(tk_executor *ex, tk_node *n) {
     bool found = false;
     pthread_mutex_lock(&ex->pool_lock);
-    pthread_mutex_lock(&ex->batch_lock);
+    tk__spin_lock(&ex->batch_lock);
     for (tk__worker *w = ex->workers; w != NULL && !found; w = w->next) {
         size_t left = atomic_load_explicit(&w->batch_left, memory_order_relaxed);
         tk_node **link = &w->batch;
@@ -88,7 +88,7 @@ bool tk__batch_steal(tk_executor *ex, tk_node *n) {
             link = &cur->tk__priv.detached_next;
         }
     }
-    pthread_mutex_unlock(&ex->batch_lock);
+    tk__spin_unlock(&ex->batch_lock);
     pthread_mutex_unlock(&ex->pool_lock);
     if (found)
         atomic_fetch_add_explicit(&ex->removed_count, 1, memory_order_relaxed);
@@ -118,7 +118,7 @@ tk_node *tk__merge_sorted(tk_node *a, tk_node *b) {
 tk_node *tk__batch_steal_all(tk_executor *ex) {
     tk_node *all = NULL;
     pthread_mutex_lock(&ex->pool_lock);
-    pthread_mutex_lock(&ex->batch_lock);
+    tk__spin_lock(&ex->batch_lock);
     for (tk__worker *w = ex->workers; w != NULL; w = w->next) {
         size_t left = atomic_load_explicit(&w->batch_left, memory_order_relaxed);
         if (left == 0)
@@ -132,7 +132,7 @@ tk_node *tk__batch_steal_all(tk_executor *ex) {
         w->batch = NULL;
         atomic_store_explicit(&w->batch_left, 0, memory_order_relaxed);
     }
-    pthread_mutex_unlock(&ex->batch_lock);
+    tk__spin_unlock(&ex->batch_lock);
     pthread_mutex_unlock(&ex->pool_lock);
     return all;
 }
@@ -177,7 +177,7 @@ static bool snapshot_pred(const tk_node *n, void *ctx) {
 
 static void snapshot_batches(tk_executor *ex, snapshot *s) {
     pthread_mutex_lock(&ex->pool_lock);
-    pthread_mutex_lock(&ex->batch_lock);
+    tk__spin_lock(&ex->batch_lock);
     for (tk__worker *w = ex->workers; w != NULL; w = w->next) {
         size_t left = atomic_load_explicit(&w->batch_left, memory_order_relaxed);
         const tk_node *n = w->batch;
@@ -187,7 +187,7 @@ static void snapshot_batches(tk_executor *ex, snapshot *s) {
                 n = tk_node_next_detached(n);
         }
     }
-    pthread_mutex_unlock(&ex->batch_lock);
+    tk__spin_unlock(&ex->batch_lock);
     pthread_mutex_unlock(&ex->pool_lock);
 }
 

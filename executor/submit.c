@@ -77,7 +77,7 @@ typedef struct tk__rejection {
     enum { REJ_DISCARD_OR_FAIL = 0, REJ_RAN, REJ_RETRY } outcome;
 } tk__rejection;
 
-static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried);
+static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried, bool *accepted);
 
 /* The rejection in progress on this thread if `task` is its info and `ex`
  * its executor; else NULL. */
@@ -187,7 +187,8 @@ static const tk_reject_fn stock_handlers[] = {
  * was never shared. The handler (a stock one for the enum policies) runs
  * with no lock held; its return value decides, unless a stock handler ran
  * the task (caller-runs) or asked for a retry (discard-oldest). */
-static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, bool retried) {
+static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, bool retried,
+                  bool *accepted) {
     if (!retried)
         atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
     pthread_mutex_lock(&ex->pool_lock); /* policy, handler and ctx: one set */
@@ -212,7 +213,7 @@ static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, boo
     if (rc != TK_OK)
         return drop_rejected(t, rc);
     if (r.outcome == REJ_RETRY)
-        return enqueue(ex, t, out, true);
+        return enqueue(ex, t, out, true, accepted);
     return discard(t, out);
 }
 
@@ -231,9 +232,9 @@ static void ensure_prestart_shutdown(tk_executor *ex, tk__task *t) {
 
 /* Offers a fully built task. t->refs is not yet shared: executor + one
  * user-or-guard reference. */
-static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) {
+static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried, bool *accepted) {
     if (atomic_load(&ex->state) != TK_POOL_RUNNING)
-        return reject(ex, t, TK_EREJECTED, out, retried);
+        return reject(ex, t, TK_EREJECTED, out, retried, accepted);
 
     /* Workers were ensured by tk_executor_schedule_spec() before decorate. */
 
@@ -243,12 +244,12 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried) 
     if (TK__UNLIKELY(rc != TK_OK)) {
         atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
         if (rc == TK_EFULL)
-            return reject(ex, t, TK_EFULL, out, retried);
+            return reject(ex, t, TK_EFULL, out, retried, accepted);
         if (rc == TK_ECLOSED)
-            return reject(ex, t, TK_EREJECTED, out, retried);
+            return reject(ex, t, TK_EREJECTED, out, retried, accepted);
         return fail_unaccepted(t, rc);
     }
-    atomic_fetch_add_explicit(&ex->accepted_count, 1, memory_order_relaxed);
+    *accepted = true; /* counted through the seq (tk_executor_stats_get) */
 
     /* The re-check. The user-or-guard reference keeps t alive even if a
      * worker has already run and finished it. */
@@ -355,7 +356,11 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
     t->node.deadline_ns = deadline; /* not shared before offer() */
     t->node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed); /* even: a task */
     atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
-    return enqueue(ex, t, out, false);
+    bool accepted = false;
+    rc = enqueue(ex, t, out, false, &accepted);
+    if (!accepted) /* it took a seq: see unaccepted_count */
+        atomic_fetch_add_explicit(&ex->unaccepted_count, 1, memory_order_release);
+    return rc;
 }
 
 int tk_executor_execute(tk_executor *ex, tk_task_fn fn, void *arg) {

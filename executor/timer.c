@@ -113,6 +113,12 @@ static int unqueued(tk_timer *tm, int rc) {
     return rc;
 }
 
+/* As unqueued(), for a start() that had taken a seq. */
+static int unaccepted(tk_executor *ex, tk_timer *tm, int rc) {
+    atomic_fetch_add_explicit(&ex->unaccepted_count, 1, memory_order_release);
+    return unqueued(tm, rc);
+}
+
 /* tk_timer_start() (`absolute` false: t is a delay) and tk_timer_start_at()
  * (t is the deadline). */
 static int start(tk_executor *ex, tk_timer *timer, bool absolute, int64_t t) {
@@ -143,18 +149,17 @@ static int start(tk_executor *ex, tk_timer *timer, bool absolute, int64_t t) {
     if (TK__UNLIKELY(rc != TK_OK)) {
         if (rc == TK_EFULL || rc == TK_ECLOSED)
             atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
-        return unqueued(timer, rc == TK_ECLOSED ? TK_EREJECTED : rc);
+        return unaccepted(ex, timer, rc == TK_ECLOSED ? TK_EREJECTED : rc);
     }
     /* From here on the timer may already have fired (and been freed). */
     if (TK__UNLIKELY(atomic_load(&ex->state) != TK_POOL_RUNNING) &&
         tk__shutdown_catch_up(ex, &timer->tk__node)) {
         atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
-        return unqueued(timer, TK_EREJECTED); /* it was still queued: ours */
+        return unaccepted(ex, timer, TK_EREJECTED); /* it was still queued: ours */
     }
     if (TK__UNLIKELY(!tk__ensure_worker(ex)) && tk__pull_if_queued(ex, &timer->tk__node))
-        return unqueued(timer, TK_ETHREAD); /* every worker timed out, none can start */
-    atomic_fetch_add_explicit(&ex->accepted_count, 1, memory_order_relaxed);
-    return TK_OK;
+        return unaccepted(ex, timer, TK_ETHREAD); /* every worker timed out, none can start */
+    return TK_OK; /* accepted: counted through the seq (tk_executor_stats_get) */
 }
 
 int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns) {

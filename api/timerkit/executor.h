@@ -212,10 +212,13 @@ typedef struct tk_executor_options {
                                               see tk_queue_config.spin_ns (heap) */
     const tk_allocator *allocator;         /**< NULL: tk_allocator_default(). Copied at
                                               create; its ctx must outlive every future.
-                                              Tasks (128 bytes each) come from 64 KiB
-                                              slabs allocated through it, about 510
+                                              Tasks (80 bytes each; 112 for periodic
+                                              ones and those with arg_free or a
+                                              decorate hook) come from slabs of about
+                                              68 KiB allocated through it, 816 (576)
                                               tasks a slab; an emptied slab goes back
-                                              to it (one spare kept until destroy). */
+                                              to it (one spare of each size kept until
+                                              destroy). */
     int64_t keep_alive_ns;                 /**< how long a worker that may time out
                                               waits idle before it leaves (Java's
                                               keepAliveTime; default
