@@ -237,7 +237,7 @@ typedef struct tk__page {
 } tk__page;
 
 #define TK__PAGE_BYTES ((size_t)4096)
-#define TK__SLAB_PAGES ((size_t)16)
+#define TK__SLAB_PAGES ((size_t)32)
 /* the header, the gap to the first page boundary, the pages */
 #define TK__SLAB_BYTES (sizeof(tk__slab) + TK__PAGE_BYTES + TK__SLAB_PAGES * TK__PAGE_BYTES)
 

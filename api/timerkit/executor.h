@@ -215,7 +215,7 @@ typedef struct tk_executor_options {
                                               Tasks (80 bytes each; 112 for periodic
                                               ones and those with arg_free or a
                                               decorate hook) come from slabs of about
-                                              68 KiB allocated through it, 816 (576)
+                                              132 KiB allocated through it, 1632 (1152)
                                               tasks a slab; an emptied slab goes back
                                               to it (one spare of each size kept until
                                               destroy). */

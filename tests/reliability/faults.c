@@ -796,7 +796,7 @@ static const char *const invoke_names[INV_COUNT] = {"invoke_all", "invoke_all(ti
  * cancelled or ran: its arg_free ran once. Returns whether allocation #n was
  * reached. */
 static bool invoke_one(const tk_queue_ops *engine, enum invoke_mode mode, unsigned long long n) {
-    enum { K = 600, THREADS = 2 };
+    enum { K = 1700, THREADS = 2 }; /* a slab holds 1632 small or 1152 big tasks */
     char where[128];
     snprintf(where, sizeof(where), "[%s] %s of %d tasks, allocation #%llu fails", engine->name,
              invoke_names[mode], K, n);
