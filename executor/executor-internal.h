@@ -249,8 +249,14 @@ static inline tk__page *tk__page_of(const void *obj) {
 struct tk_run {
     tk__task *task;
     tk_executor *ex;
+    tk_task_fn fn;   /* the task's fn (its storage may hold the result now) */
+    bool info_ready; /* info filled: at the start when a hook needs it, else
+                        on the first tk_run_info() */
     tk_task_info info;
 };
+
+/* Fills run->info, once. Only during the run, from its thread. */
+void tk__run_info_fill(struct tk_run *run);
 
 /* One worker thread. Allocated before the thread starts, linked into
  * ex->workers for its whole life, freed by destroy() after the join. */

@@ -649,8 +649,20 @@ tk_executor *tk_run_executor(const tk_run *run) {
     return run == NULL ? NULL : run->ex;
 }
 
+void tk__run_info_fill(struct tk_run *run) {
+    if (run->info_ready)
+        return;
+    tk__task_info(run->task, &run->info);
+    run->info.fn = run->fn; /* the task's storage of fn may hold the result now */
+    run->info_ready = true;
+}
+
 const tk_task_info *tk_run_info(const tk_run *run) {
-    return run == NULL ? NULL : &run->info;
+    if (run == NULL)
+        return NULL;
+    /* the run is the caller's own (on its stack): filled on first use */
+    tk__run_info_fill((struct tk_run *)run);
+    return &run->info;
 }
 
 tk_future *tk_run_future(const tk_run *run) {

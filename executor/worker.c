@@ -26,7 +26,14 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
     struct tk_run run;
     run.task = t;
     run.ex = ex;
-    tk__task_info(t, &run.info);
+    run.fn = t->u.fn;
+    run.info_ready = false;
+    /* The task's info costs loads of fields a run rarely needs: filled now
+     * only if a hook or the caller wants it (before fn can change what it
+     * reads), else when fn asks (tk_run_info). */
+    if (info_out != NULL ||
+        (hooks && (ex->hooks.before_execute != NULL || ex->hooks.after_execute != NULL)))
+        tk__run_info_fill(&run);
 
     tk__task *saved = tk__current.task;
     tk__current.task = t;
@@ -46,10 +53,9 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
         }
     }
 
-    tk_task_fn fn = t->u.fn;
     if (t->kind == TK_TASK_ONE_SHOT)
         t->u.result = NULL; /* its storage is the result's from now on */
-    int status = fn(&run, t->arg);
+    int status = run.fn(&run, t->arg);
     if (end_ns != NULL)
         *end_ns = tk_clock_now_ns(); /* fixed delay counts from here (JDK) */
 
@@ -131,7 +137,10 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
     atomic_store_explicit(&w->active, 1, memory_order_relaxed);
     tk_task_info info;
     int64_t end_ns = 0;
-    int status = tk__invoke(ex, t, true, &info, t->kind == TK_TASK_FIXED_DELAY ? &end_ns : NULL);
+    /* the info only the periodic-failure hook uses */
+    bool want_info = t->kind != TK_TASK_ONE_SHOT && ex->hooks.periodic_failed != NULL;
+    int status = tk__invoke(ex, t, true, want_info ? &info : NULL,
+                            t->kind == TK_TASK_FIXED_DELAY ? &end_ns : NULL);
     atomic_store_explicit(&w->active, 0, memory_order_relaxed);
 
     if (t->kind == TK_TASK_ONE_SHOT) {

@@ -458,6 +458,58 @@ static void set_result_in_a_periodic_task_is_ignored(void **state) {
     assert_int_equal(tk_future_skipped_count(g), 0);
 }
 
+/* A one-shot task's result and its callback share storage inside the task
+ * (the result is written only once the run has started): a run that sets a
+ * result still sees its own fn in tk_run_info(), before or after setting
+ * it, and a run that sets none completes with NULL. */
+typedef struct info_after_result {
+    void *result;
+    tk_task_fn fn_before, fn_after;
+} info_after_result;
+
+static int result_then_info_fn(tk_run *run, void *arg) {
+    info_after_result *r = arg;
+    if (r->result != NULL)
+        tk_run_set_result(run, r->result);
+    r->fn_after = tk_run_info(run)->fn;
+    return 0;
+}
+
+static int info_then_result_fn(tk_run *run, void *arg) {
+    info_after_result *r = arg;
+    r->fn_before = tk_run_info(run)->fn;
+    tk_run_set_result(run, r->result);
+    r->fn_after = tk_run_info(run)->fn;
+    return 0;
+}
+
+static void result_and_callback_do_not_clash(void **state) {
+    ct *t = CT(state);
+    tk_executor *ex = ct_executor(t, 1);
+    info_after_result *a = ct_calloc(t, 3, sizeof(*a));
+    a[0].result = (void *)(uintptr_t)0xBEEF;
+    a[1].result = NULL; /* sets none */
+    a[2].result = (void *)(uintptr_t)0xFEED;
+    tk_future *f[3];
+    assert_int_equal(tk_executor_submit(ex, result_then_info_fn, &a[0], &f[0]), TK_OK);
+    assert_int_equal(tk_executor_submit(ex, result_then_info_fn, &a[1], &f[1]), TK_OK);
+    assert_int_equal(tk_executor_submit(ex, info_then_result_fn, &a[2], &f[2]), TK_OK);
+    for (int i = 0; i < 3; i++) {
+        ct_track(t, f[i]);
+        void *result = (void *)(uintptr_t)1;
+        assert_int_equal(tk_future_get_timeout(f[i], CONF_WAIT, &result), TK_OK);
+        assert_ptr_equal(result, a[i].result);
+        assert_int_equal(tk_future_result_now(f[i], &result), TK_OK);
+        assert_ptr_equal(result, a[i].result);
+        assert_int_equal(tk_future_task_status(f[i]), 0);
+        assert_int_equal(tk_future_run_count(f[i]), 1);
+    }
+    assert_ptr_equal(a[0].fn_after, result_then_info_fn);
+    assert_ptr_equal(a[1].fn_after, result_then_info_fn);
+    assert_ptr_equal(a[2].fn_before, info_then_result_fn);
+    assert_ptr_equal(a[2].fn_after, info_then_result_fn);
+}
+
 CONF_TABLE(future, {"get returns the task's result", get_returns_the_task_result},
            {"set_result in a periodic task is ignored; one-shot tasks skip nothing",
             set_result_in_a_periodic_task_is_ignored},
@@ -477,4 +529,5 @@ CONF_TABLE(future, {"get returns the task's result", get_returns_the_task_result
             releasing_a_future_after_completion},
            {"a second release of a live task's future returns TK_EINVAL",
             second_release_of_a_live_task_is_einval},
-           {"arg_free runs exactly once in every ending", arg_free_runs_once_in_every_ending}, );
+           {"arg_free runs exactly once in every ending", arg_free_runs_once_in_every_ending},
+           {"a task's result and its callback do not clash", result_and_callback_do_not_clash}, );
