@@ -475,6 +475,8 @@ void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extr
 /* JDK canRunInCurrentRunState of a task's or timer's node for pool state
  * `state`. Lock-free. */
 bool tk__can_run_in_state(const tk_executor *ex, const tk_node *n, int state);
+/* The same from what it depends on: a periodic task or not, its deadline. */
+bool tk__can_run(const tk_executor *ex, bool periodic, int64_t deadline_ns, int state);
 /* Takes the pool towards TERMINATED if it may go. Call with pool_lock held;
  * it may drop and retake it to run the terminated hook. */
 void tk__try_terminate_locked(tk_executor *ex);

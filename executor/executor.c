@@ -45,10 +45,13 @@
  *     (periodic) or is done with it. If remove() returns TK_OK the remover
  *     gets it; TK_EINPROGRESS: the engine's release callback drops it later;
  *     TK_ENOENT: a worker holds it and drops it on seeing CANCELLED.
- *   - a guard while a submitter (or a worker re-queuing a periodic task)
- *     re-checks the pool state after offer(), when the node may already be
- *     run and finished by another worker (a submitter asking for a future
- *     uses the user's reference instead).
+ *   - a guard while a worker re-queuing a periodic task re-checks the pool
+ *     state after offer(), when the node may already be run and finished by
+ *     another worker. A submitter asking for a future re-checks through the
+ *     user's reference; one that asked for none holds no reference after
+ *     offer(): its re-check reads only what it copied before, and takes the
+ *     task back only by finding its node among the queued ones (submit.c,
+ *     take_back), so it never touches a task a worker may have freed.
  * arg_free runs exactly once, where the executor reference is dropped; for a
  * one-shot run it runs before the future is published as done.
  * The executor struct itself lives until destroy() has run and the last task
@@ -109,17 +112,25 @@ void tk__spin_wait(tk__spinlock *l) {
 
 /* ---- helpers ----------------------------------------------------------- */
 
-bool tk__can_run_in_state(const tk_executor *ex, const tk_node *n, int state) {
-    /* JDK canRunInCurrentRunState; a timer is a one-shot */
+bool tk__can_run(const tk_executor *ex, bool periodic, int64_t deadline_ns, int state) {
+    /* JDK canRunInCurrentRunState */
     if (state == TK_POOL_RUNNING)
         return true;
     if (state >= TK_POOL_STOP)
         return false;
-    if (!tk__node_is_timer(n) && tk__task_of((tk_node *)n)->kind != TK_TASK_ONE_SHOT)
+    if (periodic)
         return atomic_load_explicit(&((tk_executor *)ex)->continue_periodic, memory_order_relaxed);
     if (atomic_load_explicit(&((tk_executor *)ex)->execute_delayed, memory_order_relaxed))
         return true;
-    return __atomic_load_n(&n->deadline_ns, __ATOMIC_RELAXED) <= tk_clock_now_ns();
+    return deadline_ns <= tk_clock_now_ns();
+}
+
+bool tk__can_run_in_state(const tk_executor *ex, const tk_node *n, int state) {
+    /* a timer is a one-shot */
+    if (state == TK_POOL_RUNNING)
+        return true;
+    bool periodic = !tk__node_is_timer(n) && tk__task_of((tk_node *)n)->kind != TK_TASK_ONE_SHOT;
+    return tk__can_run(ex, periodic, __atomic_load_n(&n->deadline_ns, __ATOMIC_RELAXED), state);
 }
 
 void tk__try_terminate_locked(tk_executor *ex) {

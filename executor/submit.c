@@ -27,13 +27,11 @@ static int validate_spec(const tk_task_spec *s) {
     return TK_OK;
 }
 
-/* Hands the caller its future, or drops the submitter's guard reference.
- * t holds: executor ref (maybe already dropped) + one user-or-guard ref. */
+/* Hands the caller its future (its reference was counted when t was built).
+ * A call without a future has no reference of its own: t may be gone. */
 static void hand_out(tk__task *t, tk_future **out) {
     if (out != NULL)
         *out = t;
-    else
-        tk__task_unref(t, 1);
 }
 
 /* The call fails with `rc` before the task was accepted. The caller keeps
@@ -217,21 +215,41 @@ static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, boo
     return discard(t, out);
 }
 
+/* The re-check's way to take back a task offered by a call: through its
+ * user reference (`t`, alive), or, for a call without a future, by looking
+ * for its node among the queued ones (`n`, compared by address only: a task
+ * that left the queue may be run and freed already, and whoever took it
+ * decides its fate). Cancels it if it was still pending and takes it out of
+ * the queue. */
+static void take_back(tk_executor *ex, tk__task *t, const tk_node *n) {
+    if (t != NULL) {
+        tk__task_cancel_and_remove(t);
+        return;
+    }
+    if (!tk__pull_if_queued(ex, n))
+        return;
+    atomic_fetch_add_explicit(&ex->removed_count, 1, memory_order_relaxed);
+    tk__task *q = tk__task_of((tk_node *)n);
+    tk__task_cancel_pending(q, false); /* the executor's reference */
+    tk__task_unref(q, 1);              /* the queue's, ours now */
+    tk__rewake_if_shutdown(ex);
+}
+
 /* A task offered while the pool was shutting down and kept by the policies
  * needs a live worker (JDK ensurePrestart). If none can be had, or the pool
- * is already past SHUTDOWN, the task is pulled out and cancelled. */
-static void ensure_prestart_shutdown(tk_executor *ex, tk__task *t) {
+ * is already past SHUTDOWN, the task is taken back (take_back). */
+static void ensure_prestart_shutdown(tk_executor *ex, tk__task *t, const tk_node *n) {
     if (tk__add_worker(ex, ex->target, true) == 1)
         return;
     pthread_mutex_lock(&ex->pool_lock);
     bool stranded = atomic_load(&ex->state) >= TK_POOL_STOP || atomic_load(&ex->wc) == 0;
     pthread_mutex_unlock(&ex->pool_lock);
     if (stranded)
-        tk__task_cancel_and_remove(t);
+        take_back(ex, t, n);
 }
 
-/* Offers a fully built task. t->refs is not yet shared: executor + one
- * user-or-guard reference. */
+/* Offers a fully built task. t->refs is not yet shared: the executor's
+ * reference, and the user's if a future is asked for. */
 static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried, bool *accepted) {
     if (atomic_load(&ex->state) != TK_POOL_RUNNING)
         return reject(ex, t, TK_EREJECTED, out, retried, accepted);
@@ -239,10 +257,18 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried, 
     /* Workers were ensured by tk_executor_schedule_spec() before decorate. */
 
     /* + the queue's reference, taken before the node becomes visible. */
-    atomic_store_explicit(&t->refs, 3, memory_order_relaxed);
+    uint32_t refs = out != NULL ? 2 : 1;
+    atomic_store_explicit(&t->refs, refs + 1, memory_order_relaxed);
+    /* What the re-check needs of the task, read while it is ours: without a
+     * future, nothing keeps it alive once offered (a worker may run and
+     * free it at once). */
+    const tk_node *n = &t->node;
+    bool periodic = t->kind != TK_TASK_ONE_SHOT;
+    int64_t deadline = t->node.deadline_ns;
+    tk__task *kept = out != NULL ? t : NULL;
     int rc = ex->ops->offer(ex->q, &t->node);
     if (TK__UNLIKELY(rc != TK_OK)) {
-        atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
+        atomic_store_explicit(&t->refs, refs, memory_order_relaxed);
         if (rc == TK_EFULL)
             return reject(ex, t, TK_EFULL, out, retried, accepted);
         if (rc == TK_ECLOSED)
@@ -251,21 +277,21 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried, 
     }
     *accepted = true; /* counted through the seq (tk_executor_stats_get) */
 
-    /* The re-check. The user-or-guard reference keeps t alive even if a
-     * worker has already run and finished it. */
+    /* The re-check (JDK delayedExecute). From here on t is touched only
+     * through `kept`, the user's reference, or take_back(). */
     int s = atomic_load(&ex->state);
     if (TK__UNLIKELY(s != TK_POOL_RUNNING)) {
-        if (!tk__can_run_in_state(ex, &t->node, s))
-            tk__task_cancel_and_remove(t);
+        if (!tk__can_run(ex, periodic, deadline, s))
+            take_back(ex, kept, n);
         else
-            ensure_prestart_shutdown(ex, t);
+            ensure_prestart_shutdown(ex, kept, n);
     } else if (TK__UNLIKELY(!tk__ensure_worker(ex))) {
         /* Every worker timed out meanwhile and none can start: nothing
          * would run it (the call succeeds with the future cancelled, as
          * when it loses a race with shutdown). */
-        tk__task_cancel_and_remove(t);
+        take_back(ex, kept, n);
     }
-    hand_out(t, out);
+    hand_out(kept, out);
     return TK_OK;
 }
 
@@ -355,7 +381,8 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
                            : tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);
     t->node.deadline_ns = deadline; /* not shared before offer() */
     t->node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed); /* even: a task */
-    atomic_store_explicit(&t->refs, 2, memory_order_relaxed);
+    /* the executor's reference, and the user's (enqueue adds the queue's) */
+    atomic_store_explicit(&t->refs, out != NULL ? 2 : 1, memory_order_relaxed);
     bool accepted = false;
     rc = enqueue(ex, t, out, false, &accepted);
     if (!accepted) /* it took a seq: see unaccepted_count */
