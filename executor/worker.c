@@ -91,7 +91,11 @@ void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extr
     (void)ex;
     (void)tk__task_complete(t, TK__TASK_RUNNING,
                             status == 0 ? TK__TASK_COMPLETED : TK__TASK_FAILED);
-    tk__task_unref(t, 1 + extra);
+    if ((t->bits & TK__TASK_USER_REF) == 0 &&
+        atomic_load_explicit(&t->refs, memory_order_relaxed) == 1 + extra)
+        tk__task_discard_unused(t); /* the last references are ours: no atomic */
+    else
+        tk__task_unref(t, 1 + extra);
 }
 
 /* The next deadline of a periodic task after a successful run. Called by the
@@ -127,8 +131,16 @@ void tk__run_task(tk_executor *ex, tk__task *t) {
         tk__task_unref(t, 1);
         return;
     }
+    /* A one-shot task scheduled without a future is this worker's alone
+     * once taken: nobody else holds its address (its callback gets it, for
+     * the run's duration, through tk_run_future()), so nobody cancelled it
+     * and no CAS is needed to start it; its end still races with a cancel
+     * through that borrowed future, and stays a CAS. */
+    bool sole = t->kind == TK_TASK_ONE_SHOT && (t->bits & TK__TASK_USER_REF) == 0;
     uint32_t expected = TK__TASK_PENDING;
-    if (!atomic_compare_exchange_strong(&t->state, &expected, TK__TASK_RUNNING)) {
+    if (sole)
+        atomic_store_explicit(&t->state, TK__TASK_RUNNING, memory_order_relaxed);
+    else if (!atomic_compare_exchange_strong(&t->state, &expected, TK__TASK_RUNNING)) {
         tk__task_unref(t, 1); /* cancelled while queued: the canceller finished it */
         return;
     }
