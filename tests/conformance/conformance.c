@@ -223,6 +223,12 @@ uint64_t st_active(const tk_executor_stats *s) {
 uint64_t st_pool(const tk_executor_stats *s) {
     return s->pool_size;
 }
+uint64_t st_completed(const tk_executor_stats *s) {
+    return s->completed_count;
+}
+uint64_t st_task_count(const tk_executor_stats *s) {
+    return s->task_count;
+}
 
 /* ---- common tasks ------------------------------------------------------------------ */
 

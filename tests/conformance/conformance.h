@@ -125,6 +125,10 @@ uint64_t wait_stat(tk_executor *ex, uint64_t (*field)(const tk_executor_stats *)
 uint64_t st_queue(const tk_executor_stats *s);
 uint64_t st_active(const tk_executor_stats *s);
 uint64_t st_pool(const tk_executor_stats *s);
+/* A worker counts a task or timer completed just after its callback
+ * returned: wait for these counts (wait_stat) rather than read them. */
+uint64_t st_completed(const tk_executor_stats *s);
+uint64_t st_task_count(const tk_executor_stats *s);
 tk_executor_stats stats_of(tk_executor *ex); /* asserts TK_OK */
 
 /* ---- common tasks -------------------------------------------------------------- */

@@ -488,10 +488,6 @@ static void *producer_main(void *arg) {
     return NULL;
 }
 
-static uint64_t st_task_count(const tk_executor_stats *s) {
-    return s->task_count;
-}
-
 static void loses_no_task_scheduled_from_many_threads(void **state) {
     ct *t = CT(state);
     enum { P = 4, PER = 500 };

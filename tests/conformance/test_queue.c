@@ -17,10 +17,6 @@ static void assert_identities(tk_executor *ex) {
                                                               s.handed_back_count);
 }
 
-static uint64_t st_completed(const tk_executor_stats *s) {
-    return s->completed_count;
-}
-
 static bool is_terminated(void *ex) {
     return tk_executor_is_terminated(ex);
 }

@@ -123,6 +123,7 @@ static void timer_fires_once_never_early(void **state) {
         assert_true(tk_timer_is_idle(&r[i].timer));
         assert_int_equal(tk_timer_stop(ex, &r[i].timer), TK_ENOENT);
     }
+    assert_int_equal(wait_stat(ex, st_completed, N, CONF_WAIT), N);
     tk_executor_stats s = stats_of(ex);
     assert_int_equal(s.task_count, N);
     assert_int_equal(s.runs, N);
@@ -557,6 +558,7 @@ static void timer_start_at_basics(void **state) {
     assert_true(wait_idle(&r[0].timer));
     assert_int_equal(atomic_load(&r[0].fired), 1);
     assert_int_equal(atomic_load(&r[2].fired), 0);
+    assert_int_equal(wait_stat(ex, st_completed, 2, CONF_WAIT), 2);
     tk_executor_stats s = stats_of(ex);
     assert_int_equal(s.completed_count, 2);
     assert_int_equal(s.cancelled_count, 1);
@@ -611,9 +613,8 @@ static void timer_start_at_order(void **state) {
         assert_true(wait_ge(&log[k], 1, CONF_WAIT));
         assert_int_equal(atomic_load(&log[k]) - 1, k);
     }
-    tk_executor_stats s = stats_of(ex);
-    assert_int_equal(s.completed_count, 2 * N);
-    assert_int_equal(s.queue_size, 0);
+    assert_int_equal(wait_stat(ex, st_completed, 2 * N, CONF_WAIT), 2 * N);
+    assert_int_equal(stats_of(ex).queue_size, 0);
 }
 
 CONF_TABLE(timer,
