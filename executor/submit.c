@@ -285,11 +285,14 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried, 
             take_back(ex, kept, n);
         else
             ensure_prestart_shutdown(ex, kept, n);
-    } else if (TK__UNLIKELY(!tk__ensure_worker(ex))) {
-        /* Every worker timed out meanwhile and none can start: nothing
-         * would run it (the call succeeds with the future cancelled, as
-         * when it loses a race with shutdown). */
-        take_back(ex, kept, n);
+    } else if (TK__UNLIKELY(!tk__ensure_worker(ex)) && tk__pull_if_queued(ex, n)) {
+        /* Every worker timed out meanwhile and none can start, and the task
+         * is still queued, unseen: it is ours again, and the call fails as
+         * it would have had no thread been available at its start (as a
+         * timer's start() does). Had a worker taken it, one is alive. */
+        *accepted = false;
+        atomic_store_explicit(&t->refs, refs, memory_order_relaxed);
+        return fail_unaccepted(t, TK_ETHREAD);
     }
     hand_out(kept, out);
     return TK_OK;
