@@ -651,10 +651,11 @@ TK_API tk_future *tk_run_future(const tk_run *run);
  * or a worker still holds is neither: it will never fire, and turns IDLE once
  * they let go; start() refuses it until then. A worker holds one only between
  * taking it and its callback's start: a due timer waiting in a worker's batch
- * behind other callbacks is still queued, and stop() takes it out of there. A timer's memory may be freed
- * or reused only while it is IDLE and no callback of it is still to run:
- * from its callback, after a stop that returned TK_OK once tk_timer_is_idle()
- * says so, or after the executor is destroyed. The callback runs on a pool
+ * behind other callbacks is still queued, and stop() takes it out of there.
+ * A timer's memory may be freed or reused only while it is IDLE and no
+ * callback of it is still to run: from its callback, after a stop that
+ * returned TK_OK once tk_timer_is_idle() says so, or after the executor is
+ * destroyed. The callback runs on a pool
  * thread after the timer turned IDLE (the executor does not touch it again),
  * so it may start the timer again or free it; but a thread other than the
  * callback's that sees the timer IDLE (or gets TK_ENOENT from stop()) cannot
