@@ -133,8 +133,7 @@ const char *tkb_jvm_describe(void) {
     return text;
 }
 
-__attribute__((format(printf, 2, 3))) static void run_fail(tkb_jvm_run *r, const char *fmt,
-                                                           ...) {
+__attribute__((format(printf, 2, 3))) static void run_fail(tkb_jvm_run *r, const char *fmt, ...) {
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
@@ -285,8 +284,6 @@ static void run_child(const tkb_case *c) {
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     else
         check_output(r, c);
-    if (r->err[0] != '\0')
-        fprintf(stderr, "tkbench: %s %s: %s\n", c->wl->name, c->peer->spec, r->err);
 }
 
 /* Reports, as counters of this repetition, the child's lines of (n, rep). */
@@ -304,8 +301,7 @@ static void report(tk_gb_state *st, tkb_case *c, int rep) {
         int lrep;
         char key[64];
         double v;
-        if (!parse_line(line, &n, &lrep, key, sizeof key, &v) || n != (size_t)c->arg ||
-            lrep != rep)
+        if (!parse_line(line, &n, &lrep, key, sizeof key, &v) || n != (size_t)c->arg || lrep != rep)
             continue;
         any = true;
         if (strcmp(key, "iteration_s") == 0) {
@@ -367,9 +363,9 @@ size_t tkb_jvm_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer
             continue;
         /* per repetition: the workload's window, and about 5 us per timer of
          * each iteration (warm-ups included) */
-        double est = (plan->seconds + (double)n * 5e-6 + (plan->count ? 1e-6 * (double)plan->count
-                                                                       : 0)) *
-                     (1.0 + (double)TKB_JVM_WARMUPS / (plan->reps > 0 ? plan->reps : 1));
+        double est =
+            (plan->seconds + (double)n * 5e-6 + (plan->count ? 1e-6 * (double)plan->count : 0)) *
+            (1.0 + (double)TKB_JVM_WARMUPS / (plan->reps > 0 ? plan->reps : 1));
         tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, (double)n, (int64_t)n, jvm_body,
                                    plan->reps, est + (k == 0 ? 0.5 : 0));
         if (c == NULL)

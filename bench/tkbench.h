@@ -362,6 +362,24 @@ const tkb_metric *tkb_metric_find(const tkb_workload *w, const char *name);
  * gets the variant's index (-1: none). NULL if none. */
 const tkb_workload *tkb_workload_of_row(const char *row, int *variant);
 
+/* ---- targets (targets.c) --------------------------------------------------------
+ * What a run is held to: peer's metric of workload, against `bound` itself
+ * (ref NULL) or as a ratio to ref's (ref / the same metric, same run), at the
+ * largest n both ran. Written into manifest.json; the renderer judges them. */
+typedef struct tkb_target {
+    const tkb_workload *workload;
+    const char *metric;
+    const char *peer;   /* peer spec */
+    const char *ref;    /* reference peer spec, or NULL */
+    bool at_least;      /* met when >= bound (else <= bound) */
+    double bound;       /* 0: shown for reference, no verdict */
+    const char *what;   /* one line: "heap tasks schedule vs the JDK's STPE" */
+    const char *source; /* where it comes from: "issue 18" */
+} tkb_target;
+
+extern const tkb_target tkb_targets[];
+extern const size_t tkb_target_count;
+
 /* ---- cases: one registered GB benchmark each ---------------------------- */
 typedef void (*tkb_case_fn)(tk_gb_state *st, tkb_case *c);
 
