@@ -65,7 +65,7 @@ extern char **environ;
  * a fixed heap, so it neither grows nor shrinks during a run, and the
  * throughput collector, whose System.gc() is a full, compacting collection
  * (W5 reads the live heap after it). */
-static const char *const jvm_flags[] = {"-Xms2g", "-Xmx2g", "-XX:+UseParallelGC", "-Xshare:auto"};
+static const char *const jvm_flags[] = {"-Xms2g", "-Xmx2g", "-XX:+UseParallelGC"};
 
 /* The largest n the JVM peers run (their heap is fixed at 2 GiB). */
 #define TKB_JVM_MAX_N ((size_t)2000000)

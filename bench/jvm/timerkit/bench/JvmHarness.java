@@ -71,6 +71,9 @@ public final class JvmHarness {
 
         /** How long the service may take to take in `n` timers handed to it. */
         long intakeNs(long n);
+
+        /** How long it may take to let go of cancelled timers. */
+        long releaseNs();
     }
 
     static final ThreadFactory DAEMON = r -> {
@@ -107,6 +110,11 @@ public final class JvmHarness {
         public long intakeNs(long n) {
             return 0; // schedule() queues the task itself
         }
+
+        @Override
+        public long releaseNs() {
+            return 0; // cancel() removes the task, or leaves it queued for good
+        }
     }
 
     static final class Netty implements Service {
@@ -137,6 +145,11 @@ public final class JvmHarness {
         public long intakeNs(long n) {
             // its worker moves at most 100000 new timeouts into the wheel per tick
             return (n / 100_000 + 2) * tickNs;
+        }
+
+        @Override
+        public long releaseNs() {
+            return 2 * tickNs; // its worker unlinks every cancelled timeout at each tick
         }
     }
 
@@ -432,16 +445,14 @@ public final class JvmHarness {
 
     // ---- W5_memory (bench/workloads/w5_memory.c) ------------------------------------
 
-    /** Live heap: full collections (-XX:+UseParallelGC: System.gc() is a full,
-     *  compacting collection), with the finalizers run between them (a stopped
-     *  HashedWheelTimer has one: what it holds is freed only by the collection
-     *  after it ran), then the sum over the heap's pools of what the last
-     *  collection left (not the current use: eden fills again at once). */
+    /** Live heap: two full collections (-XX:+UseParallelGC: System.gc() is a
+     *  full, compacting collection) with the finalizers run between them (a
+     *  stopped HashedWheelTimer has one: what it holds is freed only by the
+     *  collection after it ran), then the sum over the heap's pools of what
+     *  the last collection left (not the current use: eden fills again at once). */
     static long heapUsed() {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            System.runFinalization();
-        }
+        System.gc();
+        System.runFinalization();
         System.gc();
         long used = 0;
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans())
@@ -471,7 +482,7 @@ public final class JvmHarness {
         for (int i = 0; i < n; i++)
             s.cancel(h[i]);
         h = null;
-        sleepNs(50 * NS_PER_MS + s.intakeNs(n)); // cancelled timers leave the wheel at a tick
+        sleepNs(50 * NS_PER_MS + s.releaseNs());
         long heap2 = heapUsed();
         s.close();
 
@@ -501,21 +512,26 @@ public final class JvmHarness {
         }
     }
 
+    /** One iteration. A warm-up gives the compiler the code paths: W1_exec's
+     *  at the full n (its timed phases also want the heap's pages touched at
+     *  that size), W2_burst's and W5_memory's at a tenth of n (what they
+     *  measure does not depend on it; it keeps the suite short), W3_latency's
+     *  over a tenth of the window. */
     void iteration(String workload, int n, boolean warm, Sink sink)
         throws InterruptedException, HarnessFailure {
+        int tenth = warm ? Math.max(1000, n / 10) : n;
         switch (workload) {
             case "W1_exec":
                 w1Exec(n, sink);
                 break;
             case "W2_burst":
-                w2Burst(n, sink);
+                w2Burst(tenth, sink);
                 break;
             case "W3_latency":
-                // a warm-up only exercises the code: a tenth of the window
                 w3Latency(n, warm ? seconds / 10 : seconds, sink);
                 break;
             case "W5_memory":
-                w5Memory(n, sink);
+                w5Memory(tenth, sink);
                 break;
             default:
                 throw new HarnessFailure("unknown workload " + workload);
