@@ -361,11 +361,10 @@ size_t tkb_jvm_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer
         size_t n = plan->sizes[i];
         if (n > TKB_JVM_MAX_N)
             continue;
-        /* per repetition: the workload's window, and about 5 us per timer of
-         * each iteration (warm-ups included) */
-        double est =
-            (plan->seconds + (double)n * 5e-6 + (plan->count ? 1e-6 * (double)plan->count : 0)) *
-            (1.0 + (double)TKB_JVM_WARMUPS / (plan->reps > 0 ? plan->reps : 1));
+        /* per repetition: the workload's window, about 2 us per timer and
+         * 1 us per pair; the warm-ups (some at a tenth of n) about one more */
+        double est = (plan->seconds + (double)n * 2e-6 + (double)plan->count * 1e-6 + 0.1) *
+                     (1.0 + 1.0 / (plan->reps > 0 ? plan->reps : 1));
         tkb_case *c = tkb_case_add(cases, cap, &k, w, plan, p, (double)n, (int64_t)n, jvm_body,
                                    plan->reps, est + (k == 0 ? 0.5 : 0));
         if (c == NULL)
