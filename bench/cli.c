@@ -768,8 +768,10 @@ static int run_req_run(run_req *r, int argc, char **argv) {
             const tkb_peer *p = &o.peers[j];
             if (p->waiting_only && !o.works[k].wl->waiting)
                 continue;
-            ncases += o.works[k].wl->cases(o.works[k].wl, &o.works[k].plan, p, cases + ncases,
-                                           MAX_CASES - ncases);
+            ncases += p->jvm ? tkb_jvm_cases(o.works[k].wl, &o.works[k].plan, p, cases + ncases,
+                                             MAX_CASES - ncases)
+                             : o.works[k].wl->cases(o.works[k].wl, &o.works[k].plan, p,
+                                                    cases + ncases, MAX_CASES - ncases);
         }
     for (size_t j = 0; j < o.npeers; j++)
         if (o.peers[j].missing)
@@ -901,6 +903,7 @@ static int run_req_run(run_req *r, int argc, char **argv) {
             tkb_hist_destroy(cases[i].hist);
             free(cases[i].hist);
         }
+    tkb_jvm_cases_free(cases, ncases);
     tkb_the_run.replay = NULL;
     tkb_replay_set_close(&rs);
     return errors ? 1 : 0;

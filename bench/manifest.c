@@ -410,6 +410,26 @@ static bool file_exists(const char *dir, const char *rel) {
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+/* The targets (targets.c), those of workloads outside the run included: the
+ * renderer says "not run" for them. */
+static json_t *targets_json(void) {
+    json_t *ta = json_array();
+    for (size_t i = 0; i < tkb_target_count; i++) {
+        const tkb_target *t = &tkb_targets[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "workload", json_string(t->workload->name));
+        json_object_set_new(o, "metric", json_string(t->metric));
+        json_object_set_new(o, "peer", json_string(t->peer));
+        json_object_set_new(o, "ref", t->ref ? json_string(t->ref) : json_null());
+        json_object_set_new(o, "op", json_string(t->at_least ? ">=" : "<="));
+        json_object_set_new(o, "bound", t->bound != 0 ? json_real(t->bound) : json_null());
+        json_object_set_new(o, "what", json_string(t->what));
+        json_object_set_new(o, "source", json_string(t->source));
+        json_array_append_new(ta, o);
+    }
+    return ta;
+}
+
 int tkb_manifest_write_run(const char *dir, const tkb_selected *ws, size_t nws,
                            const tkb_peer *peers, size_t npeers, const tkb_case *cases,
                            size_t ncases) {
@@ -455,6 +475,7 @@ int tkb_manifest_write_run(const char *dir, const tkb_selected *ws, size_t nws,
         json_array_append_new(ha, o);
     }
     json_object_set_new(m, "hist", ha);
+    json_object_set_new(m, "targets", targets_json());
     return manifest_save(dir, m);
 }
 

@@ -358,6 +358,8 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
                                     "CLOCK_MONOTONIC_COARSE); evthread_use_pthreads at "
                                     "executor level"));
 #endif
+    if (tkb_jvm_missing() == NULL)
+        json_object_set_new(m, "jvm_command", json_string(tkb_jvm_describe()));
     /* the library this tkbench runs with (timerkit/version.h: one version for the
      * library, tkbench --version and every results folder) */
     json_object_set_new(m, "tkbench_version", json_string(tk_version_string()));

@@ -53,6 +53,16 @@
 #define EV_MISSING "libevent not found at configure time"
 #endif
 
+/* The JVM peers need java, the harness jar and Netty's jar: at configure
+ * time (else they are not built), and at run time (tkb_jvm_missing()). */
+#if TKB_HAVE_JVM
+#define JVM_MISSING NULL
+#else
+#define JVM_MISSING                                                                                \
+    "Java (javac, jar: openjdk-17-jdk-headless) or Netty (libnetty-java) not found at configure "  \
+    "time"
+#endif
+
 #define EMBEDDED_MODE "embedded"
 
 /* Peers that are not engines of the library. */
@@ -63,18 +73,35 @@ typedef struct baseline {
     size_t core_max_n;
     const char *missing;
     int slot;
+    bool jvm; /* run by the JVM harness (jvm.c): its name is the harness's peer */
 } baseline;
 
 static const baseline baselines[] = {
-    {"libuv", "baseline", "uv_timer_start/stop (Debian libuv1)", UV_CORE, UV_SVC, 0, UV_MISSING, 5},
+    {"libuv", "baseline", "uv_timer_start/stop (Debian libuv1)", UV_CORE, UV_SVC, 0, UV_MISSING, 5,
+     false},
     {"libevent", "baseline", "evtimer_add/del (Debian libevent 2.1, default base)", EV_CORE, EV_SVC,
-     0, EV_MISSING, 6},
+     0, EV_MISSING, 6, false},
     {"naive-heap", "strawman", "binary heap, no index: linear-search cancel", &tkb_core_naive_heap,
-     NULL, 100000, NULL, 7},
+     NULL, 100000, NULL, 7, false},
     {"sorted-list", "strawman", "sorted doubly linked list", &tkb_core_sorted_list, NULL, 10000,
-     NULL, 8},
-    {"floor", "floor", "the machine's limits, measured in the same run", NULL, NULL, 0, NULL, 9},
+     NULL, 8, false},
+    {"floor", "floor", "the machine's limits, measured in the same run", NULL, NULL, 0, NULL, 9,
+     false},
+    {"jdk-stpe", "baseline", "JDK 17 ScheduledThreadPoolExecutor, 1 thread (in a JVM)", NULL, NULL,
+     0, JVM_MISSING, 17, true},
+    {"jdk-stpe-roc", "baseline",
+     "JDK 17 ScheduledThreadPoolExecutor, 1 thread, setRemoveOnCancelPolicy(true) (in a JVM)", NULL,
+     NULL, 0, JVM_MISSING, 18, true},
+    {"netty-1ms", "baseline", "Netty 4.1 HashedWheelTimer, tick 1 ms, 1024 slots (in a JVM)", NULL,
+     NULL, 0, JVM_MISSING, 19, true},
+    {"netty-100ms", "baseline", "Netty 4.1 HashedWheelTimer, tick 100 ms, 512 slots (in a JVM)",
+     NULL, NULL, 0, JVM_MISSING, 20, true},
 };
+
+/* Why a baseline cannot run, or NULL. */
+static const char *baseline_missing(const baseline *b) {
+    return b->missing != NULL ? b->missing : b->jvm ? tkb_jvm_missing() : NULL;
+}
 
 static const baseline *baseline_find(const char *name, size_t len) {
     for (size_t i = 0; i < TKB_COUNT(baselines); i++)
@@ -199,8 +226,9 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
         p->core = b->core;
         p->svc = b->svc;
         p->core_max_n = b->core_max_n;
-        p->missing = b->missing;
+        p->missing = baseline_missing(b);
         p->slot = b->slot;
+        p->jvm = b->jvm;
         set_file(p);
         return 0;
     }
@@ -274,9 +302,9 @@ void tkb_peer_list(FILE *f) {
     }
     for (size_t i = 0; i < TKB_COUNT(baselines); i++) {
         const baseline *b = &baselines[i];
+        const char *missing = baseline_missing(b);
         fprintf(f, "  %-12s %-9s %s%s%s%s\n", b->name, b->kind, b->description,
-                b->missing ? "  [not built: " : "", b->missing ? b->missing : "",
-                b->missing ? "]" : "");
+                missing ? "  [cannot run: " : "", missing ? missing : "", missing ? "]" : "");
     }
     fprintf(f, "default peers of every suite (alias = spec):\n");
     for (size_t i = 0; i < tkb_suite_peer_count; i++) {
@@ -298,7 +326,7 @@ void tkb_peer_list(FILE *f) {
 /* ---- style slots and display order ------------------------------------------
  *
  * plots/style.gp has TKB_SLOTS style slots (colour, dash, point, fill). A
- * baseline keeps its own (5-9). The engines' peers share the others, by
+ * baseline keeps its own (5-9; the JVM peers 17-20). The engines' peers share the others, by
  * parameter set: the engine and its parameters except the blocking
  * adapter's, which a task peer and its @embedded variant have in common.
  *   - Each parameter set in the run takes a slot. Engine k of the registry
@@ -311,7 +339,7 @@ void tkb_peer_list(FILE *f) {
  *     its own and the point shape of slot s.
  *   - Any other peer (a spinning variant, the @embedded variant of a set in
  *     10-12, a peer this tkbench does not know) takes a free slot: 10-12
- *     first, then any. Only when all 16 are taken do slots repeat (10-12).
+ *     first, then any. Only when all 20 are taken do slots repeat (10-12).
  * An engine's sets rank by how many parameters they set away from the
  * default (the engine's defaults first), then by their values in table
  * order. Display order: engine by engine in registry order, each set's task
@@ -414,7 +442,8 @@ static int take_slot(bool *used, const int *order, size_t count) {
 /* A free slot for a peer outside the families' rules: 10-12, then any, then
  * 10-12 again (a repeat). */
 static int other_slot(bool *used, int *cycle) {
-    static const int order[] = {10, 11, 12, 1, 2, 3, 4, 13, 14, 15, 16, 5, 6, 7, 8, 9};
+    static const int order[] = {10, 11, 12, 1, 2, 3, 4,  13, 14, 15,
+                                16, 5,  6,  7, 8, 9, 17, 18, 19, 20};
     int s = take_slot(used, order, TKB_COUNT(order));
     return s != 0 ? s : 10 + (*cycle)++ % 3;
 }

@@ -19,7 +19,7 @@ const tkb_suite tkb_suites[TKB_NSUITES] = {
                    .min_time = 0.01},
     [TKB_QUICK] = {.name = "quick",
                    .summary = "N up to 1e6, 5 repetitions of the core-level micro benchmarks, "
-                              "~7.5 min on 2 cores (make bench)",
+                              "~9.5 min on 2 cores (make bench)",
                    .strawman_max_n = 10000,
                    .strawman_pairs = 20000,
                    .min_time = 0.2,
@@ -33,7 +33,8 @@ const tkb_suite tkb_suites[TKB_NSUITES] = {
 };
 
 /* The engines with their parameters of interest, through tasks and through
- * embedded timers, the baselines, the strawmen and the floor. The spinning
+ * embedded timers, the baselines (the JVM peers run only the workloads their
+ * harness implements: tkb_workload.jvm), the strawmen and the floor. The spinning
  * variants change only how a thread waits for a deadline, and a hierarchical
  * wheel with a 1 us tick is there for its lateness, so they run only in the
  * workloads that measure waiting. A spec whose engine this build lacks is
@@ -57,6 +58,10 @@ const tkb_suite_peer tkb_suite_peers[] = {
     {"naive-heap", false},
     {"sorted-list", false},
     {"floor", false},
+    {"jdk-stpe", false},
+    {"jdk-stpe-roc", false},
+    {"netty-1ms", false},
+    {"netty-100ms", false},
 };
 const size_t tkb_suite_peer_count = TKB_COUNT(tkb_suite_peers);
 

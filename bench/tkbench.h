@@ -185,11 +185,13 @@ struct tkb_peer {
     size_t core_max_n;              /* largest population its core runs (0: no limit) */
     const char *missing;            /* why it is not built, or NULL */
     bool waiting_only;              /* runs only in workloads that measure waiting (suites.c) */
+    bool jvm;                       /* run by the JVM harness (jvm.c), in the workloads
+                                       that have `jvm` set; no core or svc here */
     int slot;                       /* style slot, 1-TKB_SLOTS (plots/style.gp) */
 };
 
 /* Style slots in plots/style.gp (NSLOTS there). */
-#define TKB_SLOTS 16
+#define TKB_SLOTS 20
 
 /* tkb_peer_parse()'s status when NAME is neither an engine of the registry
  * nor a baseline. */
@@ -341,6 +343,7 @@ struct tkb_workload {
     bool hist;          /* writes hist/<row>.<peer>.hgrm */
     bool waiting;       /* measures how the peer waits (the waiting-only peers run it) */
     bool sizes_from_n;  /* --n sets its sizes */
+    bool jvm;           /* the JVM harness (bench/jvm/) implements it: the JVM peers run it */
     tkb_plan plan[TKB_NSUITES];
     /* Appends the cases of this workload for `peer` under `plan`; returns how
      * many (0: the peer does not run it). */
@@ -358,6 +361,24 @@ const tkb_metric *tkb_metric_find(const tkb_workload *w, const char *name);
 /* The workload whose row (its name, or <name>_<variant>) is `row`; *variant
  * gets the variant's index (-1: none). NULL if none. */
 const tkb_workload *tkb_workload_of_row(const char *row, int *variant);
+
+/* ---- targets (targets.c) --------------------------------------------------------
+ * What a run is held to: peer's metric of workload, against `bound` itself
+ * (ref NULL) or as a ratio to ref's (ref / the same metric, same run), at the
+ * largest n both ran. Written into manifest.json; the renderer judges them. */
+typedef struct tkb_target {
+    const tkb_workload *workload;
+    const char *metric;
+    const char *peer;   /* peer spec */
+    const char *ref;    /* reference peer spec, or NULL */
+    bool at_least;      /* met when >= bound (else <= bound) */
+    double bound;       /* 0: shown for reference, no verdict */
+    const char *what;   /* one line: "heap tasks schedule vs the JDK's STPE" */
+    const char *source; /* where it comes from: "issue 18" */
+} tkb_target;
+
+extern const tkb_target tkb_targets[];
+extern const size_t tkb_target_count;
 
 /* ---- cases: one registered GB benchmark each ---------------------------- */
 typedef void (*tkb_case_fn)(tk_gb_state *st, tkb_case *c);
@@ -380,6 +401,10 @@ struct tkb_case {
     bool started, done;
     bool realtime;  /* wall time fixed by the workload (sleeps, windows): not rescaled */
     tkb_hist *hist; /* lateness accumulated over repetitions (or NULL) */
+    /* JVM peers: the child the cases of one (peer, workload) share (jvm.c),
+     * and the repetition the body reports next; NULL for every other peer */
+    struct tkb_jvm_run *jvm;
+    int rep_next;
 };
 
 /* Appends a case (cases.c): name <row>/<peer>/<n>, est_seconds = est x reps.
@@ -407,6 +432,19 @@ double tkb_peer_factor(const tkb_peer *p);
 
 /* Progress (cli.c): announces a case when its body first runs. */
 void tkb_progress_enter(tkb_case *c);
+
+/* ---- the JVM peers (jvm.c) ---------------------------------------------------
+ * Cases of workload w for the JVM peer p, when w->jvm (else 0): one per n of
+ * the plan, sharing one JVM, started when the first of them runs. */
+size_t tkb_jvm_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
+                     tkb_case *cases, size_t cap);
+/* Frees what the JVM cases among cases[0..count) hold. */
+void tkb_jvm_cases_free(tkb_case *cases, size_t count);
+/* Why the JVM peers cannot run (no java, no harness jar, no Netty jar), or
+ * NULL. Decided on the first call (main thread). */
+const char *tkb_jvm_missing(void);
+/* The command that runs the harness, without its arguments (metadata). */
+const char *tkb_jvm_describe(void);
 
 /* W5 in a fresh process: `tkbench _w5 SPEC N SLACK MODE` (mode 0: cancellable
  * timers, then cancel all; 1: no handle). Returns the exit status. */

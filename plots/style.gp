@@ -9,6 +9,8 @@
 #   5 libuv   6 libevent   7 naive-heap   8 sorted-list   9 floor
 #   10-12 further parameter sets, spinning variants, any other peer
 #   13-16 the embedded-timer variant of the peer in slot 1-4
+#   17 jdk-stpe   18 jdk-stpe-roc   19 netty-1ms   20 netty-100ms  (the JVM peers: hollow-looking
+#         points, the JDK's two in reds, Netty's two in blues)
 # The embedded-timer variants (executor level only) have colours of their own, the point shape of
 # their base peer (so a pair reads as one engine) and dash types of their own.
 # Colours: gnuplot's "podo" sequence (Okabe-Ito, colour-blind safe) without its yellow #f0e442,
@@ -47,7 +49,7 @@ TERM_png_double = term_cmd("png", DOUBLE_W, DOUBLE_H)
 TERM_svg_double = term_cmd("svg", DOUBLE_W, DOUBLE_H)
 
 # ---- per-slot style tables -------------------------------------------------------------------------------
-NSLOTS = 16
+NSLOTS = 20
 array PC[NSLOTS]   # line / fill colour
 array PD[NSLOTS]   # dash type (single run)
 array PT[NSLOTS]   # point type, filled
@@ -69,6 +71,10 @@ PC[13] = "#332288"; PD[13] = 13; PT[13] = 7;  PTO[13] = 6;  PF[13] = 3   # slot 
 PC[14] = "#aa4499"; PD[14] = 14; PT[14] = 5;  PTO[14] = 4;  PF[14] = 7   # slot 2 embedded: Tol's purple, square
 PC[15] = "#117733"; PD[15] = 15; PT[15] = 9;  PTO[15] = 8;  PF[15] = 6   # slot 3 embedded: Tol's green, triangle
 PC[16] = "#ddaa33"; PD[16] = 16; PT[16] = 11; PTO[16] = 10; PF[16] = 0   # slot 4 embedded: Tol's yellow, inv. triangle
+PC[17] = "#a50026"; PD[17] = 17; PT[17] = 6;  PTO[17] = 6;  PF[17] = 4   # jdk-stpe: dark red, open circle
+PC[18] = "#f46d43"; PD[18] = 18; PT[18] = 4;  PTO[18] = 4;  PF[18] = 2   # jdk-stpe-roc: salmon, open square
+PC[19] = "#313695"; PD[19] = 19; PT[19] = 8;  PTO[19] = 8;  PF[19] = 7   # netty-1ms: navy, open triangle
+PC[20] = "#74add1"; PD[20] = 20; PT[20] = 10; PTO[20] = 10; PF[20] = 5   # netty-100ms: light blue, open inv. triangle
 set dashtype 6  (10,3,2,3,2,3)
 set dashtype 7  (12,4)
 set dashtype 8  (4,3)
@@ -80,6 +86,10 @@ set dashtype 13 (6,2,1,2)
 set dashtype 14 (10,2,1,2,1,2)
 set dashtype 15 (1,2,1,2,6,2)
 set dashtype 16 (16,3,6,3)
+set dashtype 17 (3,3)
+set dashtype 18 (3,3,1,3)
+set dashtype 19 (7,2,7,6)
+set dashtype 20 (2,2,2,6)
 
 # Runs in a comparison (index 1..4, then cycling)
 array RD[4]; RD[1] = 1; RD[2] = 2; RD[3] = 3; RD[4] = 4      # dash type by run

@@ -7,7 +7,7 @@ import shutil
 import sys
 import time
 
-from . import figures, load, report, stats
+from . import figures, load, report, stats, targets
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_NO_GNUPLOT, EXIT_DRAWING = 0, 2, 3, 4
 
@@ -95,6 +95,9 @@ def cmd_render(a):
     ok = figs.draw()
     path = os.path.join(a.dir, "report.md")
     write_text(path, report.render_report(run, figs))
+    text = targets.targets_text(run)
+    if text:
+        print(text)
     n = sum(1 for j in figs.jobs if j.ok)
     load.warn(f"wrote {n} figures (x3 formats) to {figdir} and {path} in "
               f"{time.monotonic() - t0:.0f} s")

@@ -22,7 +22,7 @@ FIGURE_KINDS = ("lines", "panels", "bars", "percentiles", "cdf")
 DIRECTIONS = ("lower", "higher", "none")
 SCALES = ("log", "lin", "auto")
 COLUMNS = ("peer", "workload", "n", "metric", "value", "unit", "rep")
-NSLOTS = 16  # plots/style.gp
+NSLOTS = 20  # plots/style.gp
 
 
 class BadInput(Exception):
@@ -119,6 +119,19 @@ class Figure:
 
 
 @dataclass
+class Target:
+    """A target of the run (bench/targets.c): peer's metric against bound, or as a ratio to ref's."""
+    workload: str
+    metric: str
+    peer: str
+    ref: str  # or None
+    op: str  # "<=" or ">="
+    bound: float  # or None: shown for reference
+    what: str
+    source: str
+
+
+@dataclass
 class Manifest:
     path: str
     synthesized: bool
@@ -127,6 +140,7 @@ class Manifest:
     workloads: list  # report order
     figures: list
     hist: list  # [(workload, peer id, path relative to the folder)]
+    targets: list = field(default_factory=list)  # [Target]
     peer_by_id: dict = field(default_factory=dict)
     owner: dict = field(default_factory=dict)  # row workload -> Workload
 
@@ -333,8 +347,18 @@ def read_manifest(folder):
             hj._fail(f"names peer '{pid}', which is not in peers")
         hist.append((hj.get("workload", str), pid, hj.get("path", str)))
 
+    targets = []
+    for i, t in root.items("targets", "targets", []):
+        tj = _Json(path, f"targets[{i}]", t)
+        op = tj.get("op", str)
+        if op not in ("<=", ">="):
+            tj._fail(f"has op '{op}'; expected <= or >=")
+        targets.append(Target(tj.get("workload", str), tj.get("metric", str), tj.get("peer", str),
+                              tj.get("ref", str, None), op, tj.get("bound", float, None),
+                              tj.get("what", str), tj.get("source", str, "")))
+
     man = Manifest(path, bool(root.get("synthesized", bool, False)), units, peers, workloads,
-                   figures, hist)
+                   figures, hist, targets)
     man.peer_by_id, man.owner = by_id, owner
     return man
 

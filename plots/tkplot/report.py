@@ -216,6 +216,8 @@ def render_report(run, figs):
             f"`figures/` as PDF and SVG; its gnuplot script and data are in `figures/src/`.", ""]
     out += ["## Run", ""]
     out += [meta_table([run]) if run.meta else "No metadata.txt or metadata.json in this folder.", ""]
+    from .targets import targets_md  # targets.py reads this module's formatting
+    out += targets_md(run)
     drawn = {j.fig.name: j for j in figs.jobs if j.ok}
     for wl in man.workloads:
         out += [f"## {wl.name}: {wl.summary}" if wl.summary else f"## {wl.name}", ""]

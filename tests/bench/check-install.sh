@@ -36,4 +36,13 @@ grep -q "STYLE = '$data/plots/style.gp'" "$work/stats/trace.gp" || fail "trace.g
 "$tkb" plot "$work/run" >"$work/plot.log" 2>&1 || { tail -n 20 "$work/plot.log"; fail "plot failed"; }
 [ -s "$work/run/report.md" ] || fail "no report.md: the installed renderer did not run"
 ls "$work/run/figures/"*.png >/dev/null 2>&1 || fail "no figure drawn"
+# the JVM peers, when this build has them: the installed harness jar, found from the data folder
+if [ -e "$build/bench/jvm/tkbench-jvm.jar" ]; then
+  [ -s "$data/jvm/tkbench-jvm.jar" ] || fail "share/timerkit/jvm/tkbench-jvm.jar is not installed"
+  "$tkb" run --suite smoke --workloads W1_exec --peers jdk-stpe --out "$work/jvm" \
+    >"$work/jvm.log" 2>&1 || { tail -n 20 "$work/jvm.log"; fail "JVM peer run failed"; }
+  grep -q '^jdk-stpe,W1_exec,1000,schedule_ns,' "$work/jvm/results.csv" || fail "no jdk-stpe row"
+  grep -q "\"jvm_command\": \".* -cp $data/jvm/tkbench-jvm.jar:" "$work/jvm/metadata.json" ||
+    fail "the installed tkbench does not run the installed harness jar"
+fi
 echo "bench install: tkbench runs from $prefix with its data in $data (renderer, style, traces, man page)"

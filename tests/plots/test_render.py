@@ -484,8 +484,63 @@ class BadInput(unittest.TestCase):
                  "'pie'; expected one of lines, panels, bars, percentiles, cdf")
 
         def slot(m):
-            m["peers"][0]["slot"] = 17
-        self.bad(self.edit_manifest("bad slot", slot), "peers[0] (heap) has slot 17")
+            m["peers"][0]["slot"] = 21
+        self.bad(self.edit_manifest("bad slot", slot), "peers[0] (heap) has slot 21")
+
+
+# ---- targets (manifest.json `targets`, tkplot/targets.py) ----------------------------------------
+@unittest.skipUnless(HAVE_GNUPLOT, "gnuplot is not installed")
+class Targets(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = fresh("targets")
+        path = os.path.join(cls.dir, "manifest.json")
+        m = json.loads(read(path))
+
+        def t(workload, metric, peer, ref, op, bound, what):
+            return {"workload": workload, "metric": metric, "peer": peer, "ref": ref, "op": op,
+                    "bound": bound, "what": what, "source": "a test"}
+        m["targets"] = [
+            t("W1_core", "schedule_ns", WHEEL, "heap", "<=", 0.5, "wheel insert vs heap"),
+            t("W5_memory", "bytes_per_timer", "heap", None, "<=", 96, "heap bytes"),
+            t("W5_memory", "bytes_per_timer", WHEEL, None, "<=", 96, "wheel bytes"),
+            t("W5_memory", "bytes_per_timer", "heap", "libuv", "<=", None, "heap vs libuv bytes"),
+            t("W1_exec", "schedule_ns", "heap", "jdk-stpe", "<=", 0.8, "heap vs a JVM peer"),
+            t("W9_none", "x_ns", "heap", None, ">=", 1, "a workload not in the run"),
+        ]
+        write(path, json.dumps(m))
+        cls.rc, cls.out, cls.err = run("render", cls.dir)
+        cls.report = read(os.path.join(cls.dir, "report.md"))
+
+    def test_report_gives_each_target_its_value_and_verdict(self):
+        self.assertEqual(self.rc, 0, self.err)
+        r = self.report.splitlines()
+        # medians at n = 1e6: wheel 41.6 / heap 194.5; heap 97.2 and wheel 87.7 bytes
+        ratio = [x for x in r if x.startswith("| wheel insert vs heap |")]
+        self.assertEqual(len(ratio), 1)
+        self.assertRegex(ratio[0], r"^\| wheel insert vs heap \| W1_core schedule_ns, n = 1e6 \| "
+                         r"0\.21x \(41\.6 / 194\.5 ns\) \[0\.2\d, 0\.2\d\] \| <= 0\.5x \| met \| a test \|$")
+        self.assertIn("| heap bytes | W5_memory bytes_per_timer, n = 1e6 | 97.2 bytes | <= 96.0 bytes "
+                      "| NOT met | a test |", r)
+        self.assertIn("| wheel bytes | W5_memory bytes_per_timer, n = 1e6 | 87.7 bytes | <= 96.0 bytes "
+                      "| met | a test |", r)
+        line = next(x for x in r if x.startswith("| heap vs libuv bytes |"))
+        self.assertTrue(line.endswith("| – | – | a test |"), line)
+        self.assertIn("| heap vs a JVM peer | W1_exec schedule_ns | not run (jdk-stpe) | <= 0.8x "
+                      "| not run | a test |", r)
+        self.assertIn("| a workload not in the run | W9_none x_ns | not run (W9_none) | >= 1 | not run "
+                      "| a test |", r)
+        self.assertLess(self.report.index("## Targets"), self.report.index("## W1_core"))
+
+    def test_stdout_has_them_too(self):
+        self.assertIn("Targets (medians", self.out)
+        self.assertRegex(self.out, r"heap bytes +97\.2 bytes +<= 96\.0 bytes +NOT met")
+
+    def test_a_folder_without_targets_has_no_section(self):
+        rc, out, err = run("render", fresh("no targets"))
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("## Targets", read(os.path.join(WORK, "no targets", "report.md")))
+        self.assertNotIn("Targets (", out)
 
 
 # ---- rendering the fixture ----------------------------------------------------------------------
