@@ -31,6 +31,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +59,9 @@ extern char **environ;
 /* The installed harness, relative to the data folder (bench/CMakeLists.txt). */
 #define JVM_JAR_IN_DATA "jvm/tkbench-jvm.jar"
 #define JVM_MAIN "timerkit.bench.JvmHarness"
+/* How long a child may print nothing before it counts as hung (seconds;
+ * $TKBENCH_JVM_SILENCE_S overrides it, for the tests). */
+#define JVM_SILENCE_S 300
 
 /* Iterations the child runs, unreported, before the measured ones at each n. */
 #define TKB_JVM_WARMUPS 2
@@ -246,14 +251,34 @@ static void run_child(const tkb_case *c) {
     }
     size_t cap = 1 << 16;
     r->out = malloc(cap);
-    bool oom = r->out == NULL;
+    bool oom = r->out == NULL, hung = false;
+    const char *env = getenv("TKBENCH_JVM_SILENCE_S");
+    long silence_s = env != NULL ? strtol(env, NULL, 10) : 0;
+    if (silence_s <= 0)
+        silence_s = JVM_SILENCE_S;
+    int64_t last = tkb_now_ns();
     for (;;) {
+        /* a child silent for that long is hung: every repetition of every
+         * workload prints well within it */
+        struct pollfd pfd = {.fd = fd[0], .events = POLLIN};
+        int ready = poll(&pfd, 1, 1000);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0) {
+            if (tkb_now_ns() - last > (int64_t)silence_s * 1000000000) {
+                hung = true;
+                kill(pid, SIGKILL);
+                break;
+            }
+            continue;
+        }
         char buf[1 << 14];
         ssize_t got = read(fd[0], buf, sizeof buf);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
             break;
+        last = tkb_now_ns();
         if (!oom && r->len + (size_t)got + 1 > cap) {
             char *bigger = realloc(r->out, cap * 2 + (size_t)got);
             if (bigger == NULL)
@@ -272,6 +297,10 @@ static void run_child(const tkb_case *c) {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (hung) {
+        run_fail(r, "printed nothing for %ld s: killed", silence_s);
+        return;
+    }
     if (oom) {
         run_fail(r, "out of memory reading its output");
         return;

@@ -82,5 +82,12 @@ for k in garbage:"unreadable line 1" status:"exited with status 3" unknown:"not 
   grep -q "1 failed" "$work/$name.out" || fail "$name: not a failed benchmark"
   ! grep -q '^jdk-stpe,' "$work/$name.d/results.csv" || fail "$name: rows from a failed child"
 done
+# a child that hangs: killed after its silence limit, a failed benchmark
+fake hang 'echo "1000 0 schedule_ns 5"; exec sleep 60'
+TKBENCH_JVM_SILENCE_S=2 TKBENCH_JAVA=$work/hang timeout 50 "$tkb" run --suite smoke \
+  --workloads W1_exec --peers jdk-stpe --out "$work/hang.d" >"$work/hang.out" 2>"$work/hang.err"
+rc=$?
+((rc == 1)) || fail "hang: status $rc, not 1"
+grep -qF "printed nothing for 2 s: killed" "$work/hang.err" || { cat "$work/hang.err"; fail "hang: no message"; }
 if ((fails > 0)); then echo "$fails check(s) failed"; exit 1; fi
 echo "all checks passed"
