@@ -255,7 +255,8 @@ static void heap_remove_at(tk_heap_core *h, size_t i) {
                 sift_up(a, h->first, i, e);
             else
                 sift_down(a, h->first, last, i, e);
-            h->sorted = false;
+            if (h->sorted)
+                h->sorted = false;
         }
 #ifndef NDEBUG
         a[last].node = TK__POISON_PTR;
@@ -324,9 +325,12 @@ int tk_heap_core_push(tk_heap_core *h, tk_node *n) {
 int tk_heap_core_remove(tk_heap_core *h, tk_node *n) {
     if (TK__UNLIKELY(h == NULL))
         return TK_EINVAL;
-    if (!tk_heap_core_contains(h, n))
+    if (n == NULL)
         return TK_ENOENT;
-    heap_remove_at(h, n->tk__priv.heap.index - h->first);
+    size_t i = n->tk__priv.heap.index - h->first; /* as in contains() */
+    if (i >= h->size || heap_base(h)[i].node != n)
+        return TK_ENOENT;
+    heap_remove_at(h, i);
     return TK_OK;
 }
 

@@ -63,12 +63,12 @@ typedef struct tk_heap_core {
     tk_heap_entry *entries;        /* `capacity` array slots */
     size_t start;                  /* heap slot i is entries[start + i], i < size */
     size_t first;                  /* heap slot i's node stores index first + i */
-    bool sorted;                   /* slots 0 .. size-1 are in key order ("Sorted runs") */
     size_t size;                   /* nodes in the heap */
     size_t capacity;               /* slots allocated */
     size_t min_capacity;           /* shrinking never goes below this */
     const tk_allocator *allocator; /* never NULL after init; never changes until destroy */
     bool auto_resize;              /* true (the default): push and removals resize */
+    bool sorted;                   /* slots 0 .. size-1 are in key order ("Sorted runs") */
 } tk_heap_core;
 
 /* Initialises an empty heap with room for `initial_capacity` nodes (0: 64)
