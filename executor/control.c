@@ -47,13 +47,16 @@ int tk__worker_take(tk_executor *ex, tk_node **out, size_t *count) {
     for (;;) {
         bool timed = may_time_out(ex, atomic_load(&ex->wc));
         if (ex->batch && !timed && atomic_load(&ex->target) == 1) {
-            /* One thread: take a batch when the head is due, so take_batch
-             * (which cannot time out) returns at once; else wait below. A
-             * removal between peek and take_batch can leave it waiting for
-             * the next node: idle, it then notices a change of settings
-             * only when work arrives. */
-            int64_t head = 0;
-            if (ex->ops->peek(ex->q, &head, NULL) == TK_OK && head <= tk_clock_now_ns())
+            /* One thread: take a batch while the queue holds nodes;
+             * take_batch (which cannot time out) then waits for the first
+             * to fall due. An empty queue is waited on below, in slices, so
+             * that an idle worker notices a change of settings; one emptied
+             * by removals while take_batch waits notices it only when work
+             * arrives. A look at the head (peek) would spare that wait but
+             * costs the wheel its core_lock, which its tick thread holds
+             * for the whole pass that publishes a burst: the worker would
+             * start only once the last node of the burst is published. */
+            if (ex->ops->size(ex->q) > 0)
                 return ex->ops->take_batch(ex->q, TK__TAKE_BATCH, out, count);
         }
         *count = 1;

@@ -198,11 +198,10 @@ typedef struct tk_queue_param {
 #define TK_QUEUE_CAP_BOUNDED 0x10u   /**< honours max_pending: offer past it gets TK_EFULL */
 /** The engine's take_batch() costs less per node than take() calls, so a
  * consumer that can use batches should (the executor's one-thread pool
- * does). The engines on the generic blocking adapter say so: one hold of its
- * lock hands out many due nodes without a leader hand-off each. The wheel
- * does not: its take() is already short, and a batch holds ready_lock long
- * enough (a cache miss per node) to hold up the tick thread's publishing.
- * Measurements: docs/engine-notes.md. */
+ * does). Every built-in engine says so: on the generic blocking adapter one
+ * hold of its lock hands out many due nodes without a leader hand-off each;
+ * the wheel cuts whole stretches of its ready runs under one hold of its
+ * ready lock. Measurements: docs/engine-notes.md. */
 #define TK_QUEUE_CAP_BATCH_TAKE 0x20u
 /** remove() may answer TK_EINPROGRESS: the node comes back later through the
  * `release` callback (the wheel, whose tick thread may hold it). Without

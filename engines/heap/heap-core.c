@@ -11,16 +11,37 @@
  * its heapIndex so that cancel is O(log n) instead of a linear search, with
  * the key cached in the array as the one departure.
  *
+ * Heap slot i lives in array slot entries[start + i] (start is 0 except in a
+ * sorted run, below), and its node stores the number first + i.
+ *
  * Invariants (all verified by tk_heap_core_check()):
- *   - size <= capacity and min_capacity <= capacity;
- *   - entries[0 .. size-1] hold distinct non-NULL nodes;
- *   - entries[i] has the same (deadline_ns, seq) as entries[i].node;
- *   - entries[i].node->tk__priv.heap.index == i;
- *   - no entry is less than its parent, ordering by (deadline_ns, seq), so
- *     entries[0] is the smallest and equal deadlines leave FIFO by seq.
- * A node that leaves gets index SIZE_MAX, so contains() (index < size and
- * that slot holds the node) is false for it, in every build; debug builds
- * also poison the vacated array slot (TK__POISON_PTR).
+ *   - start + size <= capacity and min_capacity <= capacity;
+ *   - slots 0 .. size-1 hold distinct non-NULL nodes;
+ *   - slot i has the same (deadline_ns, seq) as its node;
+ *   - slot i's node has tk__priv.heap.index == first + i;
+ *   - no slot is less than its parent, ordering by (deadline_ns, seq), so
+ *     slot 0 is the smallest and equal deadlines leave FIFO by seq;
+ *   - if `sorted`, no slot is less than the one before it.
+ * A node that leaves gets index SIZE_MAX, so contains() (index - first below
+ * size and that slot holds the node) is false for it, in every build; debug
+ * builds also poison the vacated array slot (TK__POISON_PTR).
+ *
+ * Sorted runs. An array in key order is a heap, and nodes pushed in key
+ * order (one producer's timers with one delay, a burst) leave it one: each
+ * push lands on the last slot and stays there. While the heap knows it is
+ * sorted (`sorted`: set when it holds at most one node, cleared by a push
+ * below the last slot or a removal that moves the last slot into a hole),
+ * taking slot 0 moves `start` and `first` on by one instead of sifting the
+ * last slot down from the root: O(1), no entry moved, no node written but
+ * the one leaving, where a sift moves and re-indexes a path of log_d n
+ * entries, several cache misses each once the array outgrows the cache.
+ * Numbering the slots from `first` keeps every other node's index right
+ * while slot 0 moves along the array. The array slots before `start` are
+ * dead until the next move of the array; a push that finds the end of the
+ * array reached compacts (one memmove, indices unchanged) when start is at
+ * least size/8, so compaction costs O(1) per pop amortised, and otherwise
+ * grows; an owner that resizes ahead sees the same rule in
+ * wanted_capacity().
  *
  * Sifts move a "hole": the entry being placed is held aside, the entries it
  * passes are moved one level (one 24-byte copy and one index store each), and
@@ -58,10 +79,11 @@
  * either way, so growing early would only cost memory.
  *
  * Complexity: push O(log_d n), and O(1) expected for random keys (a new key
- * rarely climbs far); pop and remove O(d log_d n); peek, size, contains O(1);
- * count_due O(d) per node counted; remove_if and check O(n). Growth and
- * shrinking are amortised O(1) per op; wanted_capacity O(1), or O(log n)
- * when a shrink is due; adopt O(n) (one memcpy).
+ * rarely climbs far); pop and remove O(d log_d n), pop O(1) in a sorted
+ * run; peek, size, contains O(1); count_due O(d) per node counted (O(1) in
+ * a sorted run); remove_if and check O(n). Growth, shrinking and compaction
+ * are amortised O(1) per op; wanted_capacity O(1), or O(log n) when a
+ * shrink is due; adopt O(n) (one memcpy).
  *
  * Arity. d = 4 halves the depth, and a node's four children (24-byte
  * entries) share one or two cache lines, so a sift touches fewer lines than
@@ -92,26 +114,33 @@ static inline bool entry_less(const tk_heap_entry *a, const tk_heap_entry *b) {
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
 
-static inline void entry_place(tk_heap_entry *a, size_t i, tk_heap_entry e) {
+/* Puts `e` in slot i of the heap whose slot 0 is a[0] and is numbered
+ * `first`. */
+static inline void entry_place(tk_heap_entry *a, size_t first, size_t i, tk_heap_entry e) {
     a[i] = e;
-    e.node->tk__priv.heap.index = i;
+    e.node->tk__priv.heap.index = first + i;
+}
+
+/* Slot 0 of the heap. */
+static inline tk_heap_entry *heap_base(const tk_heap_core *h) {
+    return h->entries + h->start;
 }
 
 /* Moves `e` up from the hole at `i` until its parent is not greater. */
-static void sift_up(tk_heap_entry *a, size_t i, tk_heap_entry e) {
+static void sift_up(tk_heap_entry *a, size_t first, size_t i, tk_heap_entry e) {
     while (i > 0) {
         size_t p = (i - 1) / HEAP_D;
         if (!entry_less(&e, &a[p]))
             break;
-        entry_place(a, i, a[p]);
+        entry_place(a, first, i, a[p]);
         i = p;
     }
-    entry_place(a, i, e);
+    entry_place(a, first, i, e);
 }
 
 /* Moves `e` down from the hole at `i` (of a heap of `n` slots) until no child
  * is less than it. */
-static void sift_down(tk_heap_entry *a, size_t n, size_t i, tk_heap_entry e) {
+static void sift_down(tk_heap_entry *a, size_t first, size_t n, size_t i, tk_heap_entry e) {
     for (;;) {
         size_t c = i * HEAP_D + 1;
         if (c >= n)
@@ -129,10 +158,10 @@ static void sift_down(tk_heap_entry *a, size_t n, size_t i, tk_heap_entry e) {
         }
         if (!entry_less(&a[best], &e))
             break;
-        entry_place(a, i, a[best]);
+        entry_place(a, first, i, a[best]);
         i = best;
     }
-    entry_place(a, i, e);
+    entry_place(a, first, i, e);
 }
 
 /* The size at which an array of `cap` slots asks to grow (owner-driven
@@ -149,16 +178,33 @@ static size_t grown_capacity(size_t cap) {
     return cap > TK_HEAP_MAX_CAPACITY - more ? TK_HEAP_MAX_CAPACITY : cap + more;
 }
 
-/* Copies the entries into `block` (`cap` slots, cap >= size) and makes it the
- * array. Indices do not change. Returns the previous array. */
+/* Copies the slots into the start of `block` (`cap` array slots, cap >=
+ * size) and makes it the array. Indices do not change. Returns the previous
+ * array. */
 static tk_heap_entry *heap_move(tk_heap_core *h, tk_heap_entry *block, size_t cap) {
     assert(cap >= h->size && cap > 0 && cap <= TK_HEAP_MAX_CAPACITY);
     if (h->size > 0)
-        memcpy(block, h->entries, h->size * sizeof(tk_heap_entry));
+        memcpy(block, heap_base(h), h->size * sizeof(tk_heap_entry));
     tk_heap_entry *old = h->entries;
     h->entries = block;
+    h->start = 0;
     h->capacity = cap;
     return old;
+}
+
+/* Whether a push that finds the end of the array reached should compact it
+ * (move the slots to its start) rather than grow: the dead slots before
+ * `start` are at least an eighth of the live ones, so the O(size) move was
+ * paid for by as many O(1) pops. */
+static inline bool compact_pays(const tk_heap_core *h) {
+    return h->start > 0 && h->start >= h->size / 8;
+}
+
+/* Moves the slots to the start of the array. Indices do not change. */
+static void heap_compact(tk_heap_core *h) {
+    if (h->size > 0)
+        memmove(h->entries, heap_base(h), h->size * sizeof(tk_heap_entry));
+    h->start = 0;
 }
 
 /* Moves the array to a fresh block of `cap` slots (automatic mode, and
@@ -190,21 +236,37 @@ static inline void heap_maybe_shrink(tk_heap_core *h) {
     (void)heap_resize(h, cap);
 }
 
-/* Takes slot `i` out of the heap, filling it from the last slot. */
+/* Takes slot `i` out of the heap: in a sorted run, slot 0 by moving the
+ * heap's start on; else by filling it from the last slot. */
 static void heap_remove_at(tk_heap_core *h, size_t i) {
-    tk_heap_entry *a = h->entries;
+    tk_heap_entry *a = heap_base(h);
     tk_node *gone = a[i].node;
     size_t last = --h->size;
-    if (i != last) {
-        tk_heap_entry e = a[last];
-        if (i > 0 && entry_less(&e, &a[(i - 1) / HEAP_D]))
-            sift_up(a, i, e);
-        else
-            sift_down(a, last, i, e);
-    }
+    if (i == 0 && h->sorted) {
 #ifndef NDEBUG
-    a[last].node = TK__POISON_PTR; /* the vacated slot must never be read as a node */
+        a[0].node = TK__POISON_PTR; /* the vacated slot must never be read as a node */
 #endif
+        h->start++;
+        h->first++;
+    } else {
+        if (i != last) {
+            tk_heap_entry e = a[last];
+            if (i > 0 && entry_less(&e, &a[(i - 1) / HEAP_D]))
+                sift_up(a, h->first, i, e);
+            else
+                sift_down(a, h->first, last, i, e);
+            if (h->sorted)
+                h->sorted = false;
+        }
+#ifndef NDEBUG
+        a[last].node = TK__POISON_PTR;
+#endif
+    }
+    if (h->size <= 1) {
+        h->sorted = true;
+        if (h->size == 0)
+            h->start = 0; /* nothing to move: rewind */
+    }
     gone->tk__priv.heap.index = HEAP_NO_INDEX;
     heap_maybe_shrink(h);
 }
@@ -220,6 +282,7 @@ int tk_heap_core_init(tk_heap_core *h, const tk_allocator *a, size_t initial_cap
         return TK_EINVAL;
     h->min_capacity = initial_capacity;
     h->auto_resize = true;
+    h->sorted = true;
     return heap_resize(h, initial_capacity);
 }
 
@@ -229,49 +292,64 @@ void tk_heap_core_destroy(tk_heap_core *h) {
     tk__free(h->allocator, h->entries, h->capacity * sizeof(tk_heap_entry));
     h->entries = NULL;
     h->size = 0;
+    h->start = 0;
+    h->sorted = true;
     h->capacity = 0;
 }
 
 int tk_heap_core_push(tk_heap_core *h, tk_node *n) {
     if (TK__UNLIKELY(h == NULL || n == NULL || tk_heap_core_contains(h, n)))
         return TK_EINVAL;
-    if (TK__UNLIKELY(h->size == h->capacity)) {
-        if (!h->auto_resize)
+    if (TK__UNLIKELY(h->start + h->size == h->capacity)) {
+        if (h->start > 0) {
+            /* dead slots before the start: reuse them, unless growing (which
+             * moves the slots to the start too) is due and possible */
+            if (compact_pays(h) || !h->auto_resize || heap_grow(h) != TK_OK)
+                heap_compact(h);
+        } else if (!h->auto_resize) {
             return TK_EFULL;
-        int rc = heap_grow(h);
-        if (rc != TK_OK)
-            return rc;
+        } else {
+            int rc = heap_grow(h);
+            if (rc != TK_OK)
+                return rc;
+        }
     }
     tk_heap_entry e = {n->deadline_ns, n->seq, n};
-    sift_up(h->entries, h->size++, e);
+    tk_heap_entry *a = heap_base(h);
+    if (h->sorted && h->size > 0 && entry_less(&e, &a[h->size - 1]))
+        h->sorted = false;
+    sift_up(a, h->first, h->size++, e);
     return TK_OK;
 }
 
 int tk_heap_core_remove(tk_heap_core *h, tk_node *n) {
     if (TK__UNLIKELY(h == NULL))
         return TK_EINVAL;
-    if (!tk_heap_core_contains(h, n))
+    if (n == NULL)
         return TK_ENOENT;
-    heap_remove_at(h, n->tk__priv.heap.index);
+    size_t i = n->tk__priv.heap.index - h->first; /* as in contains() */
+    if (i >= h->size || heap_base(h)[i].node != n)
+        return TK_ENOENT;
+    heap_remove_at(h, i);
     return TK_OK;
 }
 
 tk_node *tk_heap_core_peek(const tk_heap_core *h) {
-    return h != NULL && h->size > 0 ? h->entries[0].node : NULL;
+    return h != NULL && h->size > 0 ? heap_base(h)[0].node : NULL;
 }
 
 tk_node *tk_heap_core_pop(tk_heap_core *h) {
     if (h == NULL || h->size == 0)
         return NULL;
-    tk_node *top = h->entries[0].node;
+    tk_node *top = heap_base(h)[0].node;
     heap_remove_at(h, 0);
     return top;
 }
 
 tk_node *tk_heap_core_pop_due(tk_heap_core *h, int64_t now_ns) {
-    if (h == NULL || h->size == 0 || h->entries[0].deadline_ns > now_ns)
+    if (h == NULL || h->size == 0 || heap_base(h)[0].deadline_ns > now_ns)
         return NULL;
-    tk_node *top = h->entries[0].node;
+    tk_node *top = heap_base(h)[0].node;
     heap_remove_at(h, 0);
     return top;
 }
@@ -288,14 +366,20 @@ static inline size_t first_due(const tk_heap_entry *a, size_t n, size_t from, si
 }
 
 size_t tk_heap_core_count_due(const tk_heap_core *h, int64_t now_ns, size_t limit) {
-    if (h == NULL || limit == 0 || h->size == 0 || h->entries[0].deadline_ns > now_ns)
+    if (h == NULL || limit == 0 || h->size == 0 || heap_base(h)[0].deadline_ns > now_ns)
         return 0;
     /* Depth-first over the due subtree without a stack: from a due slot go to
      * its first due child, else to its next due sibling, else up to the
      * parent and on to the parent's next due sibling. Each due slot is
      * entered once and left once; each look reads at most d keys. */
-    const tk_heap_entry *a = h->entries;
+    const tk_heap_entry *a = heap_base(h);
     size_t n = h->size;
+    if (h->sorted) { /* a sorted run: the due slots are a prefix */
+        size_t k = 1;
+        while (k < n && k < limit && a[k].deadline_ns <= now_ns)
+            k++;
+        return k;
+    }
     size_t i = 0, count = 1;
     while (count < limit) {
         size_t c = i * HEAP_D + 1;
@@ -320,8 +404,8 @@ size_t tk_heap_core_size(const tk_heap_core *h) {
 bool tk_heap_core_contains(const tk_heap_core *h, const tk_node *n) {
     if (h == NULL || n == NULL)
         return false;
-    size_t i = n->tk__priv.heap.index;
-    return i < h->size && h->entries[i].node == n;
+    size_t i = n->tk__priv.heap.index - h->first; /* wraps for an index below first */
+    return i < h->size && heap_base(h)[i].node == n;
 }
 
 tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, void *ctx),
@@ -330,7 +414,7 @@ tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, 
     tk_node **tail = &head;
     size_t count = 0;
     if (h != NULL && pred != NULL) {
-        tk_heap_entry *a = h->entries;
+        tk_heap_entry *a = heap_base(h);
         size_t kept = 0;
         for (size_t r = 0; r < h->size; r++) {
             tk_heap_entry e = a[r];
@@ -346,12 +430,17 @@ tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, 
         if (count > 0) {
             h->size = kept;
             /* Floyd's bottom-up heap construction, then every index afresh
-             * (compaction moved entries that the sifts may not touch). */
+             * (compaction moved entries that the sifts may not touch). The
+             * survivors keep their order, so a sorted run stays one. */
             if (kept > 1)
                 for (size_t i = (kept - 2) / HEAP_D + 1; i-- > 0;)
-                    sift_down(a, kept, i, a[i]);
+                    sift_down(a, h->first, kept, i, a[i]);
             for (size_t i = 0; i < kept; i++)
-                a[i].node->tk__priv.heap.index = i;
+                a[i].node->tk__priv.heap.index = h->first + i;
+            if (kept <= 1)
+                h->sorted = true;
+            if (kept == 0)
+                h->start = 0;
             while (h->auto_resize && h->size <= h->capacity / 4 && h->capacity > h->min_capacity) {
                 size_t cap = h->capacity;
                 heap_maybe_shrink(h);
@@ -378,7 +467,7 @@ size_t tk_heap_core_wanted_capacity(const tk_heap_core *h) {
     if (h == NULL)
         return 0;
     size_t cap = h->capacity;
-    if (h->size >= high_water(cap))
+    if (h->start + h->size >= high_water(cap) && !compact_pays(h))
         return grown_capacity(cap);
     while (cap > h->min_capacity && h->size <= cap / 4) {
         cap /= 2;
@@ -422,16 +511,20 @@ bool tk_heap_core_adopt(tk_heap_core *h, tk_heap_entry *block, size_t capacity,
 int tk_heap_core_check(const tk_heap_core *h) {
     if (h == NULL)
         return TK_EINVAL;
-    if (h->size > h->capacity || h->capacity < h->min_capacity || h->allocator == NULL ||
+    if (h->start > h->capacity || h->size > h->capacity - h->start ||
+        h->capacity < h->min_capacity || h->allocator == NULL ||
         (h->capacity > 0 && h->entries == NULL))
         return TK_ESTATE;
+    const tk_heap_entry *a = heap_base(h);
     for (size_t i = 0; i < h->size; i++) {
-        const tk_heap_entry *e = &h->entries[i];
-        if (e->node == NULL || e->node->tk__priv.heap.index != i)
+        const tk_heap_entry *e = &a[i];
+        if (e->node == NULL || e->node->tk__priv.heap.index != h->first + i)
             return TK_ESTATE;
         if (e->deadline_ns != e->node->deadline_ns || e->seq != e->node->seq)
             return TK_ESTATE;
-        if (i > 0 && entry_less(e, &h->entries[(i - 1) / HEAP_D]))
+        if (i > 0 && entry_less(e, &a[(i - 1) / HEAP_D]))
+            return TK_ESTATE;
+        if (h->sorted && i > 0 && entry_less(e, &a[i - 1]))
             return TK_ESTATE;
     }
     return TK_OK;

@@ -8,9 +8,10 @@
  * invariants and its cost are described at the top of heap-core.c.
  *
  * Order: (deadline_ns, seq) ascending; equal deadlines leave FIFO by seq.
- * A node in the heap stores its array slot in n->tk__priv.heap.index; a node
- * that leaves (pop, pop_due, remove, remove_if) gets index SIZE_MAX, except
- * that remove_if() reuses the same storage for the detached-list link.
+ * A node in the heap stores its slot's number in n->tk__priv.heap.index (not
+ * the array position: see "Sorted runs" in heap-core.c); a node that leaves (pop, pop_due, remove,
+ * remove_if) gets index SIZE_MAX, except that remove_if() reuses the same storage for the
+ * detached-list link.
  *
  * Ownership: the heap never allocates, frees or otherwise touches a node's
  * memory beyond tk__priv; while a node is in the heap its owner must not
@@ -59,12 +60,15 @@ typedef struct tk_heap_entry {
 /* The heap. Caller-allocated; every field is private to heap-core.c (read
  * them in tests if you must, never write them). */
 typedef struct tk_heap_core {
-    tk_heap_entry *entries;        /* `capacity` slots, the first `size` in use */
+    tk_heap_entry *entries;        /* `capacity` array slots */
+    size_t start;                  /* heap slot i is entries[start + i], i < size */
+    size_t first;                  /* heap slot i's node stores index first + i */
     size_t size;                   /* nodes in the heap */
     size_t capacity;               /* slots allocated */
     size_t min_capacity;           /* shrinking never goes below this */
     const tk_allocator *allocator; /* never NULL after init; never changes until destroy */
     bool auto_resize;              /* true (the default): push and removals resize */
+    bool sorted;                   /* slots 0 .. size-1 are in key order ("Sorted runs") */
 } tk_heap_core;
 
 /* Initialises an empty heap with room for `initial_capacity` nodes (0: 64)
@@ -103,7 +107,8 @@ tk_node *tk_heap_core_peek(const tk_heap_core *h);
 tk_node *tk_heap_core_pop(tk_heap_core *h);
 
 /* Removes and returns the head if head->deadline_ns <= now_ns; otherwise (or
- * if empty) returns NULL and leaves the heap unchanged. O(log n). */
+ * if empty) returns NULL and leaves the heap unchanged. O(log n); O(1) while
+ * the heap is a sorted run (heap-core.c). */
 tk_node *tk_heap_core_pop_due(tk_heap_core *h, int64_t now_ns);
 
 /* Returns the number of nodes with deadline_ns <= now_ns, counting no
@@ -142,14 +147,15 @@ size_t tk_heap_core_capacity(const tk_heap_core *h);
 
 /* Returns the capacity the heap should move to now, or its current capacity
  * if no move is due. Larger (capacity + capacity/2, at least one more) once
- * size has reached the high-water mark, capacity - capacity/16, so always when
- * the array is full: an owner that grows as soon as this asks rarely sees
- * TK_EFULL. Smaller when at most a quarter is in use: the capacity halved as
- * many times as it takes for more than a quarter to be in use, never below
- * the initial capacity, so one move returns the memory after a mass removal.
- * Adopting the answer leaves a heap that wants no further move (until its
- * size changes). Automatic resizing follows the shrinking rule one halving
- * at a time and grows only when full. O(log n); 0 for NULL. */
+ * the array slots in use, with the dead ones a sorted run left before them,
+ * reach the high-water mark, capacity - capacity/16, unless the dead ones
+ * are enough for push to compact the array instead ("Sorted runs" in
+ * heap-core.c); so always when the array is full: an owner that grows as
+ * soon as this asks rarely sees TK_EFULL. Smaller when at most a quarter is in use: the capacity
+ * halved as many times as it takes for more than a quarter to be in use, never below the initial
+ * capacity, so one move returns the memory after a mass removal. Adopting the answer leaves a heap
+ * that wants no further move (until its size changes). Automatic resizing follows the shrinking
+ * rule one halving at a time and grows only when full. O(log n); 0 for NULL. */
 size_t tk_heap_core_wanted_capacity(const tk_heap_core *h);
 
 /* Allocates a block of `capacity` slots from the heap's allocator, contents

@@ -31,7 +31,7 @@
  * first, so a flood of far timers cannot hold up a near one either; a pass that stops short expires
  * no tick a node left behind may belong to), advances the core to the tick
  * of the current time, and publishes the expired nodes to the ready set (under ready_lock), which
- * the executor's workers take from, in chunks of whole ticks of about EXPIRE_CHUNK nodes (see
+ * the executor's workers take from, in chunks of about EXPIRE_CHUNK nodes (see
  * "Catching up"): a chunk is cut into pieces of TK__NODE_SORT_PIECE nodes, each sorted while it
  * is in cache (the first before ready_lock is taken) and added as a sorted run (or appended to
  * the previous run when it continues it), and a winner tree over the runs' heads hands the
@@ -67,9 +67,10 @@
  * Ordering and accuracy. Each expired chunk is sorted by (deadline, seq) (in
  * pieces, merged by the ready set's pops) and published whole under one hold
  * of ready_lock, or, when it is in key order already, in order piece by piece
- * (no later piece holds a smaller key); a chunk holds whole ticks, and the
- * nodes of a later tick have strictly later deadlines than those of an
- * earlier one (wheel-core.c), so the nodes the tick thread has taken in leave
+ * (no later piece holds a smaller key); a chunk holds whole ticks, or the
+ * first part of a tick whose bucket is in key order (whose rest holds no
+ * smaller key), and the nodes of a later tick have strictly later deadlines
+ * than those of an earlier one (wheel-core.c), so the nodes the tick thread has taken in leave
  * in the heap's order even when a taker takes between two chunks. It is not
  * exact across the hand-off: a node offered with a deadline already past
  * becomes visible to take() only at the next tick, so a ready node with a
@@ -96,7 +97,11 @@
  * It expires whole ticks until it has EXPIRE_CHUNK (1024) nodes or more
  * (tk__wheel_core_expire_some), publishes them, and goes on, so the workers
  * start on the earliest ticks at once and each chunk is sorted and linked
- * while it is in cache. The bucket walk itself, a chain of dependent
+ * while it is in cache. A single tick of more nodes is split the same way
+ * when its bucket is in key order (nodes offered in key order, the usual
+ * burst): its first EXPIRE_CHUNK nodes are published before the rest of the
+ * bucket is walked, so a million timers due at one instant start running
+ * after a walk of a thousand, not of a million. The bucket walk itself, a chain of dependent
  * misses when the nodes are spread over memory, runs from both ends of the
  * bucket (wheel-core.c).
  *
@@ -151,13 +156,16 @@
  * ready_waiters, so that publishing and taking signal ready_cond only when
  * someone waits, and wake no more takers than there are new nodes.
  * take_batch() pops up to its `max` ready nodes under one hold of ready_lock
- * and drops the size once for them all; while others wait it takes at most
- * a fair share, max(1, ready / (ready_waiters + 1)), and a taker that leaves
- * ready nodes behind with someone waiting signals one of them (the baton).
+ * and drops the size once for them all, cutting whole stretches of a run
+ * that lead every other run (tk__wheel_ready_pop_batch()), so it costs less
+ * per node than take() and the engine says so (TK_QUEUE_CAP_BATCH_TAKE);
+ * while others wait it takes at most a fair share, max(1, ready /
+ * (ready_waiters + 1)), and a taker that leaves ready nodes behind with
+ * someone waiting signals one of them (the baton).
  * Complexity: offer O(1) lock-free; remove O(1) (lock-free,
  * or ready_lock for a ready node, plus O(log runs) if it heads its run);
  * take/poll O(log runs) (at most TK_WHEEL_READY_RUNS = 256 runs; one in the
- * steady state), take_batch O(k log runs) for k nodes; per tick pass
+ * steady state), take_batch O(k + cuts log runs) for k nodes; per tick pass
  * O(cancelled + moved + expired log min(expired, TK__NODE_SORT_PIECE)), the
  * last term O(expired) when the batch is already in order (the usual case);
  * peek/remove_first flush the pending stack and scan the earliest buckets;
@@ -386,6 +394,13 @@ static inline size_t batch_limit_locked(const struct tk_queue *q, size_t max) {
     return share < 1 ? 1 : share < max ? share : max;
 }
 
+/* Marks a node leaving the ready set as handed out: remove() then answers
+ * TK_ENOENT. Needs ready_lock (a remover reads the word under it). */
+static void hand_out(tk_node *n, void *ctx) {
+    (void)ctx;
+    word_store(n, ST_NONE);
+}
+
 /* Takes up to `max` (>= 1) ready nodes, or returns a status; waits until
  * `deadline_ns` if `timed`, else without limit. The nodes leave in the ready
  * set's order, linked through detached_next into *out; *count gets their
@@ -401,15 +416,16 @@ static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, size_
         }
         if (q->ready.size != 0) {
             size_t limit = batch_limit_locked(q, max);
-            tk_node *head = NULL, **tail = &head;
-            size_t k = 0;
-            do {
-                tk_node *n = tk__wheel_ready_pop(&q->ready);
-                word_store(n, ST_NONE); /* handed out: remove() answers TK_ENOENT */
-                *tail = n;
-                tail = &n->tk__priv.detached_next;
-            } while (++k < limit && q->ready.size != 0);
-            *tail = NULL;
+            tk_node *head;
+            size_t k;
+            if (limit == 1) {
+                head = tk__wheel_ready_pop(&q->ready);
+                hand_out(head, NULL);
+                head->tk__priv.detached_next = NULL;
+                k = 1;
+            } else {
+                head = tk__wheel_ready_pop_batch(&q->ready, limit, hand_out, NULL, &k);
+            }
             size_sub(q, k, true);
             if (q->ready_waiters != 0 && q->ready.size != 0)
                 pthread_cond_signal(&q->ready_cond); /* pass the baton */
@@ -744,7 +760,7 @@ static const tk_queue_ops wheel_ops = {
     .name = "wheel",
     .description = "hashed timing wheel with a tick thread (Netty's HashedWheelTimer)",
     .caps = TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_QUEUE_CAP_OWN_THREAD |
-            TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_DEFERRED_RELEASE,
+            TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_DEFERRED_RELEASE | TK_QUEUE_CAP_BATCH_TAKE,
     .create = wheel_create,
     .destroy = wheel_destroy,
     .offer = wheel_offer,

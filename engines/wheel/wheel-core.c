@@ -25,7 +25,11 @@
  *   I3  for a non-empty bucket s: c < min_expiry <= min e(n), min_expiry == s
  *       (mod W), and equality when stale[s] is clear;
  *   I4  occupied[s] <=> bucket s non-empty; size == number of nodes;
- *   I5  each bucket is doubly linked from head (newest) to tail (oldest).
+ *   I5  each bucket is doubly linked from head (newest) to tail (oldest);
+ *   I6  a non-empty bucket s whose disordered[s] bit is clear is in key
+ *       order from tail to head: every add to it so far came in key order
+ *       (an add compares with the head; removals keep the order; the bit is
+ *       cleared when an add finds the bucket empty).
  *
  * Expiry. Advancing to tick t visits bucket t & (W - 1) only if its
  * min_expiry <= t; the walk unlinks the nodes with e == t and recomputes the
@@ -49,7 +53,13 @@
  * candidate found (usually the first occupied bucket).
  * tk__wheel_core_expire_some() is advance_to() unsorted that stops after the
  * tick that brings it to a given number of nodes, for a caller that is many
- * ticks behind and publishes the earliest ticks first.
+ * ticks behind and publishes the earliest ticks first. In a bucket in key
+ * order (I6), whose expiry ticks then also rise from tail to head, the due
+ * nodes are the oldest ones: expire_some() takes them from the tail, only as
+ * many as it still wants, without walking the rest of the bucket, and may
+ * split the tick (the current tick stays before it until the rest is
+ * taken), so a tick of a million timers is handed out a chunk at a time
+ * instead of after one walk of all of them.
  *
  * Complexity. add, remove: O(1) (one multiply-high replaces the division).
  * advance: O(1) when the bucket holds nothing due, else O(bucket + k log k)
@@ -58,7 +68,7 @@
  * (pick tick_ns * W near the usual delay: the single-level wheel's trade-off;
  * buckets with nothing due are skipped, unlike Netty). next candidate:
  * O(W / 64 + occupied buckets scanned).
- * Memory: 24 bytes per bucket + 2 bits, nothing per node (the 32-byte
+ * Memory: 24 bytes per bucket + 3 bits, nothing per node (the 32-byte
  * private area of tk_node).
  *
  * Accuracy. A node leaves at the first tick t with t_t >= deadline: never
@@ -108,7 +118,7 @@ int tk_wheel_core_init(tk_wheel_core *w, const tk_allocator *a, int64_t tick_ns,
         shift++;
     uint32_t n = UINT32_C(1) << shift;
     size_t words = (n + 63) / 64;
-    size_t bytes = (size_t)n * sizeof(tk__wheel_slot) + 2 * words * sizeof(uint64_t);
+    size_t bytes = (size_t)n * sizeof(tk__wheel_slot) + 3 * words * sizeof(uint64_t);
     void *block = tk__alloc(a, bytes);
     if (block == NULL)
         return TK_ENOMEM;
@@ -117,6 +127,7 @@ int tk_wheel_core_init(tk_wheel_core *w, const tk_allocator *a, int64_t tick_ns,
     w->slots = block;
     w->occupied = (uint64_t *)(void *)(w->slots + n);
     w->stale = w->occupied + words;
+    w->disordered = w->stale + words;
     w->block_size = bytes;
     w->words = words;
     w->mask = n - 1;
@@ -133,7 +144,7 @@ void tk_wheel_core_destroy(tk_wheel_core *w) {
         return;
     tk__free(w->allocator, w->slots, w->block_size);
     w->slots = NULL;
-    w->occupied = w->stale = NULL;
+    w->occupied = w->stale = w->disordered = NULL;
 }
 
 /* ceil((deadline - start) / tick_ns), 0 if deadline <= start. */
@@ -164,10 +175,13 @@ void tk_wheel_core_add(tk_wheel_core *w, tk_node *n) {
         slot->min_expiry = e;
         bit_set(w->occupied, s);
         bit_clear(w->stale, s);
+        bit_clear(w->disordered, s);
     } else {
         head->tk__priv.wheel.prev = n;
         if (e < slot->min_expiry)
             slot->min_expiry = e;
+        if (tk_node_before(n, head))
+            bit_set(w->disordered, s);
     }
     slot->head = n;
     w->size++;
@@ -314,6 +328,51 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
     return tk__node_sort(out, tail);
 }
 
+/* Expires up to `limit` (>= 1) of the nodes due at tick t (> current) from
+ * bucket t & mask, which holds no node with e < t and is in key order (I6),
+ * so its nodes due at t are its oldest: they are unlinked from the tail, in
+ * key order, and the walk stops at the first node not due or at `limit`.
+ * Returns them linked through detached_next; *tail, *count set. *done tells
+ * whether tick t is over: the current tick is then t, else t - 1 (the bucket
+ * still holds nodes of tick t, and its min_expiry is t). */
+static tk_node *expire_ordered(tk_wheel_core *w, uint64_t t, size_t limit, tk_node **tail,
+                               size_t *count, bool *done) {
+    size_t s = SLOT_OF(w, t);
+    tk__wheel_slot *slot = &w->slots[s];
+    tk_node *first = slot->tail, *last = NULL, *n = first;
+    size_t k = 0;
+    while (n != NULL && k < limit && tk__wheel_core_expiry(n) <= t) {
+        tk_node *newer = n->tk__priv.wheel.prev;
+        if (newer != NULL)
+            __builtin_prefetch(newer->tk__priv.wheel.prev);
+        n->tk__priv.detached_next = newer; /* key order: towards the newer */
+        last = n;
+        n = newer;
+        k++;
+    }
+    if (k == 0)
+        first = NULL;
+    else
+        last->tk__priv.detached_next = NULL;
+    slot->tail = n;
+    w->size -= k;
+    bool over = n == NULL || tk__wheel_core_expiry(n) > t;
+    if (n == NULL) {
+        slot->head = NULL;
+        bit_clear(w->occupied, s);
+        bit_clear(w->stale, s);
+    } else {
+        n->tk__priv.wheel.next = NULL;
+        slot->min_expiry = over ? tk__wheel_core_expiry(n) : t; /* the tail's: the least */
+        bit_clear(w->stale, s);
+    }
+    w->current_tick = over ? t : t - 1;
+    *tail = last;
+    *count = k;
+    *done = over;
+    return first;
+}
+
 tk_node *tk_wheel_core_advance(tk_wheel_core *w, size_t *count) {
     tk_node *tail;
     size_t k;
@@ -423,7 +482,9 @@ bool tk_wheel_core_next_expiry_tick(const tk_wheel_core *w, uint64_t *tick) {
 
 /* Advances towards `tick`, expiring whole ticks, and stops after the first
  * tick that brings the number of expired nodes to `enough` or more (or at
- * `tick`). */
+ * `tick`). With `enough` finite and unsorted, a tick whose bucket is in key
+ * order is expired from its tail only as far as `enough` (expire_ordered()),
+ * which may split it. */
 static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t enough, size_t *count,
                            bool *in_order) {
     tk_node *head = NULL, *tail = NULL;
@@ -437,8 +498,14 @@ static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t en
         }
         tk_node *btail;
         size_t k;
-        bool tick_ordered;
-        tk_node *batch = expire_at(w, next, sort, &btail, &k, &tick_ordered);
+        bool tick_ordered = true, done = true;
+        tk_node *batch;
+        size_t s = SLOT_OF(w, next);
+        if (!sort && enough != SIZE_MAX && w->slots[s].head != NULL &&
+            !bit_test(w->disordered, s) && w->slots[s].min_expiry >= next)
+            batch = expire_ordered(w, next, enough - total, &btail, &k, &done);
+        else
+            batch = expire_at(w, next, sort, &btail, &k, &tick_ordered);
         ordered = ordered && tick_ordered;
         if (batch != NULL) {
             if (tail == NULL)
@@ -448,6 +515,8 @@ static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t en
             tail = btail;
             total += k;
         }
+        if (!done)
+            break; /* split: `enough` reached within the tick */
     }
     if (count != NULL)
         *count = total;
@@ -595,6 +664,11 @@ int tk_wheel_core_check(const tk_wheel_core *w) {
             return TK_ESTATE;
         if (!bit_test(w->stale, s) && slot->min_expiry != min)
             return TK_ESTATE;
+        if (!bit_test(w->disordered, s))
+            for (const tk_node *n = slot->head; n->tk__priv.wheel.next != NULL;
+                 n = n->tk__priv.wheel.next)
+                if (tk_node_before(n, n->tk__priv.wheel.next))
+                    return TK_ESTATE; /* I6: newer before older */
     }
     return total == w->size ? TK_OK : TK_ESTATE;
 }

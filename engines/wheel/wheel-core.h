@@ -48,6 +48,8 @@ typedef struct tk_wheel_core {
     tk__wheel_slot *slots;         /* ticks_per_wheel buckets */
     uint64_t *occupied;            /* bit s set <=> slots[s].head != NULL */
     uint64_t *stale;               /* bit s set: slots[s].min_expiry may be low */
+    uint64_t *disordered;          /* bit s clear: slots[s] is in key order from
+                                      tail to head (meaningless while empty) */
     size_t block_size;             /* bytes of the one allocation above */
     size_t words;                  /* 64-bit words per bitmap */
     uint64_t mask;                 /* ticks_per_wheel - 1 */
@@ -116,12 +118,16 @@ int tk_wheel_core_check(const tk_wheel_core *w);
  * Saves the sort for a caller that merges pieces itself. */
 tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count);
 
-/* As tk__wheel_core_expire_to(), but stops early: after the first tick whose
- * nodes bring the number expired in this call to `enough` (0 counts as 1) or
- * more. Ticks are never split, so the current tick is then that tick (< `tick`
- * possibly), and calling again with the same `tick` continues where it
- * stopped. Lets a caller that is many ticks behind hand out the earliest
- * ticks while they are in cache instead of after expiring all of them.
+/* As tk__wheel_core_expire_to(), but stops early, once the nodes expired in
+ * this call number `enough` (0 counts as 1) or more: after the tick that
+ * brings them there, or, when that tick's bucket is in key order (nodes
+ * added in key order: one producer's timers, the usual case), after exactly
+ * `enough` nodes, within the tick. The rest of a tick split that way has no
+ * smaller key than its first part, and the current tick stays before it
+ * until it is expired whole. Calling again with the same `tick` continues
+ * where it stopped. Lets a caller hand out the earliest nodes while they are
+ * in cache instead of after expiring all of them: the earliest ticks when it
+ * is many ticks behind, the first part of a tick of a million timers.
  * *in_order (if not NULL) tells whether the list happens to be in key order
  * already (the usual case: one producer, nodes leaving in offer order), as
  * found from the keys the walk reads anyway. */

@@ -30,6 +30,8 @@
 #define SPARE RUNS
 #define WORDS (RUNS / 64)
 
+_Static_assert(offsetof(tk_node, tk__priv.detached_next) == offsetof(tk_node, tk__priv.wheel.next),
+               "a cut of a run is a detached list as it stands");
 _Static_assert(RUNS >= 64 && RUNS <= 32768 && (RUNS & (RUNS - 1)) == 0,
                "a power of two, whole bitmap words, uint16_t slots");
 
@@ -205,6 +207,73 @@ tk_node *tk__wheel_ready_pop(tk__wheel_ready *r) {
     if (n != NULL)
         unlink_from(r, i, n);
     return n;
+}
+
+/* Whether slot a's head leaves before slot b's (both used): the smaller key,
+ * or on equal keys the lower slot, as the winner tree breaks ties. */
+static inline bool head_first(const tk__wheel_ready *r, size_t a, size_t b) {
+    const tk_node *ha = r->runs[a].head, *hb = r->runs[b].head;
+    return tk_node_before(ha, hb) || (!tk_node_before(hb, ha) && a < b);
+}
+
+/* The slot whose head would win if run i were empty: the best of the
+ * winners of the siblings along i's path. SPARE if no other run is used. */
+static size_t runner_up(const tk__wheel_ready *r, size_t i) {
+    size_t best = SPARE;
+    for (size_t p = RUNS + i; p > 1; p >>= 1) {
+        size_t s = r->win[p ^ 1];
+        if (r->runs[s].head != NULL && (best == SPARE || head_first(r, s, best)))
+            best = s;
+    }
+    return best;
+}
+
+tk_node *tk__wheel_ready_pop_batch(tk__wheel_ready *r, size_t max,
+                                   void (*each)(tk_node *n, void *ctx), void *ctx, size_t *count) {
+    tk_node *head = NULL, **tail = &head;
+    size_t k = 0;
+    while (k < max && r->size != 0) {
+        size_t i = r->win[1];
+        tk__wheel_run *run = &r->runs[i];
+        size_t b = runner_up(r, i);
+        const tk_node *bound = b == SPARE ? NULL : r->runs[b].head;
+        /* run i's nodes leave while they come before the runner-up's head */
+        tk_node *first = run->head, *last = first;
+        size_t m = 1;
+        if (each != NULL)
+            each(first, ctx);
+        tk_node *n = NEXT(first);
+        while (
+            k + m < max && n != NULL &&
+            (bound == NULL || tk_node_before(n, bound) || (i < b && !tk_node_before(bound, n)))) {
+            if (each != NULL)
+                each(n, ctx);
+            last = n;
+            n = NEXT(n);
+            m++;
+        }
+        run->head = n;
+        if (n != NULL)
+            PREV(n) = NULL;
+        else
+            run->tail = NULL;
+        run->len -= m;
+        r->size -= m;
+        if (n == NULL)
+            mark(r, i, false);
+        replay(r, i);
+        /* the cut is linked through next, which detached_next overlays */
+        *tail = first;
+        tail = &last->tk__priv.detached_next;
+        k += m;
+    }
+    *tail = NULL;
+#ifndef NDEBUG
+    for (tk_node *x = head; x != NULL; x = x->tk__priv.detached_next)
+        PREV(x) = TK__POISON_PTR;
+#endif
+    *count = k;
+    return head;
 }
 
 void tk__wheel_ready_remove(tk__wheel_ready *r, tk_node *n) {

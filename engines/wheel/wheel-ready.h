@@ -84,6 +84,17 @@ static inline tk_node *tk__wheel_ready_first(const tk__wheel_ready *r) {
 /* Removes and returns the node with the smallest (deadline, seq), or NULL. */
 tk_node *tk__wheel_ready_pop(tk__wheel_ready *r);
 
+/* Removes up to `max` nodes with the smallest keys: the nodes that `max`
+ * calls of tk__wheel_ready_pop() would return, in that order (fewer if the
+ * set holds fewer). Returns them as a NULL-terminated list linked through
+ * tk__priv.detached_next; *count receives their number (0 and NULL when the
+ * set is empty or max is 0). each(n, ctx), if not NULL, is called once per
+ * node taken, in order, while the walk passes it. A run's nodes that lead
+ * every other run's head leave as one cut of the run, the winner tree
+ * replayed once per cut instead of once per node: O(k + cuts * log RUNS). */
+tk_node *tk__wheel_ready_pop_batch(tk__wheel_ready *r, size_t max,
+                                   void (*each)(tk_node *n, void *ctx), void *ctx, size_t *count);
+
 /* Removes `n`, which must be in `r`. */
 void tk__wheel_ready_remove(tk__wheel_ready *r, tk_node *n);
 

@@ -16,7 +16,8 @@
  *      offers or more starts a flood (see "Idle behaviour" in
  *      wheel-adapter.c);
  *   3. expiry: advances the core towards the tick of the current time,
- *      whole ticks at a time, and publishes each chunk of about EXPIRE_CHUNK
+ *      whole ticks at a time (a tick of many nodes whose bucket is in key
+ *      order a chunk at a time), and publishes each chunk of about EXPIRE_CHUNK
  *      nodes to the ready set before it expires the next. While the backlog
  *      is not empty it stops before the tick of the backlog's earliest
  *      deadline, so that a node the transfer left behind still joins its
@@ -37,8 +38,9 @@
  * node; a node the core expired after a remover had claimed it gets
  * rounds = DETACHED and is not unlinked twice. backlog_min_ns is a lower
  * bound of the backlog's deadlines, so no tick a backlog node belongs to is
- * expired before the node is in its bucket. A chunk holds whole ticks, so
- * the keys of successive chunks never interleave.
+ * expired before the node is in its bucket. A chunk holds whole ticks, or
+ * the first part of a tick whose bucket is in key order, so the keys of
+ * successive chunks never interleave.
  *
  * Complexity per pass: O(cancelled + moved + expired log min(expired,
  * TK__NODE_SORT_PIECE)), the last term O(expired) when a chunk is in key
@@ -80,9 +82,10 @@
 #define TRANSFER_CLOCK_EVERY 1024u
 #define TRANSFER_PREFETCH 16 /* nodes ahead whose bucket is prefetched */
 
-/* Expired nodes the tick thread publishes together when it is behind: it
- * expires whole ticks until it has at least this many, publishes them, and
- * goes on (see "Catching up" in wheel-adapter.c). */
+/* Expired nodes the tick thread publishes together: it expires whole ticks
+ * until it has at least this many (exactly this many from a tick whose
+ * bucket is in key order), publishes them, and goes on (see "Catching up"
+ * in wheel-adapter.c). */
 #define EXPIRE_CHUNK ((size_t)1024)
 
 /* A pass that takes at least FLOOD_POLL_MIN offers off the pending stack
@@ -313,7 +316,8 @@ static tk_node *cut_piece(tk_node **list, size_t max) {
     return head;
 }
 
-/* Publishes an expired batch (linked through next; whole ticks) to the
+/* Publishes an expired batch (linked through next; whole ticks, or the
+ * first part of a tick in key order) to the
  * ready set. Returns the number of nodes published. Needs core_lock.
  *
  * A batch already in key order (`in_order`, found by the expiry walk: the
@@ -408,9 +412,9 @@ static void *tick_main(void *arg) {
         tk__wheel_transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
 
         /* Expire up to the current tick, publishing every EXPIRE_CHUNK
-         * nodes or so (whole ticks): when the thread is behind, the worker
-         * starts on the earliest ticks while later ones are expired, and
-         * each chunk is sorted and linked while it is in cache. */
+         * nodes or so (whole ticks, or parts of one in key order): when the thread is behind, the
+         * worker starts on the earliest ticks while later ones are expired, and each chunk is
+         * sorted and linked while it is in cache. */
         int64_t now = tk_clock_now_ns();
         uint64_t k = tk__wheel_core_tick_at(&q->core, now);
         if (!backlog_empty(q)) {

@@ -901,6 +901,144 @@ static void push_rejects_null_and_a_node_already_in_the_heap(void **state) {
     tk_heap_core_destroy(&h);
 }
 
+/* ---- sorted runs ---------------------------------------------------------------- */
+
+/* Nodes pushed in key order leave from the front of the array: a pop writes
+ * no other node (every index stays what it was), the heap stays a sorted
+ * run, and count_due counts its due prefix. One push below the last slot
+ * ends the run; the order stays exact. */
+static void a_sorted_run_pops_without_moving_or_reindexing_anything(void **state) {
+    (void)state;
+    enum { N = 3000, POPS = 1000 };
+    tk_node *n = calloc(N + 1, sizeof(*n));
+    size_t *idx = malloc(N * sizeof(*idx));
+    assert_non_null(n);
+    assert_non_null(idx);
+    tk_heap_core h;
+    assert_int_equal(tk_heap_core_init(&h, NULL, 0), TK_OK);
+    for (size_t i = 0; i < N; i++) {
+        set_key(&n[i], 500 + (int64_t)(i / 7), i); /* rising, with ties */
+        assert_int_equal(tk_heap_core_push(&h, &n[i]), TK_OK);
+    }
+    assert_true(h.sorted);
+    for (size_t i = 0; i < N; i++)
+        idx[i] = n[i].tk__priv.heap.index;
+    assert_int_equal(tk_heap_core_count_due(&h, 500 + 9, SIZE_MAX), 70);
+    for (size_t i = 0; i < POPS; i++)
+        assert_ptr_equal(tk_heap_core_pop_due(&h, INT64_MAX), &n[i]);
+    assert_true(h.sorted);
+    assert_int_equal(h.start, POPS);
+    for (size_t i = POPS; i < N; i++) {
+        assert_int_equal(n[i].tk__priv.heap.index, idx[i]);
+        assert_true(tk_heap_core_contains(&h, &n[i]));
+    }
+    for (size_t i = 0; i < POPS; i++)
+        assert_false(tk_heap_core_contains(&h, &n[i]));
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_int_equal(tk_heap_core_count_due(&h, 500 + (POPS + 13) / 7, SIZE_MAX),
+                     (POPS + 13) / 7 * 7 + 7 - POPS);
+    /* the last one goes from the end, the run stays */
+    assert_int_equal(tk_heap_core_remove(&h, &n[N - 1]), TK_OK);
+    assert_true(h.sorted);
+    assert_int_equal(tk_heap_core_push(&h, &n[N - 1]), TK_OK);
+    /* an earlier key ends the run; the order stays exact */
+    set_key(&n[N], 0, 0);
+    assert_int_equal(tk_heap_core_push(&h, &n[N]), TK_OK);
+    assert_false(h.sorted);
+    assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    assert_ptr_equal(tk_heap_core_pop(&h), &n[N]);
+    for (size_t i = POPS; i < N; i++) {
+        assert_ptr_equal(tk_heap_core_pop(&h), &n[i]);
+        if (i % 97 == 0)
+            assert_int_equal(tk_heap_core_check(&h), TK_OK);
+    }
+    assert_null(tk_heap_core_pop(&h));
+    assert_true(h.sorted); /* empty: a run again */
+    assert_int_equal(h.start, 0);
+    tk_heap_core_destroy(&h);
+    free(idx);
+    free(n);
+}
+
+/* A long stream through a sorted run, in both resizing modes: pushes in key
+ * order, pops, a few removals anywhere and rare pushes below the last slot,
+ * against the model, with check() after every step. The run reaches the
+ * end of its array again and again: pushes compact it (start back to 0 with
+ * nodes in it) or grow it, and the array stays within a bound of the
+ * population. */
+static void sorted_runs_compact_or_grow_and_match_the_model(void **state) {
+    (void)state;
+    enum { POOL = 600, STEPS = 30000 };
+    for (int owner = 0; owner < 2; owner++) {
+        tk_node *pool = calloc(POOL, sizeof(*pool));
+        bool *in = calloc(POOL, sizeof(*in));
+        assert_non_null(pool);
+        assert_non_null(in);
+        tk_heap_core h;
+        assert_int_equal(tk_heap_core_init(&h, NULL, 16), TK_OK);
+        if (owner)
+            tk_heap_core_set_auto_resize(&h, false);
+        uint64_t rng = 99 + (uint64_t)owner;
+        int64_t next_key = 1000;
+        size_t compactions = 0, sorted_steps = 0, max_cap = 0, count = 0;
+        for (int step = 0; step < STEPS; step++) {
+            size_t r = rng_below(&rng, 100);
+            /* drift between filling up and draining, to cross the array's end */
+            bool fill = (step / 3000) % 2 == 0;
+            if (r < (fill ? 60u : 40u)) {
+                size_t i = rng_below(&rng, POOL);
+                if (in[i])
+                    continue;
+                bool early = rng_below(&rng, 2000) == 0;
+                set_key(&pool[i], early ? next_key - 50 : next_key++, (uint64_t)step);
+                size_t start = h.start;
+                int rc = tk_heap_core_push(&h, &pool[i]);
+                if (rc == TK_EFULL) {
+                    assert_true(owner);
+                    assert_true(owner_resize(&h));
+                    rc = tk_heap_core_push(&h, &pool[i]);
+                }
+                assert_int_equal(rc, TK_OK);
+                compactions += start > 0 && h.start == 0;
+                in[i] = true;
+                count++;
+            } else if (r < 99) {
+                tk_node *want = NULL;
+                for (size_t i = 0; i < POOL; i++)
+                    if (in[i] && (want == NULL || key_less(&pool[i], want)))
+                        want = &pool[i];
+                tk_node *got = tk_heap_core_pop_due(&h, INT64_MAX);
+                assert_ptr_equal(got, want);
+                if (got != NULL) {
+                    in[got - pool] = false;
+                    count--;
+                }
+            } else {
+                size_t i = rng_below(&rng, POOL);
+                assert_int_equal(tk_heap_core_remove(&h, &pool[i]), in[i] ? TK_OK : TK_ENOENT);
+                count -= in[i];
+                in[i] = false;
+            }
+            if (owner && tk_heap_core_wanted_capacity(&h) != tk_heap_core_capacity(&h))
+                assert_true(owner_resize(&h)); /* as the adapter, after each operation */
+            assert_int_equal(tk_heap_core_check(&h), TK_OK);
+            assert_int_equal(tk_heap_core_size(&h), count);
+            sorted_steps += h.sorted && count > 1;
+            if (tk_heap_core_capacity(&h) > max_cap)
+                max_cap = tk_heap_core_capacity(&h);
+        }
+        print_message("      %s: %zu compactions, sorted at %zu of %d steps, largest array %zu\n",
+                      owner ? "owner-driven" : "automatic", compactions, sorted_steps, STEPS,
+                      max_cap);
+        assert_true(compactions > 0);
+        assert_true(sorted_steps > STEPS / 8);
+        assert_true(max_cap <= 4 * POOL);
+        tk_heap_core_destroy(&h);
+        free(in);
+        free(pool);
+    }
+}
+
 /* ---- check() and remove_if() ------------------------------------------------ */
 
 static void check_detects_a_wrong_index_a_changed_key_and_broken_order(void **state) {
@@ -1342,6 +1480,8 @@ int main(void) {
         cmocka_unit_test(removed_and_popped_nodes_are_no_longer_contained),
         cmocka_unit_test(a_node_of_another_heap_is_not_contained_and_not_removed),
         cmocka_unit_test(push_rejects_null_and_a_node_already_in_the_heap),
+        cmocka_unit_test(a_sorted_run_pops_without_moving_or_reindexing_anything),
+        cmocka_unit_test(sorted_runs_compact_or_grow_and_match_the_model),
         cmocka_unit_test(check_detects_a_wrong_index_a_changed_key_and_broken_order),
         cmocka_unit_test(remove_if_removes_exactly_the_matches_asking_once_per_node),
         cmocka_unit_test(count_due_matches_a_brute_force_count_up_to_its_limit),

@@ -398,10 +398,11 @@ static void expire_to_is_advance_to_unsorted(void **state) {
 }
 
 /* expire_some(k, enough) hands out, call after call, exactly what expire_to(k)
- * does at once (same nodes, same order), in chunks of whole ticks: each
- * chunk stops after the first tick that brings it to `enough` nodes, and
- * only the last chunk (the one that reaches k) may hold fewer; in_order
- * says whether each chunk is sorted. */
+ * does at once (same nodes, same order), in chunks: each chunk stops after
+ * the first tick that brings it to `enough` nodes, or within that tick after
+ * exactly `enough` nodes when the tick's bucket is in key order (the current
+ * tick then stays before that tick), and only the last chunk (the one that
+ * reaches k) may hold fewer; in_order says whether each chunk is sorted. */
 static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
     (void)state;
     for (uint64_t seed = 30; seed < 33; seed++) {
@@ -409,7 +410,7 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
         model_init(&a, 1000, 16, 5, 400);
         model_init(&b, 1000, 16, 5, 400);
         uint64_t rs = seed;
-        size_t early_stops = 0, ordered_lists = 0, unordered_lists = 0;
+        size_t early_stops = 0, splits = 0, ordered_lists = 0, unordered_lists = 0;
         for (int step = 0; step < 6000; step++) {
             uint64_t r = rng_below(&rs, 10);
             if (r < 6) {
@@ -442,12 +443,14 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
                     if (x != NULL && tk_node_next_detached(x) != NULL)
                         *(sorted ? &ordered_lists : &unordered_lists) += 1;
                     uint64_t now = tk_wheel_core_current_tick(&a.w);
-                    assert_true(now > from || (from == to && x == NULL));
+                    size_t want = enough == 0 ? 1 : enough;
+                    bool split = false; /* a node of tick now + 1 came out */
                     assert_true(now <= to);
                     size_t n = 0, before_last_tick = 0;
                     for (; x != NULL; x = tk_node_next_detached(x), y = tk_node_next_detached(y)) {
                         uint64_t e = tk__wheel_core_expiry(x);
-                        assert_true(e > from && e <= now);
+                        assert_true(e > from && e <= now + 1);
+                        split = split || e == now + 1;
                         before_last_tick += e < now;
                         assert_non_null(y);
                         assert_int_equal(x - a.nodes, y - b.nodes);
@@ -455,9 +458,14 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
                         n++;
                     }
                     assert_int_equal(n, k);
-                    if (now < to) { /* stopped early: at the tick that made it enough */
-                        assert_true(k >= (enough == 0 ? 1 : enough));
-                        assert_true(before_last_tick < (enough == 0 ? 1 : enough));
+                    assert_true(now > from || split || (from == to && k == 0));
+                    if (split) { /* within a tick: exactly enough, all of it sorted */
+                        assert_int_equal(k, want);
+                        assert_true(now < to);
+                        splits++;
+                    } else if (now < to) { /* at the tick that made it enough */
+                        assert_true(k >= want);
+                        assert_true(before_last_tick < want);
                         early_stops++;
                     }
                     ka += k;
@@ -469,7 +477,9 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
             assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
             assert_int_equal(tk_wheel_core_current_tick(&a.w), tk_wheel_core_current_tick(&b.w));
         }
-        assert_true(early_stops > 0); /* chunks were cut */
+        print_message("      seed %llu: %zu cuts at a tick's end, %zu within a tick\n",
+                      (unsigned long long)seed, early_stops, splits);
+        assert_true(early_stops > 0 && splits > 0); /* chunks were cut both ways */
         /* in_order was checked both ways */
         assert_true(ordered_lists > 0 && unordered_lists > 0);
         model_free(&a);
@@ -478,6 +488,75 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
 }
 
 /* ---- directed cases ------------------------------------------------------------- */
+
+/* A tick of 1000 nodes added in key order (one deadline, rising seq) leaves
+ * through expire_some() in chunks of exactly `enough`, in key order, the
+ * current tick staying before it until its last node is out; a node added in
+ * the middle with a smaller key (already due) marks the bucket out of order,
+ * and the rest of the tick then leaves whole, by the walk; check() holds
+ * throughout, and it catches a bucket that claims an order it lost. */
+static void an_ordered_tick_leaves_in_chunks_of_exactly_enough(void **state) {
+    (void)state;
+    enum { N = 1000, ENOUGH = 100 };
+    model m;
+    model_init(&m, 1000, 64, 0, N + 1);
+    for (size_t i = 0; i < N; i++) {
+        m.nodes[i].deadline_ns = 5500; /* tick 6 */
+        m.nodes[i].seq = 10 + i;
+        tk_wheel_core_add(&m.w, &m.nodes[i]);
+    }
+    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    size_t out = 0;
+    for (int chunk = 0; chunk < 4; chunk++) {
+        size_t k = 0;
+        bool in_order = false;
+        tk_node *x = tk__wheel_core_expire_some(&m.w, 10, ENOUGH, &k, &in_order);
+        assert_int_equal(k, ENOUGH);
+        assert_true(in_order);
+        for (; x != NULL; x = tk_node_next_detached(x))
+            assert_ptr_equal(x, &m.nodes[out++]);
+        assert_int_equal(out, (size_t)(chunk + 1) * ENOUGH);
+        assert_int_equal(tk_wheel_core_current_tick(&m.w), 5);
+        assert_int_equal(tk_wheel_core_size(&m.w), N - out);
+        uint64_t next = 0;
+        assert_true(tk_wheel_core_next_expiry_tick(&m.w, &next));
+        assert_int_equal(next, 6);
+        assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    }
+    /* already due with a key before the bucket's newest: joins tick 6, out of order */
+    m.nodes[N].deadline_ns = 100;
+    m.nodes[N].seq = 1;
+    tk_wheel_core_add(&m.w, &m.nodes[N]);
+    assert_int_equal(tk__wheel_core_expiry(&m.nodes[N]), 6);
+    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    size_t k = 0;
+    bool in_order = true;
+    tk_node *x = tk__wheel_core_expire_some(&m.w, 10, ENOUGH, &k, &in_order);
+    assert_int_equal(k, N - out + 1); /* the whole rest of the tick */
+    assert_false(in_order);
+    assert_int_equal(tk_wheel_core_current_tick(&m.w), 6); /* enough: stops after tick 6 */
+    size_t seen = 0;
+    for (; x != NULL; x = tk_node_next_detached(x))
+        seen++;
+    assert_int_equal(seen, k);
+    assert_int_equal(tk_wheel_core_size(&m.w), 0);
+    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+
+    /* check() verifies the order a bucket claims: swap two keys behind its back */
+    for (size_t i = 0; i < 3; i++) {
+        m.nodes[i].deadline_ns = 20500; /* tick 21 */
+        m.nodes[i].seq = 100 + i;
+        tk_wheel_core_add(&m.w, &m.nodes[i]);
+    }
+    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    m.nodes[0].seq = 102;
+    m.nodes[2].seq = 100;
+    assert_int_equal(tk_wheel_core_check(&m.w), TK_ESTATE);
+    m.nodes[0].seq = 100;
+    m.nodes[2].seq = 102;
+    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    model_free(&m);
+}
 
 static size_t big_allocs;
 static void *limited_alloc(void *ctx, size_t size) {
@@ -806,6 +885,7 @@ int main(void) {
         cmocka_unit_test(advance_to_equals_repeated_advance),
         cmocka_unit_test(expire_to_is_advance_to_unsorted),
         cmocka_unit_test(expire_some_cuts_expire_to_at_tick_boundaries),
+        cmocka_unit_test(an_ordered_tick_leaves_in_chunks_of_exactly_enough),
     };
     return cmocka_run_group_tests_name("wheel_core", tests, NULL, NULL);
 }

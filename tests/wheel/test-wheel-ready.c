@@ -444,6 +444,17 @@ static void check_detects_corruption(void **state) {
 
 /* ---- randomised against the model -------------------------------------------- */
 
+/* Records the nodes pop_batch()'s each() is called on. */
+typedef struct seen_log {
+    tk_node **v;
+    size_t count;
+} seen_log;
+
+static void log_node(tk_node *n, void *ctx) {
+    seen_log *log = ctx;
+    log->v[log->count++] = n;
+}
+
 /* Random publishes (in order, interleaving, or far behind), pops, removals
  * anywhere, with check() and the model's minimum after every step. */
 static void run_random(uint64_t seed, size_t pool, int steps, unsigned key_range) {
@@ -477,12 +488,28 @@ static void run_random(uint64_t seed, size_t pool, int steps, unsigned key_range
             for (size_t j = 0; j < k; j++)
                 m.in[index_of(&m, v[j])] = true;
             assert_int_equal(tk__wheel_ready_publish(&r, sorted_list(v, k), NULL, NULL), k);
-        } else if (op < 7) {
+        } else if (op < 6) {
             tk_node *want = model_min(&m);
             tk_node *x = tk__wheel_ready_pop(&r);
             assert_ptr_equal(x, want);
             if (x != NULL)
                 m.in[index_of(&m, x)] = false;
+        } else if (op < 7) {
+            /* a batch: what as many pops would give, in their order */
+            size_t max = 1 + rng(&rs) % 40, k = 99;
+            seen_log log = {v, 0};
+            tk_node *x = tk__wheel_ready_pop_batch(&r, max, log_node, &log, &k);
+            assert_true(k <= max);
+            size_t got = 0;
+            for (; x != NULL; x = tk_node_next_detached(x)) {
+                assert_ptr_equal(x, model_min(&m));
+                assert_ptr_equal(x, v[got]); /* each() saw it, in order */
+                m.in[index_of(&m, x)] = false;
+                got++;
+            }
+            assert_int_equal(got, k);
+            assert_int_equal(log.count, k);
+            assert_true(k == max || model_min(&m) == NULL); /* short only when empty */
         } else {
             /* remove a random member */
             size_t i = rng(&rs) % pool;
@@ -552,6 +579,52 @@ static void random_with_full_slots_matches_the_model(void **state) {
     model_free(&m);
 }
 
+/* pop_batch() across interleaving runs and along one long run: the nodes
+ * that as many pops would give, in their order, the set intact after each;
+ * max 0 or an empty set gives nothing. */
+static void a_batch_takes_what_as_many_pops_would(void **state) {
+    (void)state;
+    enum { PER = 100, RUNS_USED = 3, N = PER * RUNS_USED };
+    model m;
+    model_init(&m, N + PER);
+    for (size_t i = 0; i < N; i++) { /* run j holds keys j, j + 3, j + 6, ... */
+        m.nodes[i].deadline_ns = (int64_t)((i % PER) * RUNS_USED + i / PER);
+        m.nodes[i].seq = i;
+    }
+    for (size_t i = N; i < N + PER; i++) { /* after all of those: a long run */
+        m.nodes[i].deadline_ns = (int64_t)(1000 + i);
+        m.nodes[i].seq = i;
+    }
+    tk__wheel_ready r;
+    tk__wheel_ready_init(&r);
+    size_t k = 99;
+    assert_null(tk__wheel_ready_pop_batch(&r, 8, NULL, NULL, &k));
+    assert_int_equal(k, 0);
+    for (size_t j = 0; j < RUNS_USED; j++)
+        assert_int_equal(publish_range(&r, &m, j * PER, PER), PER);
+    assert_int_equal(publish_range(&r, &m, N, PER), PER);
+    assert_int_equal(r.nruns, RUNS_USED); /* the last one continues run 2 */
+    assert_null(tk__wheel_ready_pop_batch(&r, 0, NULL, NULL, &k));
+    assert_int_equal(k, 0);
+    size_t taken = 0;
+    const size_t sizes[] = {1, 7, 50, 242, 60, 1000};
+    for (size_t b = 0; b < sizeof(sizes) / sizeof(sizes[0]); b++) {
+        tk_node *x = tk__wheel_ready_pop_batch(&r, sizes[b], NULL, NULL, &k);
+        size_t want = N + PER - taken < sizes[b] ? N + PER - taken : sizes[b];
+        assert_int_equal(k, want);
+        for (; x != NULL; x = tk_node_next_detached(x)) {
+            assert_ptr_equal(x, model_min(&m));
+            m.in[index_of(&m, x)] = false;
+            taken++;
+        }
+        check_against(&r, &m);
+    }
+    assert_int_equal(taken, N + PER);
+    assert_int_equal(r.size, 0);
+    assert_int_equal(r.nruns, 0);
+    model_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty_set_pops_nothing),
@@ -563,6 +636,7 @@ int main(void) {
         cmocka_unit_test(refused_nodes_are_left_alone),
         cmocka_unit_test(extract_if_takes_matching_nodes_from_every_run),
         cmocka_unit_test(check_detects_corruption),
+        cmocka_unit_test(a_batch_takes_what_as_many_pops_would),
         cmocka_unit_test(random_operations_match_the_model),
         cmocka_unit_test(random_with_full_slots_matches_the_model),
     };
