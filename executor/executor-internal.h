@@ -67,7 +67,8 @@ static inline void tk__spin_unlock(tk__spinlock *l) {
 
 /* Most due nodes the worker of a one-thread pool takes from the engine in
  * one round trip (engines whose take_batch pays, TK_QUEUE_CAP_BATCH_TAKE:
- * the heap). Only a one-thread pool batches:
+ * the heap, the wheel, the hierarchical wheel through the blocking adapter).
+ * Only a one-thread pool batches:
  * a batch's later nodes wait for the earlier ones' callbacks, which with more
  * threads could leave a due task waiting behind a long callback while
  * another thread idles (the engines' fair share only helps takers that are
