@@ -209,14 +209,15 @@ enum { TK__CLASS_SMALL = 0, TK__CLASS_BIG = 1, TK__CLASSES = 2 };
  * rounding its address down, and the page names the executor and the slab:
  * a task stores neither. All mutable fields are guarded by ex->slab_lock.
  * - Objects never used since the slab was (re)started are handed out in
- *   address order (`bump`), so a burst of scheduling walks memory
+ *   address order (`fresh`), so a burst of scheduling walks memory
  *   sequentially; freed objects go on the slab's LIFO free list, so the
  *   next allocation from the slab reuses the object freed last. A slab is
  *   on its class's partial list while it has room; a free into a full slab
  *   puts it back at the head, and no other free moves it (a free touches
  *   only its own slab's header).
  * - A slab whose last object is freed is kept as its class's one spare
- *   (restarted: bump = 0, empty free list) or given back to the allocator,
+ *   (restarted: from its first object again, empty free list) or given
+ *   back to the allocator,
  *   so memory returns after a mass cancellation. */
 typedef struct tk__slab {
     tk_executor *ex;       /* immutable */
@@ -224,11 +225,12 @@ typedef struct tk__slab {
     char *pages;           /* the first page (immutable) */
     struct tk__slab *prev; /* partial list links */
     struct tk__slab *next;
-    void *free;      /* free objects, linked through their first bytes */
-    uint32_t used;   /* objects handed out and not yet freed */
-    uint32_t bump;   /* objects [0, bump) have been handed out before */
-    uint8_t cls;     /* TK__CLASS_* (immutable) */
-    bool on_partial; /* on ex->slab_partial[cls] */
+    void *free;         /* free objects, linked through their first bytes */
+    char *fresh;        /* the next object never handed out, or NULL: all were */
+    uint32_t used;      /* objects handed out and not yet freed */
+    uint32_t page_left; /* objects never handed out left in fresh's page */
+    uint8_t cls;        /* TK__CLASS_* (immutable) */
+    bool on_partial;    /* on ex->slab_partial[cls] */
 } tk__slab;
 
 /* The header of each page of a slab. */

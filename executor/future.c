@@ -150,6 +150,13 @@ static void partial_push_front(tk_executor *ex, tk__slab *s) {
     s->on_partial = true;
 }
 
+/* Starts s over: every object never handed out, from the first. */
+static void slab_restart(tk__slab *s) {
+    s->free = NULL;
+    s->fresh = s->pages + sizeof(tk__page);
+    s->page_left = class_page_objs[s->cls];
+}
+
 /* A fresh slab of class cls from the allocator, not yet on any list. No
  * lock held. Only the header and the page headers are written: the pages'
  * objects are touched when handed out. */
@@ -165,6 +172,7 @@ static tk__slab *slab_new(tk_executor *ex, unsigned cls) {
     s->mem = mem;
     s->pages = (char *)pages;
     s->cls = (uint8_t)cls;
+    slab_restart(s);
     for (size_t i = 0; i < TK__SLAB_PAGES; i++) {
         tk__page *pg = (tk__page *)(void *)(s->pages + i * TK__PAGE_BYTES);
         pg->slab = s;
@@ -182,13 +190,17 @@ static void *slab_take_locked(tk_executor *ex, tk__slab *s) {
         if (s->free != NULL)
             __builtin_prefetch(s->free, 1);
     } else {
-        uint32_t per_page = class_page_objs[s->cls];
-        obj = s->pages + (size_t)(s->bump / per_page) * TK__PAGE_BYTES + sizeof(tk__page) +
-              (size_t)(s->bump % per_page) * class_size[s->cls];
-        s->bump++;
+        obj = s->fresh;
+        s->fresh += class_size[s->cls];
+        if (--s->page_left == 0) { /* on to the next page, if any */
+            size_t page = (size_t)((char *)obj - s->pages) / TK__PAGE_BYTES + 1;
+            s->fresh =
+                page < TK__SLAB_PAGES ? s->pages + page * TK__PAGE_BYTES + sizeof(tk__page) : NULL;
+            s->page_left = class_page_objs[s->cls];
+        }
     }
     s->used++;
-    if (s->free == NULL && s->bump == class_page_objs[s->cls] * (uint32_t)TK__SLAB_PAGES)
+    if (s->free == NULL && s->fresh == NULL)
         partial_unlink(ex, s); /* full */
     return obj;
 }
@@ -228,8 +240,13 @@ tk__task *tk__task_alloc(tk_executor *ex, bool big) {
     if (fresh != NULL) /* another thread made room meanwhile */
         slab_release(ex, fresh);
     tk__task *t = obj;
-    memset(t, 0, class_size[cls]); /* all atomics start at 0 / PENDING / false */
-    t->bits = big ? TK__TASK_BIG : 0;
+    /* all atomics start at 0 / PENDING / false (constant sizes: inlined) */
+    if (big) {
+        memset(t, 0, TK__TASK_BIG_SIZE);
+        t->bits = TK__TASK_BIG;
+    } else {
+        memset(t, 0, TK__TASK_SIZE);
+    }
     return t;
 }
 
@@ -247,8 +264,7 @@ static void free_to_slab_locked(tk_executor *ex, tk__task *t, tk__slab **gone) {
             partial_unlink(ex, s);
         if (!atomic_load_explicit(&ex->slab_closed, memory_order_relaxed) &&
             ex->slab_spare[s->cls] == NULL) {
-            s->free = NULL;
-            s->bump = 0;
+            slab_restart(s);
             ex->slab_spare[s->cls] = s;
         } else {
             s->next = *gone;
