@@ -182,9 +182,10 @@ static const tk_reject_fn stock_handlers[] = {
 
 /* A task the pool did not accept. `reason`: TK_EREJECTED (shut down) or
  * TK_EFULL (engine pending limit). t holds the executor's reference, and the
- * user's if a future was asked for, and was never shared. The handler (a stock one for the enum policies) runs
- * with no lock held; its return value decides, unless a stock handler ran
- * the task (caller-runs) or asked for a retry (discard-oldest). */
+ * user's if a future was asked for, and was never shared. The handler (a
+ * stock one for the enum policies) runs with no lock held; its return value
+ * decides, unless a stock handler ran the task (caller-runs) or asked for a
+ * retry (discard-oldest). */
 static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, bool retried,
                   bool *accepted) {
     if (!retried)
