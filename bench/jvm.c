@@ -4,11 +4,12 @@
  *
  * The peers themselves are rows of the baseline table (peers.c) with `jvm`
  * set; their name is what the harness dispatches on. A workload the harness
- * implements says so in its descriptor (tkb_workload.jvm). For such a
+ * implements names, in its descriptor (tkb_workload.jvm), the harness's
+ * measurement that runs it, so no workload is named on the Java side. For such a
  * workload and peer, tkb_jvm_cases() makes the same cases (rows, n values,
  * repetitions) as the workload's own builder would, and they share one child:
  *
- *   java JVM_FLAGS -cp JAR:NETTY timerkit.bench.JvmHarness PEER WORKLOAD REPS
+ *   java JVM_FLAGS -cp JAR:NETTY timerkit.bench.JvmHarness PEER MEASUREMENT REPS
  *        WARMUPS COUNT SECONDS N[,N...]
  *
  * started when the first of them runs. The child runs every n in turn, each
@@ -222,7 +223,7 @@ static void run_child(const tkb_case *c) {
     argv[a++] = cp;
     argv[a++] = JVM_MAIN;
     argv[a++] = c->peer->spec;
-    argv[a++] = c->wl->name;
+    argv[a++] = c->wl->jvm;
     argv[a++] = reps;
     argv[a++] = warm;
     argv[a++] = cnt;
@@ -349,7 +350,7 @@ static void report(tk_gb_state *st, tkb_case *c, int rep) {
             tk_gb_counter(st, key, v);
         }
     }
-    if (have_hist) { /* as the C workloads derive them (W3_latency) */
+    if (have_hist) { /* as the C workloads derive them (w3_latency.c) */
         tkb_hist_counters(st, &h, "late", true);
         tk_gb_counter(st, "late_max_us", (double)h.max / 1000.0);
         tk_gb_counter(st, "early_count", (double)h.early_count);

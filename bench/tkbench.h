@@ -343,7 +343,9 @@ struct tkb_workload {
     bool hist;          /* writes hist/<row>.<peer>.hgrm */
     bool waiting;       /* measures how the peer waits (the waiting-only peers run it) */
     bool sizes_from_n;  /* --n sets its sizes */
-    bool jvm;           /* the JVM harness (bench/jvm/) implements it: the JVM peers run it */
+    const char *jvm;    /* the JVM harness's measurement of this workload (bench/jvm/:
+                           "ops", "burst", "latency", "memory"), or NULL: the JVM
+                           peers do not run it */
     tkb_plan plan[TKB_NSUITES];
     /* Appends the cases of this workload for `peer` under `plan`; returns how
      * many (0: the peer does not run it). */

@@ -209,7 +209,7 @@ const tkb_workload tkb_wl_w1_exec = {
     .figures = w1_exec_figures,
     .nfigures = TKB_COUNT(w1_exec_figures),
     .sizes_from_n = true,
-    .jvm = true,
+    .jvm = "ops",
     .plan =
         {
             [TKB_SMOKE] = {.sizes = {TKB_W1_SIZES_SMOKE}, .reps = 1, .count = 10000},

@@ -40,8 +40,8 @@ LITERAL = {
     "sh": r'"(?:[^"\\]|\\.)*"|\'[^\']*\'',
 }
 COMMENT = {"c": r"//[^\n]*|/\*[\s\S]*?\*/", "py": r"#[^\n]*", "sh": r"(?<![\w$])#[^\n]*"}
-KIND = {".c": "c", ".h": "c", ".cc": "c", ".py": "py", ".sh": "sh", ".gp": "sh", ".cmake": "sh",
-        ".txt": "sh"}
+KIND = {".c": "c", ".h": "c", ".cc": "c", ".java": "c", ".py": "py", ".sh": "sh", ".gp": "sh",
+        ".cmake": "sh", ".txt": "sh"}
 
 bad = []
 for top in ("bench", "plots", "scripts"):

@@ -3,10 +3,12 @@
 // HashedWheelTimer run through tkbench's executor-level workloads, in a JVM of
 // their own (bench/jvm.c starts one per peer and workload).
 //
-//   java ... timerkit.bench.JvmHarness PEER WORKLOAD REPS WARMUPS COUNT SECONDS N[,N...]
+//   java ... timerkit.bench.JvmHarness PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]
 //
-// PEER names a row of PEERS below; WORKLOAD is W1_exec, W2_burst, W3_latency or
-// W5_memory. For each N in turn the harness runs WARMUPS unreported
+// PEER names a row of PEERS below; MEASUREMENT is one of the measurements
+// below (ops, burst, latency, memory): a workload's descriptor
+// (bench/workloads/*.c, its `jvm` field) names the one that runs it, so the
+// workloads are named only there. For each N in turn the harness runs WARMUPS unreported
 // iterations, then REPS measured ones, and prints one line per value of a
 // measured iteration:
 //
@@ -14,7 +16,7 @@
 //
 // KEY is a metric of that workload's descriptor (bench/workloads/*.c), or
 // `iteration_s` (the time the iteration measured, for Google Benchmark's
-// manual time), or `late_ns` (one lateness sample; W3_latency). The last line
+// manual time), or `late_ns` (one lateness sample; latency). The last line
 // is `done`. Anything wrong: a message on stderr and exit status 1.
 //
 // The inputs are those of the C workloads: the same generator (splitmix64),
@@ -275,11 +277,11 @@ public final class JvmHarness {
         }
     }
 
-    // ---- W1_exec (bench/workloads/w1_exec.c) ------------------------------------
+    // ---- ops: schedule, cancel, churn (bench/workloads/w1_exec.c) ----------------
 
     /** Cancel N (random order), schedule N without keeping a handle, churn
      *  `count` pairs at population N; nanoseconds per operation. */
-    void w1Exec(int n, Sink sink) throws InterruptedException {
+    void ops(int n, Sink sink) throws InterruptedException {
         int pairs = count;
         long[] delays = uniform(n, W1_LO, W1_HI, SEED + n);
         long[] next = uniform(pairs, W1_LO, W1_HI, SEED * 5 + n);
@@ -323,7 +325,7 @@ public final class JvmHarness {
         sink.put("iteration_s", (double) ((t1 - t0) + (t3 - t2) + (t5 - t4)) / 1e9);
     }
 
-    // ---- W2_burst (bench/workloads/w2_burst.c) ----------------------------------
+    // ---- burst: firing throughput (bench/workloads/w2_burst.c) ------------------
 
     static final class Burst extends Task {
         final long n;
@@ -345,7 +347,7 @@ public final class JvmHarness {
     }
 
     /** N timers due at one instant; callbacks per second from it to the last. */
-    void w2Burst(int n, Sink sink) throws InterruptedException, HarnessFailure {
+    void burst(int n, Sink sink) throws InterruptedException, HarnessFailure {
         Service s = maker.make();
         Burst b = new Burst(n);
         warmUp(s);
@@ -357,9 +359,9 @@ public final class JvmHarness {
         long last = b.lastNs;
         s.close();
         if (!all)
-            throw new HarnessFailure("W2_burst: not every timer fired within 60 s");
+            throw new HarnessFailure("burst: not every timer fired within 60 s");
         if (schedEnd > due)
-            System.err.printf("tkbench-jvm: W2_burst: scheduling overran the offset by %.1f ms%n",
+            System.err.printf("tkbench-jvm: burst: scheduling overran the offset by %.1f ms%n",
                               (schedEnd - due) / 1e6);
         long span = Math.max(last - due, 1);
         long drain = Math.max(last - b.firstNs, 1);
@@ -377,7 +379,7 @@ public final class JvmHarness {
         return true;
     }
 
-    // ---- W3_latency (bench/workloads/w3_latency.c) --------------------------------
+    // ---- latency: lateness under a steady load (bench/workloads/w3_latency.c) ----
 
     static final class Late extends Task {
         final long[] late;
@@ -400,7 +402,7 @@ public final class JvmHarness {
 
     /** N timers, delays uniform in [1 ms, 100 ms], at a steady rate over
      *  `window` seconds; prints every lateness, the process's CPU share. */
-    void w3Latency(int n, double window, Sink sink) throws InterruptedException, HarnessFailure {
+    void latency(int n, double window, Sink sink) throws InterruptedException, HarnessFailure {
         long[] delay = uniform(n, NS_PER_MS, 100 * NS_PER_MS, SEED + 29);
         long[] late = new long[n];
         AtomicLong fired = new AtomicLong();
@@ -422,7 +424,7 @@ public final class JvmHarness {
         long cpu1 = processCpuNs();
         s.close();
         if (!all)
-            throw new HarnessFailure("W3_latency: not every timer fired within 30 s");
+            throw new HarnessFailure("latency: not every timer fired within 30 s");
         for (int i = 0; i < n; i++)
             sink.put("late_ns", late[i]);
         sink.put("process_cpu_pct", 100.0 * (cpu1 - cpu0) / (end - start));
@@ -443,7 +445,7 @@ public final class JvmHarness {
         return 0;
     }
 
-    // ---- W5_memory (bench/workloads/w5_memory.c) ------------------------------------
+    // ---- memory: live heap per timer (bench/workloads/w5_memory.c) ---------------
 
     /** Live heap: two full collections (-XX:+UseParallelGC: System.gc() is a
      *  full, compacting collection) with the finalizers run between them (a
@@ -467,7 +469,7 @@ public final class JvmHarness {
      *  per timer when the handles are dropped. Not the RSS: the fixed heap's
      *  pages, once touched by earlier allocation, stay resident whatever
      *  lives in them (docs/workloads.md). */
-    void w5Memory(int n, Sink sink) throws InterruptedException {
+    void memory(int n, Sink sink) throws InterruptedException {
         long t0 = System.nanoTime();
         long[] delays = uniform(n, W1_LO, W1_HI, SEED + n);
         Service s = maker.make();
@@ -512,35 +514,35 @@ public final class JvmHarness {
         }
     }
 
-    /** One iteration. A warm-up gives the compiler the code paths: W1_exec's
+    /** One iteration. A warm-up gives the compiler the code paths: ops's
      *  at the full n (its timed phases also want the heap's pages touched at
-     *  that size), W2_burst's and W5_memory's at a tenth of n (what they
-     *  measure does not depend on it; it keeps the suite short), W3_latency's
-     *  over a tenth of the window. */
-    void iteration(String workload, int n, boolean warm, Sink sink)
+     *  that size), burst's and memory's at a tenth of n (what they measure
+     *  does not depend on it; it keeps the suite short), latency's over a
+     *  tenth of the window. */
+    void iteration(String measurement, int n, boolean warm, Sink sink)
         throws InterruptedException, HarnessFailure {
         int tenth = warm ? Math.max(1000, n / 10) : n;
-        switch (workload) {
-            case "W1_exec":
-                w1Exec(n, sink);
+        switch (measurement) {
+            case "ops":
+                ops(n, sink);
                 break;
-            case "W2_burst":
-                w2Burst(tenth, sink);
+            case "burst":
+                burst(tenth, sink);
                 break;
-            case "W3_latency":
-                w3Latency(n, warm ? seconds / 10 : seconds, sink);
+            case "latency":
+                latency(n, warm ? seconds / 10 : seconds, sink);
                 break;
-            case "W5_memory":
-                w5Memory(tenth, sink);
+            case "memory":
+                memory(tenth, sink);
                 break;
             default:
-                throw new HarnessFailure("unknown workload " + workload);
+                throw new HarnessFailure("unknown measurement " + measurement);
         }
     }
 
     public static void main(String[] args) {
         if (args.length != 7) {
-            System.err.println("usage: JvmHarness PEER WORKLOAD REPS WARMUPS COUNT SECONDS N[,N...]");
+            System.err.println("usage: JvmHarness PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]");
             System.exit(2);
         }
         Maker maker = peer(args[0]);
