@@ -129,7 +129,8 @@ struct tk__slab;
 struct tk_future {
     tk_node node;
     _Atomic uint32_t state;   /* TK__TASK_* */
-    _Atomic uint32_t refs;    /* user + executor + queue/holder (+ submitter) */
+    _Atomic uint32_t refs;    /* user + executor + queue/holder (+ a re-queuing
+                                 worker's guard); TK__REF_USER_RELEASED */
     _Atomic uint32_t waiters; /* get()'s futex word: blocked gets, DONE, abort
                                  generation, interrupted (future.c) */
     uint8_t kind;             /* tk_task_kind */
@@ -148,10 +149,9 @@ struct tk_future {
 /* tk_future.bits */
 #define TK__TASK_BIG 0x1u      /* a tk__task_big */
 #define TK__TASK_USER_REF 0x2u /* a future was handed to the user */
-#define TK__TASK_DECORATED                                                                         \
-    0x4u /* fn/arg/arg_free came from the decorate hook: a                                         \
-            call that fails after that drops them through                                          \
-            arg_free */
+/* fn/arg/arg_free came from the decorate hook: a call that fails after that
+ * drops them through arg_free */
+#define TK__TASK_DECORATED 0x4u
 
 /* tk_future.ran */
 enum {
@@ -195,6 +195,13 @@ static inline tk_arg_free_fn tk__task_arg_free(const tk__task *t) {
     return tk__task_is_big(t) ? tk__task_big_of(t)->arg_free : NULL;
 }
 
+/* Runs the task's arg_free on its arg, if it has one. */
+static inline void tk__task_drop_arg(const tk__task *t) {
+    tk_arg_free_fn arg_free = tk__task_arg_free(t);
+    if (arg_free != NULL)
+        arg_free(t->arg);
+}
+
 /* The period (0 for a one-shot task). */
 static inline int64_t tk__task_period(const tk__task *t) {
     return t->kind != TK_TASK_ONE_SHOT ? tk__task_big_of(t)->period_ns : 0;
@@ -217,8 +224,7 @@ enum { TK__CLASS_SMALL = 0, TK__CLASS_BIG = 1, TK__CLASSES = 2 };
  *   only its own slab's header).
  * - A slab whose last object is freed is kept as its class's one spare
  *   (restarted: from its first object again, empty free list) or given
- *   back to the allocator,
- *   so memory returns after a mass cancellation. */
+ *   back to the allocator, so memory returns after a mass cancellation. */
 typedef struct tk__slab {
     tk_executor *ex;       /* immutable */
     void *mem;             /* the allocation (immutable) */

@@ -381,9 +381,7 @@ void tk__task_info(const tk__task *t, tk_task_info *info) {
 }
 
 void tk__task_finish(tk__task *t, uint32_t extra) {
-    tk_arg_free_fn arg_free = tk__task_arg_free(t);
-    if (arg_free != NULL)
-        arg_free(t->arg);
+    tk__task_drop_arg(t);
     tk__task_unref(t, 1 + extra);
 }
 
@@ -398,9 +396,8 @@ static bool cancel_pending_keep_ref(tk__task *t, bool hand_back) {
     if (!tk__task_complete(t, TK__TASK_PENDING, TK__TASK_CANCELLED))
         return false;
     atomic_fetch_add_explicit(&tk__task_ex(t)->cancelled_count, 1, memory_order_relaxed);
-    tk_arg_free_fn arg_free = tk__task_arg_free(t);
-    if (!hand_back && arg_free != NULL) /* hand_back: the caller took over fn/arg */
-        arg_free(t->arg);
+    if (!hand_back) /* hand_back: the caller took over fn/arg */
+        tk__task_drop_arg(t);
     return true;
 }
 

@@ -39,9 +39,8 @@ static void hand_out(tk__task *t, tk_future **out) {
  * task then belongs to the executor and is dropped through its arg_free (the
  * hook's wrapper would leak otherwise). t was never shared. */
 static int fail_unaccepted(tk__task *t, int rc) {
-    tk_arg_free_fn arg_free = tk__task_arg_free(t);
-    if ((t->bits & TK__TASK_DECORATED) != 0 && arg_free != NULL)
-        arg_free(t->arg);
+    if ((t->bits & TK__TASK_DECORATED) != 0)
+        tk__task_drop_arg(t);
     tk__task_discard_unused(t);
     return rc;
 }
@@ -49,9 +48,7 @@ static int fail_unaccepted(tk__task *t, int rc) {
 /* The task is dropped and the call fails with `rc`: arg_free runs (the task
  * was rejected), no future is handed out. t was never shared. */
 static int drop_rejected(tk__task *t, int rc) {
-    tk_arg_free_fn arg_free = tk__task_arg_free(t);
-    if (arg_free != NULL)
-        arg_free(t->arg);
+    tk__task_drop_arg(t);
     tk__task_discard_unused(t);
     return rc;
 }
@@ -292,8 +289,7 @@ static int enqueue(tk_executor *ex, tk__task *t, tk_future **out, bool retried, 
          * it would have had no thread been available at its start (as a
          * timer's start() does). Had a worker taken it, one is alive. */
         *accepted = false;
-        atomic_store_explicit(&t->refs, refs, memory_order_relaxed);
-        return fail_unaccepted(t, TK_ETHREAD);
+        return fail_unaccepted(t, TK_ETHREAD); /* frees it whatever its references */
     }
     hand_out(kept, out);
     return TK_OK;

@@ -83,9 +83,7 @@ int tk__invoke(tk_executor *ex, tk__task *t, bool hooks, tk_task_info *info_out,
 void tk__finish_one_shot(tk_executor *ex, tk__task *t, int status, uint32_t extra) {
     /* arg_free first, so that a future seen done (get(), is_done()) has had
      * its arg_free run; only a cancel during the run publishes earlier. */
-    tk_arg_free_fn arg_free = tk__task_arg_free(t);
-    if (arg_free != NULL)
-        arg_free(t->arg);
+    tk__task_drop_arg(t);
     /* If the CAS fails the run was cancelled while running (already counted).
      * completed_count is the worker's (run_batch), as in the JDK. */
     (void)ex;

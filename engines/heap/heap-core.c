@@ -255,8 +255,7 @@ static void heap_remove_at(tk_heap_core *h, size_t i) {
                 sift_up(a, h->first, i, e);
             else
                 sift_down(a, h->first, last, i, e);
-            if (h->sorted)
-                h->sorted = false;
+            h->sorted = false;
         }
 #ifndef NDEBUG
         a[last].node = TK__POISON_PTR;
@@ -322,13 +321,21 @@ int tk_heap_core_push(tk_heap_core *h, tk_node *n) {
     return TK_OK;
 }
 
+/* The heap slot holding n, or h->size if n is not in the heap: its index
+ * numbered from `first` (an index below first, or SIZE_MAX, wraps past
+ * size), checked against the node the slot holds. */
+static inline size_t slot_of(const tk_heap_core *h, const tk_node *n) {
+    size_t i = n->tk__priv.heap.index - h->first;
+    return i < h->size && heap_base(h)[i].node == n ? i : h->size;
+}
+
 int tk_heap_core_remove(tk_heap_core *h, tk_node *n) {
     if (TK__UNLIKELY(h == NULL))
         return TK_EINVAL;
     if (n == NULL)
         return TK_ENOENT;
-    size_t i = n->tk__priv.heap.index - h->first; /* as in contains() */
-    if (i >= h->size || heap_base(h)[i].node != n)
+    size_t i = slot_of(h, n);
+    if (i == h->size)
         return TK_ENOENT;
     heap_remove_at(h, i);
     return TK_OK;
@@ -404,8 +411,7 @@ size_t tk_heap_core_size(const tk_heap_core *h) {
 bool tk_heap_core_contains(const tk_heap_core *h, const tk_node *n) {
     if (h == NULL || n == NULL)
         return false;
-    size_t i = n->tk__priv.heap.index - h->first; /* wraps for an index below first */
-    return i < h->size && heap_base(h)[i].node == n;
+    return slot_of(h, n) < h->size;
 }
 
 tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, void *ctx),
