@@ -11,7 +11,7 @@
  * engine's defaults: its engine fields read as the table's defaults.
  *
  * tk_queue_config_parse(), which needs the engine registry, lives in
- * executor/engine-spec.c and calls tk__queue_params_parse() for the part
+ * library/engine-spec.c and calls tk__queue_params_parse() for the part
  * after "ENGINE:". Nothing here allocates or keeps state. */
 #include <inttypes.h>
 #include <stdarg.h>

@@ -5,9 +5,8 @@
  * ======
  * The executor follows the JDK's ScheduledThreadPoolExecutor (STPE) on top
  * of ThreadPoolExecutor (TPE), with the engine (tk_queue_ops) in the role of
- * DelayedWorkQueue. Files: executor.c (this: lifecycle, pool states,
- * shutdown, termination, policies, counters), worker.c (threads, run loop),
- * submit.c (scheduling calls, rejection), future.c (task objects, futures).
+ * DelayedWorkQueue. This file holds the lifecycle, pool states, shutdown,
+ * termination, policies and counters; executor-internal.h lists the others.
  *
  * Pool states (ex->state, tk_pool_state), as TPE's runState:
  *   RUNNING -> SHUTDOWN -> (STOP) -> TIDYING -> TERMINATED, never backwards.

@@ -8,7 +8,7 @@
  *
  * The run-time part is one of the library's two pieces of mutable global
  * state (the other: the wheel timer's count of live instances, documented in
- * executor/wheel-timer.c), and this is its documented place:
+ * standalone/wheel-timer.c), and this is its documented place:
  *   - `registered` holds up to TK_ENGINE_REGISTER_MAX table pointers and
  *     `registered_count` how many are published. An entry is written once,
  *     before the count that covers it is stored (release); it never changes
