@@ -347,7 +347,7 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
     json_object_set_new(m, "gbench_min_time_s", json_real(suite->min_time));
     json_object_set_new(m, "executor_pool_threads", json_integer(1));
     json_object_set_new(m, "remove_on_cancel", json_true());
-    json_object_set_new(m, "heap_arity", json_integer(TK_HEAP_ARITY));
+    json_object_set_new(m, "heap_arity", json_integer(TK__HEAP_ARITY));
 #if TKB_HAVE_LIBUV
     json_object_set_new(m, "libuv_version", json_string(uv_version_string()));
 #endif

@@ -10,7 +10,7 @@
  * Times: delays and periods are relative nanoseconds; deadlines are absolute
  * CLOCK_MONOTONIC nanoseconds (tk_clock_now_ns()).
  *
- * Guarantees (both engines):
+ * Guarantees (every engine):
  * - Never early: a task never starts before its deadline.
  * - Order: due tasks start in (deadline, submission sequence) order; equal
  *   deadlines run FIFO. With more than one thread, tasks that start in order

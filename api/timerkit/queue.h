@@ -48,23 +48,13 @@ typedef struct tk_node {
     int64_t deadline_ns; /**< absolute CLOCK_MONOTONIC deadline */
     uint64_t seq;        /**< tie-breaker: equal deadlines leave in seq order */
     /** Engine-private storage: valid only while the node is in that engine.
-     * Not for users. The built-in heap and wheel reach it through their
-     * named views; any other engine through tk_node_priv() (engine.h). */
+     * Not for users. An engine lays out a struct of its own over it and
+     * reaches it through tk_node_priv() (engine.h). */
     union tk__node_priv {
-        struct {
-            size_t index; /**< slot in the heap array */
-        } heap;           /**< the heap's view */
-        struct {
-            struct tk_node *next; /**< bucket or hand-off queue link */
-            struct tk_node *prev; /**< bucket link */
-            int64_t rounds;       /**< expiry tick, or a slot in the ready set */
-            uint32_t state;       /**< state and aux together: the engine's */
-            uint32_t aux;         /**< 64-bit state word, accessed atomically */
-        } wheel;                  /**< the wheel's view */
-        /** Links of the lists handed back by drain()/remove_if()/take_batch().
-         * It overlays the first word of the area in every engine. */
+        /** Links of the lists handed back by drain()/remove_if()/take_batch():
+         * the first word of the area, in every engine. */
         struct tk_node *detached_next;
-        uint64_t raw[TK_NODE_PRIV_SIZE / 8]; /**< the whole area, for any other engine */
+        uint64_t raw[TK_NODE_PRIV_SIZE / 8]; /**< the whole area */
     } tk__priv; /**< private: the engine's storage (union tk__node_priv) */
 } tk_node;
 
@@ -404,13 +394,6 @@ TK_API int tk_queue_config_check(const tk_queue_ops *engine, const tk_queue_conf
 TK_API int tk_queue_create(const tk_queue_ops *engine, const tk_queue_config *cfg,
                            tk_queue_release_fn release, void *release_ctx, tk_queue **out);
 
-/** @{ */
-/** The engines built into this library. Never NULL. Every registered engine,
- * these and any other, is also found by name (tk_engine_by_name()). */
-TK_API const tk_queue_ops *tk_engine_heap(void);
-TK_API const tk_queue_ops *tk_engine_wheel(void);
-/** @} */
-
 /** The engine selected at build time (CMake TIMERKIT_DEFAULT_ENGINE). */
 TK_API const tk_queue_ops *tk_engine_default(void);
 
@@ -480,5 +463,9 @@ TK_API int tk_queue_param_format(const tk_queue_param *p, const tk_queue_config 
                                  size_t len);
 
 TK_EXTERN_C_END
+
+/* The built-in engines' getters (tk_engine_heap(), ...): generated from the
+ * list of engines, in the generated include folder. */
+#include "timerkit/engines.h"
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* timerkit: the heap engine's pure core.
  *
- * Structure. An implicit d-ary min-heap (d = TK_HEAP_ARITY, 2 or 4) stored in
- * one array of tk_heap_entry {deadline_ns, seq, node}. The key is copied into
+ * Structure. An implicit d-ary min-heap (d = TK__HEAP_ARITY, 2 or 4) stored in
+ * one array of tk__heap_entry {deadline_ns, seq, node}. The key is copied into
  * the slot beside the node pointer, so a sift compares entries that sit next
  * to each other in memory and never follows a node pointer to read a key;
  * the only node memory a sift writes is the moved node's index. Children of
@@ -14,11 +14,11 @@
  * Heap slot i lives in array slot entries[start + i] (start is 0 except in a
  * sorted run, below), and its node stores the number first + i.
  *
- * Invariants (all verified by tk_heap_core_check()):
+ * Invariants (all verified by tk__heap_core_check()):
  *   - start + size <= capacity and min_capacity <= capacity;
  *   - slots 0 .. size-1 hold distinct non-NULL nodes;
  *   - slot i has the same (deadline_ns, seq) as its node;
- *   - slot i's node has tk__priv.heap.index == first + i;
+ *   - slot i's node has tk__heap_priv.index == first + i;
  *   - no slot is less than its parent, ordering by (deadline_ns, seq), so
  *     slot 0 is the smallest and equal deadlines leave FIFO by seq;
  *   - if `sorted`, no slot is less than the one before it.
@@ -102,32 +102,32 @@
 
 #include "common-internal.h"
 
-#if TK_HEAP_ARITY != 2 && TK_HEAP_ARITY != 4
-#error "TK_HEAP_ARITY must be 2 or 4"
+#if TK__HEAP_ARITY != 2 && TK__HEAP_ARITY != 4
+#error "TK__HEAP_ARITY must be 2 or 4"
 #endif
 
-#define HEAP_D ((size_t)TK_HEAP_ARITY)
+#define HEAP_D ((size_t)TK__HEAP_ARITY)
 #define HEAP_NO_INDEX SIZE_MAX
 
 /* (deadline, seq) order of two entries. */
-static inline bool entry_less(const tk_heap_entry *a, const tk_heap_entry *b) {
+static inline bool entry_less(const tk__heap_entry *a, const tk__heap_entry *b) {
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
 
 /* Puts `e` in slot i of the heap whose slot 0 is a[0] and is numbered
  * `first`. */
-static inline void entry_place(tk_heap_entry *a, size_t first, size_t i, tk_heap_entry e) {
+static inline void entry_place(tk__heap_entry *a, size_t first, size_t i, tk__heap_entry e) {
     a[i] = e;
-    e.node->tk__priv.heap.index = first + i;
+    tk__heap_priv_of(e.node)->index = first + i;
 }
 
 /* Slot 0 of the heap. */
-static inline tk_heap_entry *heap_base(const tk_heap_core *h) {
+static inline tk__heap_entry *heap_base(const tk__heap_core *h) {
     return h->entries + h->start;
 }
 
 /* Moves `e` up from the hole at `i` until its parent is not greater. */
-static void sift_up(tk_heap_entry *a, size_t first, size_t i, tk_heap_entry e) {
+static void sift_up(tk__heap_entry *a, size_t first, size_t i, tk__heap_entry e) {
     while (i > 0) {
         size_t p = (i - 1) / HEAP_D;
         if (!entry_less(&e, &a[p]))
@@ -140,7 +140,7 @@ static void sift_up(tk_heap_entry *a, size_t first, size_t i, tk_heap_entry e) {
 
 /* Moves `e` down from the hole at `i` (of a heap of `n` slots) until no child
  * is less than it. */
-static void sift_down(tk_heap_entry *a, size_t first, size_t n, size_t i, tk_heap_entry e) {
+static void sift_down(tk__heap_entry *a, size_t first, size_t n, size_t i, tk__heap_entry e) {
     for (;;) {
         size_t c = i * HEAP_D + 1;
         if (c >= n)
@@ -175,17 +175,17 @@ static inline size_t high_water(size_t cap) {
  * `cap` itself when no larger capacity can be represented. */
 static size_t grown_capacity(size_t cap) {
     size_t more = cap / 2 > 0 ? cap / 2 : 1;
-    return cap > TK_HEAP_MAX_CAPACITY - more ? TK_HEAP_MAX_CAPACITY : cap + more;
+    return cap > TK__HEAP_MAX_CAPACITY - more ? TK__HEAP_MAX_CAPACITY : cap + more;
 }
 
 /* Copies the slots into the start of `block` (`cap` array slots, cap >=
  * size) and makes it the array. Indices do not change. Returns the previous
  * array. */
-static tk_heap_entry *heap_move(tk_heap_core *h, tk_heap_entry *block, size_t cap) {
-    assert(cap >= h->size && cap > 0 && cap <= TK_HEAP_MAX_CAPACITY);
+static tk__heap_entry *heap_move(tk__heap_core *h, tk__heap_entry *block, size_t cap) {
+    assert(cap >= h->size && cap > 0 && cap <= TK__HEAP_MAX_CAPACITY);
     if (h->size > 0)
-        memcpy(block, heap_base(h), h->size * sizeof(tk_heap_entry));
-    tk_heap_entry *old = h->entries;
+        memcpy(block, heap_base(h), h->size * sizeof(tk__heap_entry));
+    tk__heap_entry *old = h->entries;
     h->entries = block;
     h->start = 0;
     h->capacity = cap;
@@ -196,29 +196,29 @@ static tk_heap_entry *heap_move(tk_heap_core *h, tk_heap_entry *block, size_t ca
  * (move the slots to its start) rather than grow: the dead slots before
  * `start` are at least an eighth of the live ones, so the O(size) move was
  * paid for by as many O(1) pops. */
-static inline bool compact_pays(const tk_heap_core *h) {
+static inline bool compact_pays(const tk__heap_core *h) {
     return h->start > 0 && h->start >= h->size / 8;
 }
 
 /* Moves the slots to the start of the array. Indices do not change. */
-static void heap_compact(tk_heap_core *h) {
+static void heap_compact(tk__heap_core *h) {
     if (h->size > 0)
-        memmove(h->entries, heap_base(h), h->size * sizeof(tk_heap_entry));
+        memmove(h->entries, heap_base(h), h->size * sizeof(tk__heap_entry));
     h->start = 0;
 }
 
 /* Moves the array to a fresh block of `cap` slots (automatic mode, and
  * init). Returns TK_OK or TK_ENOMEM (heap unchanged). */
-static int heap_resize(tk_heap_core *h, size_t cap) {
+static int heap_resize(tk__heap_core *h, size_t cap) {
     size_t old_cap = h->capacity;
-    tk_heap_entry *fresh = tk_heap_core_alloc_block(h, cap);
+    tk__heap_entry *fresh = tk__heap_core_alloc_block(h, cap);
     if (fresh == NULL)
         return TK_ENOMEM;
-    tk__free(h->allocator, heap_move(h, fresh, cap), old_cap * sizeof(tk_heap_entry));
+    tk__free(h->allocator, heap_move(h, fresh, cap), old_cap * sizeof(tk__heap_entry));
     return TK_OK;
 }
 
-static int heap_grow(tk_heap_core *h) {
+static int heap_grow(tk__heap_core *h) {
     size_t cap = grown_capacity(h->capacity);
     if (cap == h->capacity)
         return TK_ENOMEM;
@@ -227,7 +227,7 @@ static int heap_grow(tk_heap_core *h) {
 
 /* Halves the array when at most a quarter of it is in use and the heap
  * resizes itself. Best effort. */
-static inline void heap_maybe_shrink(tk_heap_core *h) {
+static inline void heap_maybe_shrink(tk__heap_core *h) {
     if (TK__LIKELY(h->size > h->capacity / 4 || h->capacity <= h->min_capacity || !h->auto_resize))
         return;
     size_t cap = h->capacity / 2;
@@ -238,8 +238,8 @@ static inline void heap_maybe_shrink(tk_heap_core *h) {
 
 /* Takes slot `i` out of the heap: in a sorted run, slot 0 by moving the
  * heap's start on; else by filling it from the last slot. */
-static void heap_remove_at(tk_heap_core *h, size_t i) {
-    tk_heap_entry *a = heap_base(h);
+static void heap_remove_at(tk__heap_core *h, size_t i) {
+    tk__heap_entry *a = heap_base(h);
     tk_node *gone = a[i].node;
     size_t last = --h->size;
     if (i == 0 && h->sorted) {
@@ -250,7 +250,7 @@ static void heap_remove_at(tk_heap_core *h, size_t i) {
         h->first++;
     } else {
         if (i != last) {
-            tk_heap_entry e = a[last];
+            tk__heap_entry e = a[last];
             if (i > 0 && entry_less(&e, &a[(i - 1) / HEAP_D]))
                 sift_up(a, h->first, i, e);
             else
@@ -266,18 +266,18 @@ static void heap_remove_at(tk_heap_core *h, size_t i) {
         if (h->size == 0)
             h->start = 0; /* nothing to move: rewind */
     }
-    gone->tk__priv.heap.index = HEAP_NO_INDEX;
+    tk__heap_priv_of(gone)->index = HEAP_NO_INDEX;
     heap_maybe_shrink(h);
 }
 
-int tk_heap_core_init(tk_heap_core *h, const tk_allocator *a, size_t initial_capacity) {
+int tk__heap_core_init(tk__heap_core *h, const tk_allocator *a, size_t initial_capacity) {
     if (h == NULL)
         return TK_EINVAL;
     memset(h, 0, sizeof(*h));
     h->allocator = a != NULL ? a : tk_allocator_default();
     if (initial_capacity == 0)
-        initial_capacity = TK_HEAP_DEFAULT_CAPACITY;
-    if (initial_capacity > TK_HEAP_MAX_CAPACITY)
+        initial_capacity = TK__HEAP_DEFAULT_CAPACITY;
+    if (initial_capacity > TK__HEAP_MAX_CAPACITY)
         return TK_EINVAL;
     h->min_capacity = initial_capacity;
     h->auto_resize = true;
@@ -285,10 +285,10 @@ int tk_heap_core_init(tk_heap_core *h, const tk_allocator *a, size_t initial_cap
     return heap_resize(h, initial_capacity);
 }
 
-void tk_heap_core_destroy(tk_heap_core *h) {
+void tk__heap_core_destroy(tk__heap_core *h) {
     if (h == NULL)
         return;
-    tk__free(h->allocator, h->entries, h->capacity * sizeof(tk_heap_entry));
+    tk__free(h->allocator, h->entries, h->capacity * sizeof(tk__heap_entry));
     h->entries = NULL;
     h->size = 0;
     h->start = 0;
@@ -296,8 +296,8 @@ void tk_heap_core_destroy(tk_heap_core *h) {
     h->capacity = 0;
 }
 
-int tk_heap_core_push(tk_heap_core *h, tk_node *n) {
-    if (TK__UNLIKELY(h == NULL || n == NULL || tk_heap_core_contains(h, n)))
+int tk__heap_core_push(tk__heap_core *h, tk_node *n) {
+    if (TK__UNLIKELY(h == NULL || n == NULL || tk__heap_core_contains(h, n)))
         return TK_EINVAL;
     if (TK__UNLIKELY(h->start + h->size == h->capacity)) {
         if (h->start > 0) {
@@ -313,8 +313,8 @@ int tk_heap_core_push(tk_heap_core *h, tk_node *n) {
                 return rc;
         }
     }
-    tk_heap_entry e = {n->deadline_ns, n->seq, n};
-    tk_heap_entry *a = heap_base(h);
+    tk__heap_entry e = {n->deadline_ns, n->seq, n};
+    tk__heap_entry *a = heap_base(h);
     if (h->sorted && h->size > 0 && entry_less(&e, &a[h->size - 1]))
         h->sorted = false;
     sift_up(a, h->first, h->size++, e);
@@ -324,12 +324,12 @@ int tk_heap_core_push(tk_heap_core *h, tk_node *n) {
 /* The heap slot holding n, or h->size if n is not in the heap: its index
  * numbered from `first` (an index below first, or SIZE_MAX, wraps past
  * size), checked against the node the slot holds. */
-static inline size_t slot_of(const tk_heap_core *h, const tk_node *n) {
-    size_t i = n->tk__priv.heap.index - h->first;
+static inline size_t slot_of(const tk__heap_core *h, const tk_node *n) {
+    size_t i = tk__heap_priv_of(n)->index - h->first;
     return i < h->size && heap_base(h)[i].node == n ? i : h->size;
 }
 
-int tk_heap_core_remove(tk_heap_core *h, tk_node *n) {
+int tk__heap_core_remove(tk__heap_core *h, tk_node *n) {
     if (TK__UNLIKELY(h == NULL))
         return TK_EINVAL;
     if (n == NULL)
@@ -341,11 +341,11 @@ int tk_heap_core_remove(tk_heap_core *h, tk_node *n) {
     return TK_OK;
 }
 
-tk_node *tk_heap_core_peek(const tk_heap_core *h) {
+tk_node *tk__heap_core_peek(const tk__heap_core *h) {
     return h != NULL && h->size > 0 ? heap_base(h)[0].node : NULL;
 }
 
-tk_node *tk_heap_core_pop(tk_heap_core *h) {
+tk_node *tk__heap_core_pop(tk__heap_core *h) {
     if (h == NULL || h->size == 0)
         return NULL;
     tk_node *top = heap_base(h)[0].node;
@@ -353,7 +353,7 @@ tk_node *tk_heap_core_pop(tk_heap_core *h) {
     return top;
 }
 
-tk_node *tk_heap_core_pop_due(tk_heap_core *h, int64_t now_ns) {
+tk_node *tk__heap_core_pop_due(tk__heap_core *h, int64_t now_ns) {
     if (h == NULL || h->size == 0 || heap_base(h)[0].deadline_ns > now_ns)
         return NULL;
     tk_node *top = heap_base(h)[0].node;
@@ -362,7 +362,7 @@ tk_node *tk_heap_core_pop_due(tk_heap_core *h, int64_t now_ns) {
 }
 
 /* The first due slot among a[from .. end-1] (end clipped to n); n if none. */
-static inline size_t first_due(const tk_heap_entry *a, size_t n, size_t from, size_t end,
+static inline size_t first_due(const tk__heap_entry *a, size_t n, size_t from, size_t end,
                                int64_t now_ns) {
     if (end > n)
         end = n;
@@ -372,14 +372,14 @@ static inline size_t first_due(const tk_heap_entry *a, size_t n, size_t from, si
     return n;
 }
 
-size_t tk_heap_core_count_due(const tk_heap_core *h, int64_t now_ns, size_t limit) {
+size_t tk__heap_core_count_due(const tk__heap_core *h, int64_t now_ns, size_t limit) {
     if (h == NULL || limit == 0 || h->size == 0 || heap_base(h)[0].deadline_ns > now_ns)
         return 0;
     /* Depth-first over the due subtree without a stack: from a due slot go to
      * its first due child, else to its next due sibling, else up to the
      * parent and on to the parent's next due sibling. Each due slot is
      * entered once and left once; each look reads at most d keys. */
-    const tk_heap_entry *a = heap_base(h);
+    const tk__heap_entry *a = heap_base(h);
     size_t n = h->size;
     if (h->sorted) { /* a sorted run: the due slots are a prefix */
         size_t k = 1;
@@ -404,26 +404,26 @@ size_t tk_heap_core_count_due(const tk_heap_core *h, int64_t now_ns, size_t limi
     return count;
 }
 
-size_t tk_heap_core_size(const tk_heap_core *h) {
+size_t tk__heap_core_size(const tk__heap_core *h) {
     return h != NULL ? h->size : 0;
 }
 
-bool tk_heap_core_contains(const tk_heap_core *h, const tk_node *n) {
+bool tk__heap_core_contains(const tk__heap_core *h, const tk_node *n) {
     if (h == NULL || n == NULL)
         return false;
     return slot_of(h, n) < h->size;
 }
 
-tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, void *ctx),
-                                void *ctx, size_t *removed) {
+tk_node *tk__heap_core_remove_if(tk__heap_core *h, bool (*pred)(const tk_node *n, void *ctx),
+                                 void *ctx, size_t *removed) {
     tk_node *head = NULL;
     tk_node **tail = &head;
     size_t count = 0;
     if (h != NULL && pred != NULL) {
-        tk_heap_entry *a = heap_base(h);
+        tk__heap_entry *a = heap_base(h);
         size_t kept = 0;
         for (size_t r = 0; r < h->size; r++) {
-            tk_heap_entry e = a[r];
+            tk__heap_entry e = a[r];
             if (pred(e.node, ctx)) {
                 *tail = e.node; /* overwrites the index: it is out of the heap */
                 tail = &e.node->tk__priv.detached_next;
@@ -442,7 +442,7 @@ tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, 
                 for (size_t i = (kept - 2) / HEAP_D + 1; i-- > 0;)
                     sift_down(a, h->first, kept, i, a[i]);
             for (size_t i = 0; i < kept; i++)
-                a[i].node->tk__priv.heap.index = h->first + i;
+                tk__heap_priv_of(a[i].node)->index = h->first + i;
             if (kept <= 1)
                 h->sorted = true;
             if (kept == 0)
@@ -460,16 +460,16 @@ tk_node *tk_heap_core_remove_if(tk_heap_core *h, bool (*pred)(const tk_node *n, 
     return head;
 }
 
-void tk_heap_core_set_auto_resize(tk_heap_core *h, bool on) {
+void tk__heap_core_set_auto_resize(tk__heap_core *h, bool on) {
     if (h != NULL)
         h->auto_resize = on;
 }
 
-size_t tk_heap_core_capacity(const tk_heap_core *h) {
+size_t tk__heap_core_capacity(const tk__heap_core *h) {
     return h != NULL ? h->capacity : 0;
 }
 
-size_t tk_heap_core_wanted_capacity(const tk_heap_core *h) {
+size_t tk__heap_core_wanted_capacity(const tk__heap_core *h) {
     if (h == NULL)
         return 0;
     size_t cap = h->capacity;
@@ -483,22 +483,22 @@ size_t tk_heap_core_wanted_capacity(const tk_heap_core *h) {
     return cap;
 }
 
-tk_heap_entry *tk_heap_core_alloc_block(const tk_heap_core *h, size_t capacity) {
-    if (h == NULL || capacity == 0 || capacity > TK_HEAP_MAX_CAPACITY)
+tk__heap_entry *tk__heap_core_alloc_block(const tk__heap_core *h, size_t capacity) {
+    if (h == NULL || capacity == 0 || capacity > TK__HEAP_MAX_CAPACITY)
         return NULL;
-    return tk__alloc(h->allocator, capacity * sizeof(tk_heap_entry));
+    return tk__alloc(h->allocator, capacity * sizeof(tk__heap_entry));
 }
 
-void tk_heap_core_free_block(const tk_heap_core *h, tk_heap_entry *block, size_t capacity) {
+void tk__heap_core_free_block(const tk__heap_core *h, tk__heap_entry *block, size_t capacity) {
     if (h != NULL && block != NULL)
-        tk__free(h->allocator, block, capacity * sizeof(tk_heap_entry));
+        tk__free(h->allocator, block, capacity * sizeof(tk__heap_entry));
 }
 
-bool tk_heap_core_adopt(tk_heap_core *h, tk_heap_entry *block, size_t capacity,
-                        tk_heap_entry **old_block, size_t *old_capacity) {
+bool tk__heap_core_adopt(tk__heap_core *h, tk__heap_entry *block, size_t capacity,
+                         tk__heap_entry **old_block, size_t *old_capacity) {
     if (h == NULL || block == NULL || old_block == NULL || old_capacity == NULL)
         return false;
-    size_t want = tk_heap_core_wanted_capacity(h);
+    size_t want = tk__heap_core_wanted_capacity(h);
     size_t cap = h->capacity;
     bool still_wanted;
     if (want > cap) /* growing; a block big enough to want shrinking at once is refused */
@@ -514,17 +514,17 @@ bool tk_heap_core_adopt(tk_heap_core *h, tk_heap_entry *block, size_t capacity,
     return true;
 }
 
-int tk_heap_core_check(const tk_heap_core *h) {
+int tk__heap_core_check(const tk__heap_core *h) {
     if (h == NULL)
         return TK_EINVAL;
     if (h->start > h->capacity || h->size > h->capacity - h->start ||
         h->capacity < h->min_capacity || h->allocator == NULL ||
         (h->capacity > 0 && h->entries == NULL))
         return TK_ESTATE;
-    const tk_heap_entry *a = heap_base(h);
+    const tk__heap_entry *a = heap_base(h);
     for (size_t i = 0; i < h->size; i++) {
-        const tk_heap_entry *e = &a[i];
-        if (e->node == NULL || e->node->tk__priv.heap.index != h->first + i)
+        const tk__heap_entry *e = &a[i];
+        if (e->node == NULL || tk__heap_priv_of(e->node)->index != h->first + i)
             return TK_ESTATE;
         if (e->deadline_ns != e->node->deadline_ns || e->seq != e->node->seq)
             return TK_ESTATE;

@@ -32,9 +32,9 @@ static const tk_queue_param heap_table[] = {
      .offset = offsetof(heap_params, initial_capacity),
      .size = sizeof(size_t),
      .min = 1,
-     .max = (int64_t)(TK_HEAP_MAX_CAPACITY > (size_t)INT64_MAX ? (size_t)INT64_MAX
-                                                               : TK_HEAP_MAX_CAPACITY),
-     .def = (int64_t)TK_HEAP_DEFAULT_CAPACITY,
+     .max = (int64_t)(TK__HEAP_MAX_CAPACITY > (size_t)INT64_MAX ? (size_t)INT64_MAX
+                                                                : TK__HEAP_MAX_CAPACITY),
+     .def = (int64_t)TK__HEAP_DEFAULT_CAPACITY,
      .help = "initial array slots; the array never shrinks below them"},
     TK_BLOCKING_PARAMS,
 };
@@ -44,22 +44,22 @@ static const tk_queue_param heap_table[] = {
 static int core_init(void *core, const void *params, const tk_allocator *a, int64_t origin_ns) {
     TK__UNUSED(origin_ns); /* exact: no grid */
     const heap_params *p = params;
-    int rc = tk_heap_core_init(core, a, p->initial_capacity);
+    int rc = tk__heap_core_init(core, a, p->initial_capacity);
     if (rc != TK_OK)
-        tk_heap_core_destroy(core);
+        tk__heap_core_destroy(core);
     return rc;
 }
 
 static void core_destroy(void *core) {
-    tk_heap_core_destroy(core);
+    tk__heap_core_destroy(core);
 }
 
 static int core_insert(void *core, tk_node *n) {
-    return tk_heap_core_push(core, n);
+    return tk__heap_core_push(core, n);
 }
 
 static int core_remove(void *core, tk_node *n) {
-    return tk_heap_core_remove(core, n) == TK_OK ? TK_OK : TK_ENOENT;
+    return tk__heap_core_remove(core, n) == TK_OK ? TK_OK : TK_ENOENT;
 }
 
 static int64_t core_due(const void *core, int64_t deadline_ns) {
@@ -68,7 +68,7 @@ static int64_t core_due(const void *core, int64_t deadline_ns) {
 }
 
 static int core_next(const void *core, int64_t *when_ns) {
-    const tk_node *n = tk_heap_core_peek(core);
+    const tk_node *n = tk__heap_core_peek(core);
     if (n == NULL)
         return TK_ENOENT;
     *when_ns = n->deadline_ns;
@@ -79,7 +79,7 @@ static tk_node *core_expire(void *core, int64_t now_ns, size_t max, size_t *coun
     tk_node *head = NULL, **tail = &head;
     size_t k = 0;
     tk_node *n;
-    while (k < max && (n = tk_heap_core_pop_due(core, now_ns)) != NULL) {
+    while (k < max && (n = tk__heap_core_pop_due(core, now_ns)) != NULL) {
         *tail = n; /* overwrites the index: the node is out of the heap */
         tail = &n->tk__priv.detached_next;
         k++;
@@ -90,69 +90,69 @@ static tk_node *core_expire(void *core, int64_t now_ns, size_t max, size_t *coun
 }
 
 static size_t core_count(const void *core) {
-    return tk_heap_core_size(core);
+    return tk__heap_core_size(core);
 }
 
 static tk_node *core_first(const void *core) {
-    return tk_heap_core_peek(core);
+    return tk__heap_core_peek(core);
 }
 
 static tk_node *core_remove_if(void *core, bool (*pred)(const tk_node *n, void *ctx), void *ctx,
                                size_t *count) {
-    return tk_heap_core_remove_if(core, pred, ctx, count);
+    return tk__heap_core_remove_if(core, pred, ctx, count);
 }
 
 static int core_check(const void *core) {
-    return tk_heap_core_check(core);
+    return tk__heap_core_check(core);
 }
 
 static size_t core_count_due(const void *core, int64_t now_ns, size_t limit) {
-    return tk_heap_core_count_due(core, now_ns, limit);
+    return tk__heap_core_count_due(core, now_ns, limit);
 }
 
 /* ---- owner-driven resizing -------------------------------------------------- */
 
 static void resize_manual(void *core) {
-    tk_heap_core_set_auto_resize(core, false);
+    tk__heap_core_set_auto_resize(core, false);
 }
 
 static size_t resize_capacity(const void *core) {
-    return tk_heap_core_capacity(core);
+    return tk__heap_core_capacity(core);
 }
 
 static size_t resize_wanted(const void *core) {
-    return tk_heap_core_wanted_capacity(core);
+    return tk__heap_core_wanted_capacity(core);
 }
 
 static void *resize_alloc(const void *core, size_t capacity) {
-    return tk_heap_core_alloc_block(core, capacity);
+    return tk__heap_core_alloc_block(core, capacity);
 }
 
 static bool resize_adopt(void *core, void *block, size_t capacity, void **old_block,
                          size_t *old_capacity) {
-    tk_heap_entry *old = NULL;
-    bool moved = tk_heap_core_adopt(core, block, capacity, &old, old_capacity);
+    tk__heap_entry *old = NULL;
+    bool moved = tk__heap_core_adopt(core, block, capacity, &old, old_capacity);
     if (moved)
         *old_block = old;
     return moved;
 }
 
 static void resize_free(const void *core, void *block, size_t capacity) {
-    tk_heap_core_free_block(core, block, capacity);
+    tk__heap_core_free_block(core, block, capacity);
 }
 
 static const tk_core_resize_ops heap_resize = {
     .manual = resize_manual,
     .capacity = resize_capacity,
     .wanted = resize_wanted,
-    .entry_size = sizeof(tk_heap_entry),
+    .entry_size = sizeof(tk__heap_entry),
     .alloc_block = resize_alloc,
     .adopt = resize_adopt,
     .free_block = resize_free,
 };
 
 static const tk_core_ops heap_core = {
-    .size = sizeof(tk_heap_core),
+    .size = sizeof(tk__heap_core),
     .init = core_init,
     .destroy = core_destroy,
     .insert = core_insert,

@@ -18,7 +18,7 @@
  *
  *     B_l(t) = (t >> l*b) mod 2W,      the slot's index, plus W if odd.
  *
- * A bank keeps its nodes in K = TK_HWHEEL_CHAINS intrusive doubly linked
+ * A bank keeps its nodes in K = TK__HWHEEL_CHAINS intrusive doubly linked
  * FIFO lists, its chains, and a count, which also says which chain the next
  * node is appended to (count mod K): a bank filled without removals holds
  * its i-th node in chain i mod K. A node is unlinked in O(1) from what its
@@ -214,7 +214,7 @@ static inline const hw_priv *CPV(const tk_node *n) {
 
 /* ---- the core's state ----------------------------------------------------------- */
 
-#define HW_CHAINS TK_HWHEEL_CHAINS
+#define HW_CHAINS TK__HWHEEL_CHAINS
 _Static_assert(HW_CHAINS >= 1 && (HW_CHAINS & (HW_CHAINS - 1)) == 0,
                "a bank's chains must be a power of two");
 
@@ -523,9 +523,9 @@ static inline void place(hwheel *w, tk_node *n, uint64_t t) {
 /* ---- init, destroy -------------------------------------------------------------- */
 
 static bool params_ok(const tk__hwheel_params *p) {
-    return p->tick_ns > 0 && p->bits >= TK_HWHEEL_MIN_BITS && p->bits <= TK_HWHEEL_MAX_BITS &&
-           p->levels >= TK_HWHEEL_MIN_LEVELS && p->levels <= TK_HWHEEL_MAX_LEVELS &&
-           p->bits * p->levels <= TK_HWHEEL_MAX_SPAN_BITS &&
+    return p->tick_ns > 0 && p->bits >= TK__HWHEEL_MIN_BITS && p->bits <= TK__HWHEEL_MAX_BITS &&
+           p->levels >= TK__HWHEEL_MIN_LEVELS && p->levels <= TK__HWHEEL_MAX_LEVELS &&
+           p->bits * p->levels <= TK__HWHEEL_MAX_SPAN_BITS &&
            p->tick_ns <= (INT64_MAX >> (p->bits * p->levels));
 }
 
@@ -1102,11 +1102,11 @@ static size_t list_check(const tk_node *head, const tk_node *tail, uint32_t wher
 
 static int hw_check(const void *core) {
     const hwheel *w = core;
-    if (w == NULL || w->banks == NULL || w->bits < TK_HWHEEL_MIN_BITS ||
-        w->bits > TK_HWHEEL_MAX_BITS || w->levels < TK_HWHEEL_MIN_LEVELS ||
-        w->levels > TK_HWHEEL_MAX_LEVELS || w->span_bits != w->bits * w->levels ||
+    if (w == NULL || w->banks == NULL || w->bits < TK__HWHEEL_MIN_BITS ||
+        w->bits > TK__HWHEEL_MAX_BITS || w->levels < TK__HWHEEL_MIN_LEVELS ||
+        w->levels > TK__HWHEEL_MAX_LEVELS || w->span_bits != w->bits * w->levels ||
         w->sbits != w->bits + 1 || w->mask != ((uint64_t)1 << w->sbits) - 1 ||
-        w->span_bits > TK_HWHEEL_MAX_SPAN_BITS)
+        w->span_bits > TK__HWHEEL_MAX_SPAN_BITS)
         return TK_ESTATE;
     uint64_t c = w->cur;
     size_t total = 0;

@@ -15,23 +15,23 @@
 #include "timerkit/queue.h"
 
 /* Ranges of the parameters (the table in hwheel-engine.c states them). */
-#define TK_HWHEEL_MIN_BITS 1u
-#define TK_HWHEEL_MAX_BITS 10u /* 1024 slots a level */
-#define TK_HWHEEL_MIN_LEVELS 1u
-#define TK_HWHEEL_MAX_LEVELS 32u
+#define TK__HWHEEL_MIN_BITS 1u
+#define TK__HWHEEL_MAX_BITS 10u /* 1024 slots a level */
+#define TK__HWHEEL_MIN_LEVELS 1u
+#define TK__HWHEEL_MAX_LEVELS 32u
 /* Most bits of tick count the levels may cover together (bits x levels):
  * a span of 2^62 ticks of 1 ns is the largest that int64 nanoseconds hold. */
-#define TK_HWHEEL_MAX_SPAN_BITS 62u
+#define TK__HWHEEL_MAX_SPAN_BITS 62u
 
 /* Defaults: 1 ms ticks, 64 slots a level (128 banks, two 64-bit occupancy
  * words), 6 levels: 2^36 ticks, about 795 days, before the overflow list. */
-#define TK_HWHEEL_DEFAULT_TICK_NS ((int64_t)1000000)
-#define TK_HWHEEL_DEFAULT_BITS 6u
-#define TK_HWHEEL_DEFAULT_LEVELS 6u
+#define TK__HWHEEL_DEFAULT_TICK_NS ((int64_t)1000000)
+#define TK__HWHEEL_DEFAULT_BITS 6u
+#define TK__HWHEEL_DEFAULT_LEVELS 6u
 
 /* Chains a bank (a slot's nodes of one revolution parity) keeps its nodes
  * in, filled in turn (a power of two): hwheel-core.c says why. */
-#define TK_HWHEEL_CHAINS 8u
+#define TK__HWHEEL_CHAINS 8u
 
 /* A node's private area (tk_node_priv()) as the core lays it out. Only the
  * core writes it; the engine's tests read it, and damage it on purpose to
@@ -60,9 +60,5 @@ int tk__hwheel_params_validate(const void *params, char *err, size_t err_len);
 /* The core (engine.h's tk_core_ops contract); its params are a
  * tk__hwheel_params. */
 extern const tk_core_ops tk__hwheel_core_ops;
-
-/* The engine's table (also declared by the registry from
- * engines/CMakeLists.txt). */
-const tk_queue_ops *tk_engine_hwheel(void);
 
 #endif

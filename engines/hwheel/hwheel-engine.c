@@ -30,25 +30,25 @@ static const tk_queue_param hwheel_table[] = {
      .size = sizeof(int64_t),
      .min = 1,
      .max = INT64_MAX,
-     .def = TK_HWHEEL_DEFAULT_TICK_NS,
+     .def = TK__HWHEEL_DEFAULT_TICK_NS,
      .help = "tick duration: expiry granularity, lateness bound"},
     {.key = "bits",
      .type = TK_PARAM_COUNT,
      .flags = TK_PARAM_ALWAYS,
      .offset = offsetof(tk__hwheel_params, bits),
      .size = sizeof(uint32_t),
-     .min = TK_HWHEEL_MIN_BITS,
-     .max = TK_HWHEEL_MAX_BITS,
-     .def = TK_HWHEEL_DEFAULT_BITS,
+     .min = TK__HWHEEL_MIN_BITS,
+     .max = TK__HWHEEL_MAX_BITS,
+     .def = TK__HWHEEL_DEFAULT_BITS,
      .help = "bits per level: each level has 2^bits slots"},
     {.key = "levels",
      .type = TK_PARAM_COUNT,
      .flags = TK_PARAM_ALWAYS,
      .offset = offsetof(tk__hwheel_params, levels),
      .size = sizeof(uint32_t),
-     .min = TK_HWHEEL_MIN_LEVELS,
-     .max = TK_HWHEEL_MAX_LEVELS,
-     .def = TK_HWHEEL_DEFAULT_LEVELS,
+     .min = TK__HWHEEL_MIN_LEVELS,
+     .max = TK__HWHEEL_MAX_LEVELS,
+     .def = TK__HWHEEL_DEFAULT_LEVELS,
      .help = "levels; deadlines past tick x 2^(bits x levels) wait in an overflow list"},
     TK_BLOCKING_PARAMS,
 };
@@ -56,12 +56,12 @@ static const tk_queue_param hwheel_table[] = {
 int tk__hwheel_params_validate(const void *params, char *err, size_t err_len) {
     const tk__hwheel_params *p = params;
     unsigned span_bits = p->bits * p->levels;
-    if (span_bits > TK_HWHEEL_MAX_SPAN_BITS) {
+    if (span_bits > TK__HWHEEL_MAX_SPAN_BITS) {
         tk__err_printf(err, err_len,
                        "hwheel: bits=%u x levels=%u makes a span of 2^%u ticks, more than int64 "
                        "nanoseconds hold (2^%u at most); make bits or levels smaller",
                        (unsigned)p->bits, (unsigned)p->levels, span_bits,
-                       (unsigned)TK_HWHEEL_MAX_SPAN_BITS);
+                       (unsigned)TK__HWHEEL_MAX_SPAN_BITS);
         return TK_EINVAL;
     }
     if (p->tick_ns > (INT64_MAX >> span_bits)) {

@@ -32,8 +32,8 @@
 #define ST_CANCELLED_PENDING UINT64_C(4)
 #define ST_CANCEL_TAG UINT64_C(7) /* low bits of "removed, on the cancel stack" */
 
-_Static_assert(offsetof(tk_node, tk__priv.raw[3]) == offsetof(tk_node, tk__priv.wheel.state),
-               "the state word overlays wheel.state and wheel.aux");
+_Static_assert(offsetof(tk__wheel_priv, state) == 3 * sizeof(uint64_t),
+               "the state word is the last word of the private area");
 _Static_assert(_Alignof(tk_node) >= 8, "cancel links need 3 free low bits");
 
 static inline uint64_t *word_of(tk_node *n) {
@@ -57,8 +57,8 @@ static inline bool is_cancel_linked(uint64_t w) {
     return (w & 7u) == ST_CANCEL_TAG;
 }
 
-#define NEXT(n) ((n)->tk__priv.wheel.next)
-#define PREV(n) ((n)->tk__priv.wheel.prev)
+#define NEXT(n) (tk__wheel_priv_of(n)->next)
+#define PREV(n) (tk__wheel_priv_of(n)->prev)
 
 /* ---- constants both files use ------------------------------------------- */
 
@@ -113,7 +113,7 @@ struct tk_queue {
     /* Guarded by core_lock (held by the tick thread during a pass, and by
      * peek/remove_first/drain/remove_if/check and synchronous remove). */
     pthread_mutex_t core_lock;
-    tk_wheel_core core;
+    tk__wheel_core core;
     /* Pending nodes taken off the stack, oldest first, not yet in buckets:
      * [0] due within a revolution (moved first), [1] the rest. */
     struct backlog {

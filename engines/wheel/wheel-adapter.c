@@ -16,7 +16,7 @@
  *                 /take_batch   (sorted runs)
  *
  * - offer() pushes the node onto the pending stack, a lock-free Treiber stack
- *   linked through tk__priv.wheel.next that only the holder of core_lock
+ *   linked through tk__wheel_priv.next that only the holder of core_lock
  *   empties, whole, with one atomic exchange (no ABA: nothing pops single
  *   nodes). Offering never touches the wheel or any lock: a fetch-add on the
  *   size, a store and a CAS, plus loads of the tick thread's wake threshold
@@ -45,7 +45,7 @@
  * once under ready_lock (TK_OK). Created without a release callback, the queue removes
  * synchronously under core_lock instead and always answers TK_OK or TK_ENOENT.
  *
- * Node state. The 64-bit word that overlays tk__priv.wheel.state and .aux
+ * Node state. The 64-bit word that overlays tk__wheel_priv.state and .aux
  * (tk__priv.raw[3]), accessed only atomically, is the node's state:
  *   NONE (0)      not in the queue (handed out, removed, released; a node
  *                 never offered must have a zeroed private area for remove()
@@ -54,7 +54,7 @@
  *   CANCELLED_PENDING  removed while pending; released when the stack is
  *                 emptied;
  *   BUCKETED      in the core;
- *   READY         in the ready set (tk__priv.wheel.rounds: its run's slot);
+ *   READY         in the ready set (tk__wheel_priv.rounds: its run's slot);
  *   ptr | 7       removed while bucketed: it is on the cancel stack and the
  *                 word is also the stack link (nodes are 8-byte aligned). The
  *                 bucket keeps using next/prev, so the cancel link cannot share
@@ -133,7 +133,7 @@
  * one wake-up per FLOOD_OFFERS offers to a thread that planned a long sleep
  * (docs/engine-notes.md: how the flood limits were chosen).
  *
- * Configuration. tick_ns: default 1 ms, floor TK_WHEEL_MIN_TICK_NS (10 us,
+ * Configuration. tick_ns: default 1 ms, floor TK__WHEEL_MIN_TICK_NS (10 us,
  * see wheel-internal.h), below it TK_EINVAL. ticks_per_wheel: default 512,
  * rounded up to a power of two, above 2^24 TK_EINVAL. max_pending bounds
  * size() (Netty's maxPendingTimeouts counts the same: every node offered and
@@ -164,7 +164,7 @@
  * someone waiting signals one of them (the baton).
  * Complexity: offer O(1) lock-free; remove O(1) (lock-free,
  * or ready_lock for a ready node, plus O(log runs) if it heads its run);
- * take/poll O(log runs) (at most TK_WHEEL_READY_RUNS = 256 runs; one in the
+ * take/poll O(log runs) (at most TK__WHEEL_READY_RUNS = 256 runs; one in the
  * steady state), take_batch O(k + cuts log runs) for k nodes; per tick pass
  * O(cancelled + moved + expired log min(expired, TK__NODE_SORT_PIECE)), the
  * last term O(expired) when the batch is already in order (the usual case);
@@ -277,7 +277,8 @@ static int wheel_create(const tk_queue_ops *self, const tk_queue_config *cfg,
     atomic_init(&q->started, false);
     atomic_init(&q->stop, false);
 
-    int rc = tk_wheel_core_init(&q->core, c.allocator, prm->tick_ns, prm->slots, tk_clock_now_ns());
+    int rc =
+        tk__wheel_core_init(&q->core, c.allocator, prm->tick_ns, prm->slots, tk_clock_now_ns());
     if (rc != TK_OK) {
         tk__free(c.allocator, q, sizeof(*q));
         return rc;
@@ -303,7 +304,7 @@ static int wheel_create(const tk_queue_ops *self, const tk_queue_config *cfg,
         pthread_mutex_destroy(&q->ready_lock);
     if (made > 0)
         pthread_mutex_destroy(&q->core_lock);
-    tk_wheel_core_destroy(&q->core);
+    tk__wheel_core_destroy(&q->core);
     tk__free(c.allocator, q, sizeof(*q));
     return err == ENOMEM ? TK_ENOMEM : TK_EINVAL;
 }
@@ -345,7 +346,7 @@ static void wheel_destroy(tk_queue *q) {
     pthread_cond_destroy(&q->ready_cond);
     pthread_mutex_destroy(&q->ready_lock);
     pthread_mutex_destroy(&q->core_lock);
-    tk_wheel_core_destroy(&q->core);
+    tk__wheel_core_destroy(&q->core);
     tk__free(q->allocator, q, sizeof(*q));
 }
 
@@ -513,7 +514,7 @@ static int remove_sync(struct tk_queue *q, tk_node *n) {
         if (w == ST_BUCKETED) {
             if (!word_cas(n, &w, ST_NONE))
                 continue;
-            tk_wheel_core_remove(&q->core, n);
+            tk__wheel_core_remove(&q->core, n);
             unlock(&q->core_lock);
             size_sub(q, 1, false);
             STAT_ADD(q, st_cancelled_bucket, 1);
@@ -591,7 +592,7 @@ static int wheel_remove_first(tk_queue *q, tk_node **out) {
         }
         w = ST_BUCKETED;
         if (word_cas(n, &w, ST_NONE)) {
-            tk_wheel_core_remove(&q->core, n);
+            tk__wheel_core_remove(&q->core, n);
             break;
         }
         /* claimed by a remover meanwhile: look again */
@@ -728,7 +729,7 @@ static int wheel_check(tk_queue *q) {
         return TK_EINVAL;
     int rc = TK_OK;
     lock(&q->core_lock);
-    if (tk_wheel_core_check(&q->core) != TK_OK ||
+    if (tk__wheel_core_check(&q->core) != TK_OK ||
         !tk__wheel_core_foreach(&q->core, check_core_node, NULL))
         rc = TK_ESTATE;
     lock(&q->ready_lock);

@@ -45,15 +45,15 @@
 enum { WC_NONE = 0, WC_WHEEL = 0x57480001u, WC_READY = 0x57480002u };
 
 typedef struct wheel_core_obj {
-    tk_wheel_core w;
+    tk__wheel_core w;
     tk_node *ready_head, *ready_tail; /* due, not handed out; (deadline, seq) order */
     size_t ready_count;
     int64_t late_until_ns; /* t_c: a deadline at or before it is due already */
 } wheel_core_obj;
 
-#define NEXT(n) ((n)->tk__priv.wheel.next)
-#define PREV(n) ((n)->tk__priv.wheel.prev)
-#define STATE(n) ((n)->tk__priv.wheel.state)
+#define NEXT(n) (tk__wheel_priv_of(n)->next)
+#define PREV(n) (tk__wheel_priv_of(n)->prev)
+#define STATE(n) (tk__wheel_priv_of(n)->state)
 
 static int wc_init(void *core, const void *params, const tk_allocator *a, int64_t origin_ns) {
     wheel_core_obj *o = core;
@@ -61,12 +61,12 @@ static int wc_init(void *core, const void *params, const tk_allocator *a, int64_
     o->ready_head = o->ready_tail = NULL;
     o->ready_count = 0;
     o->late_until_ns = origin_ns; /* t_0 */
-    return tk_wheel_core_init(&o->w, a, p->tick_ns, p->slots, origin_ns);
+    return tk__wheel_core_init(&o->w, a, p->tick_ns, p->slots, origin_ns);
 }
 
 static void wc_destroy(void *core) {
     wheel_core_obj *o = core;
-    tk_wheel_core_destroy(&o->w);
+    tk__wheel_core_destroy(&o->w);
 }
 
 /* Links n into ready at its place in (deadline, seq) order, searching from
@@ -103,7 +103,7 @@ static void ready_unlink(wheel_core_obj *o, tk_node *n) {
 
 /* True if n is in the wheel (not in ready). */
 static inline bool in_wheel(const wheel_core_obj *o, const tk_node *n) {
-    return STATE(n) == WC_WHEEL && tk__wheel_core_expiry(n) > tk_wheel_core_current_tick(&o->w);
+    return STATE(n) == WC_WHEEL && tk__wheel_core_expiry(n) > tk__wheel_core_current_tick(&o->w);
 }
 
 static int wc_insert(void *core, tk_node *n) {
@@ -113,7 +113,7 @@ static int wc_insert(void *core, tk_node *n) {
     if (n->deadline_ns <= o->late_until_ns) {
         ready_insert(o, n);
     } else {
-        tk_wheel_core_add(&o->w, n);
+        tk__wheel_core_add(&o->w, n);
         STATE(n) = WC_WHEEL;
     }
     return TK_OK;
@@ -126,7 +126,7 @@ static int wc_remove(void *core, tk_node *n) {
     if (STATE(n) == WC_READY)
         ready_unlink(o, n);
     else if (in_wheel(o, n))
-        tk_wheel_core_remove(&o->w, n);
+        tk__wheel_core_remove(&o->w, n);
     else
         return TK_ENOENT;
     STATE(n) = WC_NONE;
@@ -135,7 +135,7 @@ static int wc_remove(void *core, tk_node *n) {
 
 static int64_t wc_due(const void *core, int64_t deadline_ns) {
     const wheel_core_obj *o = core;
-    return tk_wheel_core_tick_time(&o->w, tk__wheel_core_tick_of(&o->w, deadline_ns));
+    return tk__wheel_core_tick_time(&o->w, tk__wheel_core_tick_of(&o->w, deadline_ns));
 }
 
 static int wc_next(const void *core, int64_t *when_ns) {
@@ -145,9 +145,9 @@ static int wc_next(const void *core, int64_t *when_ns) {
         return TK_OK;
     }
     uint64_t tick;
-    if (!tk_wheel_core_next_expiry_tick(&o->w, &tick))
+    if (!tk__wheel_core_next_expiry_tick(&o->w, &tick))
         return TK_ENOENT;
-    *when_ns = tk_wheel_core_tick_time(&o->w, tick);
+    *when_ns = tk__wheel_core_tick_time(&o->w, tick);
     return TK_OK;
 }
 
@@ -181,9 +181,9 @@ static tk_node *wc_expire(void *core, int64_t now_ns, size_t max, size_t *count)
     uint64_t tick = tick_for(o, now_ns);
     tk_node *batch = NULL;
     size_t k = 0;
-    if (tick > tk_wheel_core_current_tick(&o->w)) {
-        batch = tk_wheel_core_advance_to(&o->w, tick, &k);
-        o->late_until_ns = tk_wheel_core_tick_time(&o->w, tk_wheel_core_current_tick(&o->w));
+    if (tick > tk__wheel_core_current_tick(&o->w)) {
+        batch = tk__wheel_core_advance_to(&o->w, tick, &k);
+        o->late_until_ns = tk__wheel_core_tick_time(&o->w, tk__wheel_core_current_tick(&o->w));
     }
     if (o->ready_head == NULL && k <= max) {
         /* the usual case: hand the sorted batch out as it is (its nodes read
@@ -217,7 +217,7 @@ static size_t wc_count_due(const void *core, int64_t now_ns, size_t limit) {
 
 static size_t wc_count(const void *core) {
     const wheel_core_obj *o = core;
-    return tk_wheel_core_size(&o->w) + o->ready_count;
+    return tk__wheel_core_size(&o->w) + o->ready_count;
 }
 
 static tk_node *wc_first(const void *core) {
@@ -266,9 +266,9 @@ static tk_node *wc_remove_if(void *core, bool (*pred)(const tk_node *n, void *ct
 
 static int wc_check(const void *core) {
     const wheel_core_obj *o = core;
-    if (tk_wheel_core_check(&o->w) != TK_OK)
+    if (tk__wheel_core_check(&o->w) != TK_OK)
         return TK_ESTATE;
-    int64_t now_tick_time = tk_wheel_core_tick_time(&o->w, tk_wheel_core_current_tick(&o->w));
+    int64_t now_tick_time = tk__wheel_core_tick_time(&o->w, tk__wheel_core_current_tick(&o->w));
     size_t k = 0;
     const tk_node *prev = NULL;
     for (const tk_node *n = o->ready_head; n != NULL; n = NEXT(n)) {

@@ -16,7 +16,7 @@
  *                unless stale[s] is set (a removal took the bucket's earliest
  *                node; the next walk of the bucket makes it exact again).
  *
- * Invariants (checked by tk_wheel_core_check()), with c the current tick:
+ * Invariants (checked by tk__wheel_core_check()), with c the current tick:
  *   I1  every node n in bucket s has e(n) & (W - 1) == s and e(n) > c;
  *   I2  e(n) == max(ceil((deadline - start) / tick_ns), c + 1): a node is in
  *       the wheel exactly until the first tick whose instant reaches its
@@ -101,16 +101,16 @@ static inline bool bit_test(const uint64_t *bits, size_t i) {
 
 static inline void poison(tk_node *n) {
 #ifndef NDEBUG
-    n->tk__priv.wheel.prev = (tk_node *)TK__POISON_PTR;
+    tk__wheel_priv_of(n)->prev = (tk_node *)TK__POISON_PTR;
 #else
     (void)n;
 #endif
 }
 
-int tk_wheel_core_init(tk_wheel_core *w, const tk_allocator *a, int64_t tick_ns,
-                       uint32_t ticks_per_wheel, int64_t start_ns) {
+int tk__wheel_core_init(tk__wheel_core *w, const tk_allocator *a, int64_t tick_ns,
+                        uint32_t ticks_per_wheel, int64_t start_ns) {
     if (w == NULL || tick_ns <= 0 || ticks_per_wheel == 0 ||
-        ticks_per_wheel > TK_WHEEL_MAX_TICKS_PER_WHEEL)
+        ticks_per_wheel > TK__WHEEL_MAX_TICKS_PER_WHEEL)
         return TK_EINVAL;
     memset(w, 0, sizeof(*w));
     uint32_t shift = 0;
@@ -139,7 +139,7 @@ int tk_wheel_core_init(tk_wheel_core *w, const tk_allocator *a, int64_t tick_ns,
     return TK_OK;
 }
 
-void tk_wheel_core_destroy(tk_wheel_core *w) {
+void tk__wheel_core_destroy(tk__wheel_core *w) {
     if (w == NULL || w->slots == NULL)
         return;
     tk__free(w->allocator, w->slots, w->block_size);
@@ -148,28 +148,28 @@ void tk_wheel_core_destroy(tk_wheel_core *w) {
 }
 
 /* ceil((deadline - start) / tick_ns), 0 if deadline <= start. */
-static inline uint64_t raw_expiry(const tk_wheel_core *w, int64_t deadline_ns) {
+static inline uint64_t raw_expiry(const tk__wheel_core *w, int64_t deadline_ns) {
     return tk__grid_ceil(&w->grid, deadline_ns);
 }
 
-uint64_t tk__wheel_core_tick_at(const tk_wheel_core *w, int64_t now_ns) {
+uint64_t tk__wheel_core_tick_at(const tk__wheel_core *w, int64_t now_ns) {
     return tk__grid_floor(&w->grid, now_ns);
 }
 
-uint64_t tk__wheel_core_tick_of(const tk_wheel_core *w, int64_t deadline_ns) {
+uint64_t tk__wheel_core_tick_of(const tk__wheel_core *w, int64_t deadline_ns) {
     return raw_expiry(w, deadline_ns);
 }
 
-void tk_wheel_core_add(tk_wheel_core *w, tk_node *n) {
+void tk__wheel_core_add(tk__wheel_core *w, tk_node *n) {
     uint64_t e = raw_expiry(w, n->deadline_ns);
     if (e <= w->current_tick)
         e = w->current_tick + 1;
-    n->tk__priv.wheel.rounds = (int64_t)e;
+    tk__wheel_priv_of(n)->rounds = (int64_t)e;
     size_t s = SLOT_OF(w, e);
     tk__wheel_slot *slot = &w->slots[s];
     tk_node *head = slot->head;
-    n->tk__priv.wheel.prev = NULL;
-    n->tk__priv.wheel.next = head;
+    tk__wheel_priv_of(n)->prev = NULL;
+    tk__wheel_priv_of(n)->next = head;
     if (head == NULL) {
         slot->tail = n;
         slot->min_expiry = e;
@@ -177,7 +177,7 @@ void tk_wheel_core_add(tk_wheel_core *w, tk_node *n) {
         bit_clear(w->stale, s);
         bit_clear(w->disordered, s);
     } else {
-        head->tk__priv.wheel.prev = n;
+        tk__wheel_priv_of(head)->prev = n;
         if (e < slot->min_expiry)
             slot->min_expiry = e;
         if (tk_node_before(n, head))
@@ -187,7 +187,7 @@ void tk_wheel_core_add(tk_wheel_core *w, tk_node *n) {
     w->size++;
 }
 
-void tk__wheel_core_prefetch_add(const tk_wheel_core *w, const tk_node *n) {
+void tk__wheel_core_prefetch_add(const tk__wheel_core *w, const tk_node *n) {
     uint64_t e = raw_expiry(w, n->deadline_ns);
     if (e <= w->current_tick)
         e = w->current_tick + 1;
@@ -197,27 +197,29 @@ void tk__wheel_core_prefetch_add(const tk_wheel_core *w, const tk_node *n) {
 }
 
 /* Unlinks `n` from bucket `s`; keeps the bitmaps right. */
-static inline void unlink_node(tk_wheel_core *w, size_t s, tk_node *n) {
-    tk_node *prev = n->tk__priv.wheel.prev;
-    tk_node *next = n->tk__priv.wheel.next;
+static inline void unlink_node(tk__wheel_core *w, size_t s, tk_node *n) {
+    tk_node *prev = tk__wheel_priv_of(n)->prev;
+    tk_node *next = tk__wheel_priv_of(n)->next;
     if (prev != NULL)
-        prev->tk__priv.wheel.next = next;
+        tk__wheel_priv_of(prev)->next = next;
     else
         w->slots[s].head = next;
     if (next != NULL)
-        next->tk__priv.wheel.prev = prev;
+        tk__wheel_priv_of(next)->prev = prev;
     else
         w->slots[s].tail = prev;
     w->size--;
 }
 
-void tk_wheel_core_remove(tk_wheel_core *w, tk_node *n) {
+void tk__wheel_core_remove(tk__wheel_core *w, tk_node *n) {
     uint64_t e = tk__wheel_core_expiry(n);
     size_t s = SLOT_OF(w, e);
     /* O(1) sanity check that n is linked where its expiry says */
-    assert(n->tk__priv.wheel.prev != NULL ? n->tk__priv.wheel.prev->tk__priv.wheel.next == n
-                                          : w->slots[s].head == n);
-    assert(n->tk__priv.wheel.next == NULL || n->tk__priv.wheel.next->tk__priv.wheel.prev == n);
+    assert(tk__wheel_priv_of(n)->prev != NULL
+               ? tk__wheel_priv_of(tk__wheel_priv_of(n)->prev)->next == n
+               : w->slots[s].head == n);
+    assert(tk__wheel_priv_of(n)->next == NULL ||
+           tk__wheel_priv_of(tk__wheel_priv_of(n)->next)->prev == n);
     unlink_node(w, s, n);
     if (w->slots[s].head == NULL) {
         bit_clear(w->occupied, s);
@@ -228,11 +230,11 @@ void tk_wheel_core_remove(tk_wheel_core *w, tk_node *n) {
     poison(n);
 }
 
-bool tk_wheel_core_contains(const tk_wheel_core *w, const tk_node *n) {
+bool tk__wheel_core_contains(const tk__wheel_core *w, const tk_node *n) {
     if (w == NULL || n == NULL || w->size == 0)
         return false;
-    size_t s = SLOT_OF(w, (uint64_t)n->tk__priv.wheel.rounds);
-    for (const tk_node *p = w->slots[s].head; p != NULL; p = p->tk__priv.wheel.next)
+    size_t s = SLOT_OF(w, (uint64_t)tk__wheel_priv_of(n)->rounds);
+    for (const tk_node *p = w->slots[s].head; p != NULL; p = tk__wheel_priv_of(p)->next)
         if (p == n)
             return true;
     return false;
@@ -246,7 +248,7 @@ bool tk_wheel_core_contains(const tk_wheel_core *w, const tk_node *n) {
  * the batch is in key order: always when sorted, else as found from the keys
  * the walk reads anyway, so that a caller can hand out a large batch in order
  * without sorting it or walking it again. */
-static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tail, size_t *count,
+static tk_node *expire_at(tk__wheel_core *w, uint64_t t, bool sort, tk_node **tail, size_t *count,
                           bool *in_order) {
     w->current_tick = t;
     size_t s = SLOT_OF(w, t);
@@ -269,8 +271,8 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
     tk_node *a = slot->head, *b = slot->tail;
     for (;;) {
         bool meet = a == b;
-        tk_node *a_next = a->tk__priv.wheel.next;
-        tk_node *b_prev = b->tk__priv.wheel.prev;
+        tk_node *a_next = tk__wheel_priv_of(a)->next;
+        tk_node *b_prev = tk__wheel_priv_of(b)->prev;
         uint64_t ea = tk__wheel_core_expiry(a);
         if (ea <= t) {
             unlink_node(w, s, a);
@@ -335,16 +337,16 @@ static tk_node *expire_at(tk_wheel_core *w, uint64_t t, bool sort, tk_node **tai
  * Returns them linked through detached_next; *tail, *count set. *done tells
  * whether tick t is over: the current tick is then t, else t - 1 (the bucket
  * still holds nodes of tick t, and its min_expiry is t). */
-static tk_node *expire_ordered(tk_wheel_core *w, uint64_t t, size_t limit, tk_node **tail,
+static tk_node *expire_ordered(tk__wheel_core *w, uint64_t t, size_t limit, tk_node **tail,
                                size_t *count, bool *done) {
     size_t s = SLOT_OF(w, t);
     tk__wheel_slot *slot = &w->slots[s];
     tk_node *first = slot->tail, *last = NULL, *n = first;
     size_t k = 0;
     while (n != NULL && k < limit && tk__wheel_core_expiry(n) <= t) {
-        tk_node *newer = n->tk__priv.wheel.prev;
+        tk_node *newer = tk__wheel_priv_of(n)->prev;
         if (newer != NULL)
-            __builtin_prefetch(newer->tk__priv.wheel.prev);
+            __builtin_prefetch(tk__wheel_priv_of(newer)->prev);
         n->tk__priv.detached_next = newer; /* key order: towards the newer */
         last = n;
         n = newer;
@@ -362,7 +364,7 @@ static tk_node *expire_ordered(tk_wheel_core *w, uint64_t t, size_t limit, tk_no
         bit_clear(w->occupied, s);
         bit_clear(w->stale, s);
     } else {
-        n->tk__priv.wheel.next = NULL;
+        tk__wheel_priv_of(n)->next = NULL;
         slot->min_expiry = over ? tk__wheel_core_expiry(n) : t; /* the tail's: the least */
         bit_clear(w->stale, s);
     }
@@ -373,7 +375,7 @@ static tk_node *expire_ordered(tk_wheel_core *w, uint64_t t, size_t limit, tk_no
     return first;
 }
 
-tk_node *tk_wheel_core_advance(tk_wheel_core *w, size_t *count) {
+tk_node *tk__wheel_core_advance(tk__wheel_core *w, size_t *count) {
     tk_node *tail;
     size_t k;
     bool in_order;
@@ -384,7 +386,7 @@ tk_node *tk_wheel_core_advance(tk_wheel_core *w, size_t *count) {
 }
 
 /* First occupied bucket index >= from (no wrap); W if none. */
-static size_t next_occupied(const tk_wheel_core *w, size_t from) {
+static size_t next_occupied(const tk__wheel_core *w, size_t from) {
     size_t n = w->ticks_per_wheel;
     if (from >= n)
         return n;
@@ -403,16 +405,17 @@ static size_t next_occupied(const tk_wheel_core *w, size_t from) {
 
 /* Counts the nodes of bucket s whose expiry tick is at or before `tick`,
  * adding to *k and stopping at `limit`. */
-static void count_bucket_through(const tk_wheel_core *w, size_t s, uint64_t tick, size_t limit,
+static void count_bucket_through(const tk__wheel_core *w, size_t s, uint64_t tick, size_t limit,
                                  size_t *k) {
     if (w->slots[s].min_expiry > tick)
         return; /* min_expiry is a lower bound: nothing here is that early */
-    for (const tk_node *p = w->slots[s].head; p != NULL && *k < limit; p = p->tk__priv.wheel.next)
+    for (const tk_node *p = w->slots[s].head; p != NULL && *k < limit;
+         p = tk__wheel_priv_of(p)->next)
         if (tk__wheel_core_expiry(p) <= tick)
             (*k)++;
 }
 
-size_t tk__wheel_core_count_through(const tk_wheel_core *w, uint64_t tick, size_t limit) {
+size_t tk__wheel_core_count_through(const tk__wheel_core *w, uint64_t tick, size_t limit) {
     uint64_t c = w->current_tick;
     if (tick <= c || w->size == 0 || limit == 0)
         return 0;
@@ -434,12 +437,12 @@ size_t tk__wheel_core_count_through(const tk_wheel_core *w, uint64_t tick, size_
 }
 
 /* Exact minimum expiry tick of bucket s (walks it if stale). */
-static uint64_t slot_min(const tk_wheel_core *w, size_t s, bool exact) {
+static uint64_t slot_min(const tk__wheel_core *w, size_t s, bool exact) {
     const tk__wheel_slot *slot = &w->slots[s];
     if (!exact || !bit_test(w->stale, s))
         return slot->min_expiry;
     uint64_t min = UINT64_MAX;
-    for (const tk_node *n = slot->head; n != NULL; n = n->tk__priv.wheel.next)
+    for (const tk_node *n = slot->head; n != NULL; n = tk__wheel_priv_of(n)->next)
         if (tk__wheel_core_expiry(n) < min)
             min = tk__wheel_core_expiry(n);
     return min;
@@ -448,7 +451,7 @@ static uint64_t slot_min(const tk_wheel_core *w, size_t s, bool exact) {
 /* Minimum over non-empty buckets of their (exact or lower-bound) minimum,
  * scanning buckets in tick order from c + 1 and stopping at the first bucket
  * whose first possible tick is not below the best found. */
-static bool scan_min(const tk_wheel_core *w, bool exact, uint64_t *tick) {
+static bool scan_min(const tk__wheel_core *w, bool exact, uint64_t *tick) {
     if (w->size == 0)
         return false;
     uint64_t c = w->current_tick;
@@ -472,11 +475,11 @@ done:
     return true;
 }
 
-bool tk__wheel_core_next_candidate(const tk_wheel_core *w, uint64_t *tick) {
+bool tk__wheel_core_next_candidate(const tk__wheel_core *w, uint64_t *tick) {
     return scan_min(w, false, tick);
 }
 
-bool tk_wheel_core_next_expiry_tick(const tk_wheel_core *w, uint64_t *tick) {
+bool tk__wheel_core_next_expiry_tick(const tk__wheel_core *w, uint64_t *tick) {
     return scan_min(w, true, tick);
 }
 
@@ -485,8 +488,8 @@ bool tk_wheel_core_next_expiry_tick(const tk_wheel_core *w, uint64_t *tick) {
  * `tick`). With `enough` finite and unsorted, a tick whose bucket is in key
  * order is expired from its tail only as far as `enough` (expire_ordered()),
  * which may split it. */
-static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t enough, size_t *count,
-                           bool *in_order) {
+static tk_node *advance_to(tk__wheel_core *w, uint64_t tick, bool sort, size_t enough,
+                           size_t *count, bool *in_order) {
     tk_node *head = NULL, *tail = NULL;
     size_t total = 0;
     bool ordered = true; /* ticks never interleave: in order if each tick is */
@@ -525,34 +528,34 @@ static tk_node *advance_to(tk_wheel_core *w, uint64_t tick, bool sort, size_t en
     return head;
 }
 
-tk_node *tk_wheel_core_advance_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
+tk_node *tk__wheel_core_advance_to(tk__wheel_core *w, uint64_t tick, size_t *count) {
     return advance_to(w, tick, true, SIZE_MAX, count, NULL);
 }
 
-tk_node *tk__wheel_core_expire_to(tk_wheel_core *w, uint64_t tick, size_t *count) {
+tk_node *tk__wheel_core_expire_to(tk__wheel_core *w, uint64_t tick, size_t *count) {
     return advance_to(w, tick, false, SIZE_MAX, count, NULL);
 }
 
-tk_node *tk__wheel_core_expire_some(tk_wheel_core *w, uint64_t tick, size_t enough, size_t *count,
+tk_node *tk__wheel_core_expire_some(tk__wheel_core *w, uint64_t tick, size_t enough, size_t *count,
                                     bool *in_order) {
     return advance_to(w, tick, false, enough == 0 ? 1 : enough, count, in_order);
 }
 
-uint64_t tk_wheel_core_current_tick(const tk_wheel_core *w) {
+uint64_t tk__wheel_core_current_tick(const tk__wheel_core *w) {
     return w->current_tick;
 }
 
-int64_t tk_wheel_core_tick_time(const tk_wheel_core *w, uint64_t tick) {
+int64_t tk__wheel_core_tick_time(const tk__wheel_core *w, uint64_t tick) {
     return tk__grid_time(&w->grid, tick);
 }
 
-size_t tk_wheel_core_size(const tk_wheel_core *w) {
+size_t tk__wheel_core_size(const tk__wheel_core *w) {
     return w->size;
 }
 
 /* ---- adapter helpers ---------------------------------------------------- */
 
-tk_node *tk__wheel_core_first(const tk_wheel_core *w, bool (*accept)(const tk_node *n, void *ctx),
+tk_node *tk__wheel_core_first(const tk__wheel_core *w, bool (*accept)(const tk_node *n, void *ctx),
                               void *ctx) {
     /* The smallest key lies among the accepted nodes of smallest expiry tick:
      * a node of a later tick has a strictly later deadline (see the essay). */
@@ -570,7 +573,7 @@ tk_node *tk__wheel_core_first(const tk_wheel_core *w, bool (*accept)(const tk_no
             uint64_t first = c + 1 + ((s - p) & w->mask);
             if (first > best_e)
                 return best;
-            for (tk_node *x = w->slots[s].head; x != NULL; x = x->tk__priv.wheel.next) {
+            for (tk_node *x = w->slots[s].head; x != NULL; x = tk__wheel_priv_of(x)->next) {
                 uint64_t e = tk__wheel_core_expiry(x);
                 if (e > best_e || (accept != NULL && !accept(x, ctx)))
                     continue;
@@ -584,15 +587,15 @@ tk_node *tk__wheel_core_first(const tk_wheel_core *w, bool (*accept)(const tk_no
     return best;
 }
 
-tk_node *tk__wheel_core_extract_if(tk_wheel_core *w, bool (*pred)(tk_node *n, void *ctx), void *ctx,
-                                   size_t *count) {
+tk_node *tk__wheel_core_extract_if(tk__wheel_core *w, bool (*pred)(tk_node *n, void *ctx),
+                                   void *ctx, size_t *count) {
     tk_node *out = NULL;
     size_t k = 0;
     for (size_t s = next_occupied(w, 0); s < w->ticks_per_wheel; s = next_occupied(w, s + 1)) {
         bool took_min = false;
         tk_node *x = w->slots[s].head;
         while (x != NULL) {
-            tk_node *next = x->tk__priv.wheel.next;
+            tk_node *next = tk__wheel_priv_of(x)->next;
             if (pred(x, ctx)) {
                 took_min |= tk__wheel_core_expiry(x) == w->slots[s].min_expiry;
                 unlink_node(w, s, x);
@@ -614,10 +617,10 @@ tk_node *tk__wheel_core_extract_if(tk_wheel_core *w, bool (*pred)(tk_node *n, vo
     return out;
 }
 
-bool tk__wheel_core_foreach(const tk_wheel_core *w, bool (*fn)(const tk_node *n, void *ctx),
+bool tk__wheel_core_foreach(const tk__wheel_core *w, bool (*fn)(const tk_node *n, void *ctx),
                             void *ctx) {
     for (size_t s = next_occupied(w, 0); s < w->ticks_per_wheel; s = next_occupied(w, s + 1))
-        for (const tk_node *x = w->slots[s].head; x != NULL; x = x->tk__priv.wheel.next)
+        for (const tk_node *x = w->slots[s].head; x != NULL; x = tk__wheel_priv_of(x)->next)
             if (!fn(x, ctx))
                 return false;
     return true;
@@ -625,7 +628,7 @@ bool tk__wheel_core_foreach(const tk_wheel_core *w, bool (*fn)(const tk_node *n,
 
 /* ---- check -------------------------------------------------------------- */
 
-int tk_wheel_core_check(const tk_wheel_core *w) {
+int tk__wheel_core_check(const tk__wheel_core *w) {
     if (w == NULL || w->slots == NULL)
         return TK_ESTATE;
     uint64_t c = w->current_tick;
@@ -639,12 +642,12 @@ int tk_wheel_core_check(const tk_wheel_core *w) {
                 return TK_ESTATE;
             continue;
         }
-        if (slot->head->tk__priv.wheel.prev != NULL)
+        if (tk__wheel_priv_of(slot->head)->prev != NULL)
             return TK_ESTATE;
         uint64_t min = UINT64_MAX;
         const tk_node *prev = NULL;
-        for (const tk_node *n = slot->head; n != NULL; n = n->tk__priv.wheel.next) {
-            if (n->tk__priv.wheel.prev != prev)
+        for (const tk_node *n = slot->head; n != NULL; n = tk__wheel_priv_of(n)->next) {
+            if (tk__wheel_priv_of(n)->prev != prev)
                 return TK_ESTATE;
             uint64_t e = tk__wheel_core_expiry(n);
             uint64_t want = raw_expiry(w, n->deadline_ns);
@@ -665,9 +668,9 @@ int tk_wheel_core_check(const tk_wheel_core *w) {
         if (!bit_test(w->stale, s) && slot->min_expiry != min)
             return TK_ESTATE;
         if (!bit_test(w->disordered, s))
-            for (const tk_node *n = slot->head; n->tk__priv.wheel.next != NULL;
-                 n = n->tk__priv.wheel.next)
-                if (tk_node_before(n, n->tk__priv.wheel.next))
+            for (const tk_node *n = slot->head; tk__wheel_priv_of(n)->next != NULL;
+                 n = tk__wheel_priv_of(n)->next)
+                if (tk_node_before(n, tk__wheel_priv_of(n)->next))
                     return TK_ESTATE; /* I6: newer before older */
     }
     return total == w->size ? TK_OK : TK_ESTATE;

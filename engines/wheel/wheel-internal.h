@@ -16,7 +16,7 @@
  * the tick would sit inside the scheduler's noise, so the bound "lateness <=
  * 1 tick + noise" would say nothing (docs/engine-notes.md). The core itself
  * accepts any tick_ns > 0. */
-#define TK_WHEEL_MIN_TICK_NS INT64_C(10000)
+#define TK__WHEEL_MIN_TICK_NS INT64_C(10000)
 
 /* The wheel's own parameters (tk_queue_config.params). One revolution,
  * tick_ns times slots rounded up to a power of two, must fit in int64_t
@@ -57,7 +57,7 @@ typedef struct tk__wheel_stats {
     uint64_t ready_runs_max;    /* most sorted runs the ready set held at once
                                    (after a publish; see wheel-ready.h) */
     uint64_t ready_merges;      /* pieces merged into a ready run because all
-                                   TK_WHEEL_READY_RUNS slots were taken */
+                                   TK__WHEEL_READY_RUNS slots were taken */
 } tk__wheel_stats;
 
 /* Fills *st with the counters of `q`, a queue created by tk_engine_wheel(). */

@@ -7,7 +7,7 @@
  *   R2  each used run is a doubly linked list from head (prev NULL) to tail
  *       (next NULL) of len nodes, sorted by (deadline, seq), equal keys in
  *       the order they were published;
- *   R3  every node of runs[i] has tk__priv.wheel.rounds == i;
+ *   R3  every node of runs[i] has tk__wheel_priv.rounds == i;
  *   R4  size is the sum of the lengths;
  *   R5  the winner tree is up to date: win[RUNS + i] == i and each win[p]
  *       is the better of its children (a free slot loses; equal heads: the
@@ -22,15 +22,15 @@
 #include "common-internal.h"
 #include "wheel-core.h" /* tk_node_before */
 
-#define NEXT(n) ((n)->tk__priv.wheel.next)
-#define PREV(n) ((n)->tk__priv.wheel.prev)
-#define SLOT(n) ((n)->tk__priv.wheel.rounds)
+#define NEXT(n) (tk__wheel_priv_of(n)->next)
+#define PREV(n) (tk__wheel_priv_of(n)->prev)
+#define SLOT(n) (tk__wheel_priv_of(n)->rounds)
 
-#define RUNS TK_WHEEL_READY_RUNS
+#define RUNS TK__WHEEL_READY_RUNS
 #define SPARE RUNS
 #define WORDS (RUNS / 64)
 
-_Static_assert(offsetof(tk_node, tk__priv.detached_next) == offsetof(tk_node, tk__priv.wheel.next),
+_Static_assert(offsetof(tk__wheel_priv, next) == 0,
                "a cut of a run is a detached list as it stands");
 _Static_assert(RUNS >= 64 && RUNS <= 32768 && (RUNS & (RUNS - 1)) == 0,
                "a power of two, whole bitmap words, uint16_t slots");

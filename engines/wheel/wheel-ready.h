@@ -2,7 +2,7 @@
 /* timerkit: the wheel adapter's ready set (pure, single-threaded). Internal.
  *
  * The nodes the tick thread has expired and no taker has taken yet, kept as
- * up to TK_WHEEL_READY_RUNS sorted runs, each a doubly linked list, with a
+ * up to TK__WHEEL_READY_RUNS sorted runs, each a doubly linked list, with a
  * winner tree over the runs' heads that says which run holds the smallest
  * key. Publishing a batch never walks the nodes already ready, even when its
  * keys interleave with theirs (a backlog expired over several passes);
@@ -19,14 +19,14 @@
  *            path: O(log RUNS) comparisons of run heads (which stay in
  *            cache), exact (deadline, seq) order across the runs;
  *   remove   O(1) (plus the replay when the node was a head): while a node
- *            is in the set, tk__priv.wheel.rounds holds its run's slot (the
+ *            is in the set, tk__wheel_priv.rounds holds its run's slot (the
  *            core does not use it then).
  * Sorting a large batch in cache-sized pieces and letting pop merge them
  * saves two walks of the batch in key order (the last merge pass, and the
  * publish), each a cache and TLB miss per node once the batch outgrows the
  * cache; the taker touches each node anyway.
  *
- * A node in the set uses tk__priv.wheel.next, .prev and .rounds; the state
+ * A node in the set uses tk__wheel_priv.next, .prev and .rounds; the state
  * word is left to the adapter. The set takes no lock: the adapter calls every
  * function with its ready_lock held. */
 #ifndef TIMERKIT_WHEEL_READY_H
@@ -39,7 +39,7 @@
 #include "timerkit/queue.h"
 
 /* Most runs kept at once (a power of two, at most 2^15). */
-#define TK_WHEEL_READY_RUNS 256
+#define TK__WHEEL_READY_RUNS 256
 
 /* One sorted run: head has the smallest key. */
 typedef struct tk__wheel_run {
@@ -51,24 +51,24 @@ typedef struct tk__wheel_run {
 /* The set. Initialise with tk__wheel_ready_init(). Fields may be read by
  * tests; only these functions write them. */
 typedef struct tk__wheel_ready {
-    /* runs[TK_WHEEL_READY_RUNS] holds a piece being published when every
+    /* runs[TK__WHEEL_READY_RUNS] holds a piece being published when every
      * slot was taken; it is empty between calls. */
-    tk__wheel_run runs[TK_WHEEL_READY_RUNS + 1];
+    tk__wheel_run runs[TK__WHEEL_READY_RUNS + 1];
     /* Winner tree: win[RUNS + i] = i; win[p] = the slot with the smaller
      * head of win[2p] and win[2p + 1] (a free slot loses); win[1] overall. */
-    uint16_t win[2 * TK_WHEEL_READY_RUNS];
-    uint64_t used[TK_WHEEL_READY_RUNS / 64]; /* bit i <=> runs[i].head != NULL */
-    size_t nruns;                            /* slots used */
-    size_t size;                             /* nodes in all runs */
-    size_t hint;                             /* slot the last publish used */
-    uint64_t merges;                         /* pieces merged into a run because no slot was free */
+    uint16_t win[2 * TK__WHEEL_READY_RUNS];
+    uint64_t used[TK__WHEEL_READY_RUNS / 64]; /* bit i <=> runs[i].head != NULL */
+    size_t nruns;                             /* slots used */
+    size_t size;                              /* nodes in all runs */
+    size_t hint;                              /* slot the last publish used */
+    uint64_t merges; /* pieces merged into a run because no slot was free */
 } tk__wheel_ready;
 
 /* Empties `r` (nodes it held are forgotten, not touched). */
 void tk__wheel_ready_init(tk__wheel_ready *r);
 
 /* Adds the nodes of `list` (sorted by (deadline, seq), linked through
- * tk__priv.wheel.next, NULL-terminated) for which accept(n, ctx) returns true
+ * tk__wheel_priv.next, NULL-terminated) for which accept(n, ctx) returns true
  * (accept NULL: all) as one run, appended to an existing run when it fits
  * behind it (see top). accept is called once per node, in list order, before
  * the set touches the node; a refused node is not touched afterwards.

@@ -117,7 +117,7 @@ static inline tk_node *cancel_next(const tk_node *n) {
 /* Hints the cache about a cancelled node's bucket neighbours, which its
  * unlink writes. Needs core_lock. */
 static inline void prefetch_links(const tk_node *n) {
-    if (n->tk__priv.wheel.rounds == DETACHED)
+    if (tk__wheel_priv_of(n)->rounds == DETACHED)
         return;
     if (PREV(n) != NULL)
         __builtin_prefetch(PREV(n), 1);
@@ -145,8 +145,8 @@ static tk_node *unlink_cancels_locked(struct tk_queue *q, tk_node *n, size_t lim
         prefetch_links(batch[i]);
     for (size_t i = 0; i < k; i++) {
         tk_node *x = batch[i];
-        if (x->tk__priv.wheel.rounds != DETACHED)
-            tk_wheel_core_remove(&q->core, x);
+        if (tk__wheel_priv_of(x)->rounds != DETACHED)
+            tk__wheel_core_remove(&q->core, x);
         NEXT(x) = *zombies;
         *zombies = x;
     }
@@ -176,9 +176,9 @@ size_t tk__wheel_grab_pending_locked(struct tk_queue *q) {
     if (n == NULL)
         return 0;
     size_t k = 0;
-    const tk_wheel_core *w = &q->core;
-    int64_t horizon = tk_wheel_core_tick_time(w, tk_wheel_core_current_tick(w) + 1 +
-                                                     (uint64_t)w->ticks_per_wheel);
+    const tk__wheel_core *w = &q->core;
+    int64_t horizon = tk__wheel_core_tick_time(w, tk__wheel_core_current_tick(w) + 1 +
+                                                      (uint64_t)w->ticks_per_wheel);
     /* One walk (each node is likely a miss): the stack is newest first, so
      * pushing every node on the front of its class's list leaves the lists
      * oldest first; the first node pushed on a list is its tail. */
@@ -239,7 +239,7 @@ void tk__wheel_transfer_locked(struct tk_queue *q, size_t limit, int64_t until_n
                 b->tail = NULL;
             uint64_t w = ST_PENDING;
             if (word_cas(n, &w, ST_BUCKETED)) {
-                tk_wheel_core_add(&q->core, n);
+                tk__wheel_core_add(&q->core, n);
                 moved++;
             } else {
                 zombie_push_locked(q, n); /* CANCELLED_PENDING */
@@ -275,7 +275,7 @@ static bool claim_ready(tk_node *n, void *ctx) {
     uint64_t w = ST_BUCKETED;
     if (word_cas(n, &w, ST_READY))
         return true;
-    n->tk__priv.wheel.rounds = DETACHED;
+    tk__wheel_priv_of(n)->rounds = DETACHED;
     return false;
 }
 
@@ -422,13 +422,13 @@ static void *tick_main(void *arg) {
              * still in the backlog joins its bucket later, so no tick it may
              * belong to is expired now, or the core would put it in the next
              * tick, behind nodes with later keys. */
-            uint64_t cur = tk_wheel_core_current_tick(&q->core);
+            uint64_t cur = tk__wheel_core_current_tick(&q->core);
             uint64_t kb = tk__wheel_core_tick_of(&q->core, q->backlog_min_ns);
             uint64_t cap = (kb > cur + 1 ? kb : cur + 1) - 1;
             if (k > cap)
                 k = cap;
         }
-        while (k > tk_wheel_core_current_tick(&q->core)) {
+        while (k > tk__wheel_core_current_tick(&q->core)) {
             size_t count = 0;
             bool in_order = false;
             tk_node *batch =
@@ -449,11 +449,11 @@ static void *tick_main(void *arg) {
         int64_t plan;
         uint64_t next;
         int64_t next_tick =
-            tk_wheel_core_tick_time(&q->core, tk_wheel_core_current_tick(&q->core) + 1);
+            tk__wheel_core_tick_time(&q->core, tk__wheel_core_current_tick(&q->core) + 1);
         if (!backlog_empty(q))
             plan = next_tick;
         else if (tk__wheel_core_next_candidate(&q->core, &next))
-            plan = tk_wheel_core_tick_time(&q->core, next);
+            plan = tk__wheel_core_tick_time(&q->core, next);
         else
             plan = INT64_MAX;
         if (now < flood_end && plan > tk__sat_add(now, FLOOD_POLL_NS))

@@ -474,9 +474,9 @@ static void random_walks_match_the_model_with_the_defaults(void **state) {
     const int64_t origins[] = {0, INT64_C(1000000000000123), INT64_MIN / 2 + 7};
     for (size_t o = 0; o < 3; o++)
         for (uint64_t seed = 1; seed <= 3; seed++) {
-            walk_cfg w = {TK_HWHEEL_DEFAULT_TICK_NS,
-                          TK_HWHEEL_DEFAULT_BITS,
-                          TK_HWHEEL_DEFAULT_LEVELS,
+            walk_cfg w = {TK__HWHEEL_DEFAULT_TICK_NS,
+                          TK__HWHEEL_DEFAULT_BITS,
+                          TK__HWHEEL_DEFAULT_LEVELS,
                           origins[o],
                           seed * 7919 + o,
                           150,
@@ -504,13 +504,13 @@ static void random_walks_match_the_model_at_the_extreme_parameters(void **state)
     (void)state;
     const walk_cfg cfgs[] = {
         /* 1024 slots a level (16 bitmap words), 2 levels */
-        {1, TK_HWHEEL_MAX_BITS, 2, 0, 21, 150, 3000},
+        {1, TK__HWHEEL_MAX_BITS, 2, 0, 21, 150, 3000},
         /* 128 slots (2 words) */
         {1000, 7, 3, 77, 22, 150, 3000},
         /* 1 ns ticks, the widest span int64 holds: 2^62 ticks */
         {1, 2, 31, 0, 23, 150, 3000},
         /* a 1 s tick and 32 levels of 2 slots */
-        {1000000000, 1, TK_HWHEEL_MAX_LEVELS, INT64_C(5000000000), 24, 150, 3000},
+        {1000000000, 1, TK__HWHEEL_MAX_LEVELS, INT64_C(5000000000), 24, 150, 3000},
         /* the largest tick the defaults' span allows */
         {INT64_MAX >> 36, 6, 6, 0, 25, 100, 2000},
         /* an origin close to the end of time */
@@ -601,7 +601,7 @@ static void crowded_slots_cascade_at_every_level_in_exact_order(void **state) {
         {1000, 1, 6, 100}, /* 2 slots a level */
     };
     uint64_t rs = 777;
-    const size_t n = 9 * TK_HWHEEL_CHAINS + 5;
+    const size_t n = 9 * TK__HWHEEL_CHAINS + 5;
     for (size_t k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]); k++) {
         unsigned b = cfgs[k].bits;
         for (unsigned l = 0; l < cfgs[k].levels; l++) {
@@ -1042,7 +1042,7 @@ static void check_detects_a_broken_chain_and_a_wrong_count(void **state) {
     (void)state;
     core c;
     core_open(&c, 10, 6, 6, 0);
-    enum { N = 3 * TK_HWHEEL_CHAINS };
+    enum { N = 3 * TK__HWHEEL_CHAINS };
     tk_node n[N];
     memset(n, 0, sizeof(n));
     for (size_t i = 0; i < N; i++) { /* ticks 100..120: one slot of level 1 */
@@ -1052,9 +1052,9 @@ static void check_detects_a_broken_chain_and_a_wrong_count(void **state) {
     assert_int_equal(ops()->check(c.state), TK_OK);
     /* filled in turn: node i in chain i % chains */
     for (size_t i = 0; i < N; i++)
-        assert_int_equal(priv(&n[i])->chain, i % TK_HWHEEL_CHAINS);
+        assert_int_equal(priv(&n[i])->chain, i % TK__HWHEEL_CHAINS);
     /* a node that says it is in another chain */
-    tk_node *mid = &n[TK_HWHEEL_CHAINS + 1]; /* the middle of chain 1 */
+    tk_node *mid = &n[TK__HWHEEL_CHAINS + 1]; /* the middle of chain 1 */
     priv(mid)->chain = 2;
     assert_int_equal(ops()->check(c.state), TK_ESTATE);
     priv(mid)->chain = 1;
@@ -1075,7 +1075,7 @@ static void check_detects_a_broken_chain_and_a_wrong_count(void **state) {
     priv(next)->prev = mid;
     assert_int_equal(ops()->check(c.state), TK_OK);
     /* a chain index out of range is not held */
-    priv(mid)->chain = TK_HWHEEL_CHAINS;
+    priv(mid)->chain = TK__HWHEEL_CHAINS;
     assert_int_equal(ops()->remove(c.state, mid), TK_ENOENT);
     priv(mid)->chain = 1;
     /* removed from the middle, then everything leaves in order */
@@ -1158,9 +1158,9 @@ static void init_refuses_bad_parameters_and_reports_enomem(void **state) {
         {0, 6, 6},
         {-1, 6, 6},
         {1, 0, 6},
-        {1, TK_HWHEEL_MAX_BITS + 1, 1},
+        {1, TK__HWHEEL_MAX_BITS + 1, 1},
         {1, 6, 0},
-        {1, 1, TK_HWHEEL_MAX_LEVELS + 1},
+        {1, 1, TK__HWHEEL_MAX_LEVELS + 1},
         {1, 10, 7},               /* 70 bits of span */
         {INT64_C(1) << 40, 6, 4}, /* 2^40 ns x 2^24 overflows */
     };

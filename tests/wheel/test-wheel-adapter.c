@@ -113,7 +113,7 @@ static void rejects_invalid_configs(void **state) {
     tk_queue *q = NULL;
     tk_queue_config c;
     tk_queue_config_init_for(&c, tk_engine_wheel());
-    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS - 1;
+    WP(c)->tick_ns = TK__WHEEL_MIN_TICK_NS - 1;
     assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
     WP(c)->tick_ns = -TK_NS_PER_MS;
     assert_int_equal(ops->create(ops, &c, on_release, NULL, &q), TK_EINVAL);
@@ -137,7 +137,7 @@ static void rejects_invalid_configs(void **state) {
 
     /* The floor itself is fine, with the smallest wheel. */
     tk_queue_config_init_for(&c, tk_engine_wheel());
-    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS;
+    WP(c)->tick_ns = TK__WHEEL_MIN_TICK_NS;
     WP(c)->slots = 3;
     c.thread_name = "a-rather-long-thread-name";
     c.spin_ns = TK_NS_PER_S;
@@ -508,7 +508,7 @@ static void a_backlog_left_by_a_short_pass_keeps_its_tick(void **state) {
     rel_ctx rel = {0};
     tk_queue_config c;
     tk_queue_config_init_for(&c, tk_engine_wheel());
-    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS;
+    WP(c)->tick_ns = TK__WHEEL_MIN_TICK_NS;
     tk_queue *q = make_queue(&c, &rel);
     char *mem = calloc(N, STRIDE);
     unsigned char *evict = malloc(evict_bytes);
@@ -558,7 +558,7 @@ static void out_of_order_batches_leave_in_exact_order(void **state) {
     rel_ctx rel = {0};
     tk_queue_config c;
     tk_queue_config_init_for(&c, tk_engine_wheel());
-    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS; /* many passes, quickly */
+    WP(c)->tick_ns = TK__WHEEL_MIN_TICK_NS; /* many passes, quickly */
     WP(c)->slots = 64;
     tk_queue *q = make_queue(&c, &rel);
     tnode *t = make_nodes(N);
@@ -736,7 +736,7 @@ static void many_ticks_expired_in_one_pass_leave_in_order_never_early(void **sta
     rel_ctx rel = {0};
     tk_queue_config c;
     tk_queue_config_init_for(&c, tk_engine_wheel());
-    WP(c)->tick_ns = TK_WHEEL_MIN_TICK_NS;
+    WP(c)->tick_ns = TK__WHEEL_MIN_TICK_NS;
     WP(c)->slots = 256;
     tk_queue *q = make_queue(&c, &rel);
     tnode *t = make_nodes(N);

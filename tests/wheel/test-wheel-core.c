@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* timerkit: wheel core unit tests, driven tick by tick against a reference
  * model (a plain set of live nodes: a node is due at tick k iff deadline <=
- * t_k). Fixed seeds; tk_wheel_core_check() after every step. */
+ * t_k). Fixed seeds; tk__wheel_core_check() after every step. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +21,7 @@ __extension__ typedef __int128 i128;
 /* ---- reference model ----------------------------------------------------------- */
 
 typedef struct model {
-    tk_wheel_core w;
+    tk__wheel_core w;
     int64_t start_ns, tick_ns;
     uint32_t slots;
     tk_node *nodes; /* pool */
@@ -45,7 +45,7 @@ static uint64_t ref_raw_tick(const model *m, int64_t d) {
 
 static void model_init(model *m, int64_t tick_ns, uint32_t slots, int64_t start_ns, size_t pool) {
     memset(m, 0, sizeof(*m));
-    assert_int_equal(tk_wheel_core_init(&m->w, NULL, tick_ns, slots, start_ns), TK_OK);
+    assert_int_equal(tk__wheel_core_init(&m->w, NULL, tick_ns, slots, start_ns), TK_OK);
     m->start_ns = start_ns;
     m->tick_ns = tick_ns;
     m->slots = m->w.ticks_per_wheel;
@@ -57,7 +57,7 @@ static void model_init(model *m, int64_t tick_ns, uint32_t slots, int64_t start_
 }
 
 static void model_free(model *m) {
-    tk_wheel_core_destroy(&m->w);
+    tk__wheel_core_destroy(&m->w);
     free(m->nodes);
     free(m->live);
 }
@@ -67,14 +67,14 @@ static void model_free(model *m) {
 static void twin_add(model *a, model *b, size_t i, int64_t deadline_ns, uint64_t seq) {
     a->nodes[i].deadline_ns = b->nodes[i].deadline_ns = deadline_ns;
     a->nodes[i].seq = b->nodes[i].seq = seq;
-    tk_wheel_core_add(&a->w, &a->nodes[i]);
-    tk_wheel_core_add(&b->w, &b->nodes[i]);
+    tk__wheel_core_add(&a->w, &a->nodes[i]);
+    tk__wheel_core_add(&b->w, &b->nodes[i]);
     a->live[i] = b->live[i] = true;
 }
 
 static void twin_remove(model *a, model *b, size_t i) {
-    tk_wheel_core_remove(&a->w, &a->nodes[i]);
-    tk_wheel_core_remove(&b->w, &b->nodes[i]);
+    tk__wheel_core_remove(&a->w, &a->nodes[i]);
+    tk__wheel_core_remove(&b->w, &b->nodes[i]);
     a->live[i] = b->live[i] = false;
 }
 
@@ -98,10 +98,10 @@ static void expect_expired(model *m, uint64_t tick, tk_node *got, size_t k) {
     qsort(want, nw, sizeof(*want), cmp_key);
     if (k != nw) {
         fprintf(stderr, "tick %llu t %lld cur %llu k %zu nw %zu\n", (unsigned long long)tick,
-                (long long)t, (unsigned long long)tk_wheel_core_current_tick(&m->w), k, nw);
+                (long long)t, (unsigned long long)tk__wheel_core_current_tick(&m->w), k, nw);
         for (size_t j = 0; j < nw; j++)
             fprintf(stderr, " want d=%lld e=%llu\n", (long long)want[j]->deadline_ns,
-                    (unsigned long long)want[j]->tk__priv.wheel.rounds);
+                    (unsigned long long)tk__wheel_priv_of(want[j])->rounds);
     }
     assert_int_equal(k, nw);
     size_t i = 0;
@@ -117,13 +117,13 @@ static void expect_expired(model *m, uint64_t tick, tk_node *got, size_t k) {
 }
 
 static void check_model(model *m) {
-    assert_int_equal(tk_wheel_core_check(&m->w), TK_OK);
-    assert_int_equal(tk_wheel_core_size(&m->w), m->nlive);
+    assert_int_equal(tk__wheel_core_check(&m->w), TK_OK);
+    assert_int_equal(tk__wheel_core_size(&m->w), m->nlive);
     uint64_t next = 0;
-    bool any = tk_wheel_core_next_expiry_tick(&m->w, &next);
+    bool any = tk__wheel_core_next_expiry_tick(&m->w, &next);
     assert_int_equal(any, m->nlive != 0);
     if (any) {
-        uint64_t c = tk_wheel_core_current_tick(&m->w);
+        uint64_t c = tk__wheel_core_current_tick(&m->w);
         uint64_t best = UINT64_MAX;
         for (size_t i = 0; i < m->pool; i++)
             if (m->live[i]) {
@@ -138,7 +138,7 @@ static void check_model(model *m) {
 }
 
 static int64_t random_deadline(model *m, uint64_t *rs) {
-    uint64_t c = tk_wheel_core_current_tick(&m->w);
+    uint64_t c = tk__wheel_core_current_tick(&m->w);
     int64_t now = ref_tick_time(m, c);
     i128 span = (i128)m->tick_ns * m->slots;
     i128 d;
@@ -186,9 +186,9 @@ static void op_add(model *m, uint64_t *rs) {
         tk_node *n = &m->nodes[i];
         n->deadline_ns = random_deadline(m, rs);
         n->seq = m->seq++;
-        assert_false(tk_wheel_core_contains(&m->w, n));
-        tk_wheel_core_add(&m->w, n);
-        assert_true(tk_wheel_core_contains(&m->w, n));
+        assert_false(tk__wheel_core_contains(&m->w, n));
+        tk__wheel_core_add(&m->w, n);
+        assert_true(tk__wheel_core_contains(&m->w, n));
         m->live[i] = true;
         m->nlive++;
         return;
@@ -200,8 +200,8 @@ static void op_remove(model *m, uint64_t *rs) {
         size_t i = (size_t)rng_below(rs, m->pool);
         if (!m->live[i])
             continue;
-        tk_wheel_core_remove(&m->w, &m->nodes[i]);
-        assert_false(tk_wheel_core_contains(&m->w, &m->nodes[i]));
+        tk__wheel_core_remove(&m->w, &m->nodes[i]);
+        assert_false(tk__wheel_core_contains(&m->w, &m->nodes[i]));
         m->live[i] = false;
         m->nlive--;
         return;
@@ -226,32 +226,32 @@ static void run_random(int64_t tick_ns, uint32_t slots, int64_t start_ns, uint64
             op_remove(&m, &rs);
         } else if (r < 93) {
             size_t k = 99;
-            uint64_t c = tk_wheel_core_current_tick(&m.w);
-            tk_node *got = tk_wheel_core_advance(&m.w, &k);
-            assert_int_equal(tk_wheel_core_current_tick(&m.w), c + 1);
+            uint64_t c = tk__wheel_core_current_tick(&m.w);
+            tk_node *got = tk__wheel_core_advance(&m.w, &k);
+            assert_int_equal(tk__wheel_core_current_tick(&m.w), c + 1);
             expect_expired(&m, c + 1, got, k);
         } else if (r < 98) {
-            uint64_t c = tk_wheel_core_current_tick(&m.w);
+            uint64_t c = tk__wheel_core_current_tick(&m.w);
             uint64_t span = rng_below(&rs, 4) == 0 ? 3 * (uint64_t)m.slots + 2 : 8;
             uint64_t to = c + rng_below(&rs, span);
             size_t k = 99;
-            tk_node *got = tk_wheel_core_advance_to(&m.w, to, &k);
+            tk_node *got = tk__wheel_core_advance_to(&m.w, to, &k);
             if (to <= c) { /* no-op: nodes due at t_c leave on the next tick */
                 assert_null(got);
                 assert_int_equal(k, 0);
-                assert_int_equal(tk_wheel_core_current_tick(&m.w), c);
+                assert_int_equal(tk__wheel_core_current_tick(&m.w), c);
             } else {
-                assert_int_equal(tk_wheel_core_current_tick(&m.w), to);
+                assert_int_equal(tk__wheel_core_current_tick(&m.w), to);
                 expect_expired(&m, to, got, k);
             }
         } else {
             /* Jump straight to the next expiry (far and INT64_MAX deadlines
              * during the final drain): exactly something expires there. */
-            uint64_t next, c = tk_wheel_core_current_tick(&m.w);
-            if (tk_wheel_core_next_expiry_tick(&m.w, &next) &&
+            uint64_t next, c = tk__wheel_core_current_tick(&m.w);
+            if (tk__wheel_core_next_expiry_tick(&m.w, &next) &&
                 (drain || next - c <= 100 * (uint64_t)m.slots)) {
                 size_t k = 0;
-                tk_node *got = tk_wheel_core_advance_to(&m.w, next, &k);
+                tk_node *got = tk__wheel_core_advance_to(&m.w, next, &k);
                 assert_true(k > 0);
                 expect_expired(&m, next, got, k);
             }
@@ -261,7 +261,7 @@ static void run_random(int64_t tick_ns, uint32_t slots, int64_t start_ns, uint64
         check_model(&m);
         /* contains() agrees with the model for a random node */
         size_t i = (size_t)rng_below(&rs, m.pool);
-        assert_int_equal(tk_wheel_core_contains(&m.w, &m.nodes[i]), m.live[i]);
+        assert_int_equal(tk__wheel_core_contains(&m.w, &m.nodes[i]), m.live[i]);
     }
     assert_int_equal(m.nlive, 0);
     assert_true(max_live > 20);
@@ -313,14 +313,14 @@ static void advance_to_equals_repeated_advance(void **state) {
                     continue;
                 twin_remove(&a, &b, i);
             } else {
-                uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
+                uint64_t to = tk__wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
                 size_t ka = 0;
-                tk_node *la = tk_wheel_core_advance_to(&a.w, to, &ka);
+                tk_node *la = tk__wheel_core_advance_to(&a.w, to, &ka);
                 size_t kb = 0;
                 tk_node *x = la;
-                while (tk_wheel_core_current_tick(&b.w) < to) {
+                while (tk__wheel_core_current_tick(&b.w) < to) {
                     size_t k1;
-                    for (tk_node *y = tk_wheel_core_advance(&b.w, &k1); y != NULL;
+                    for (tk_node *y = tk__wheel_core_advance(&b.w, &k1); y != NULL;
                          y = tk_node_next_detached(y), x = tk_node_next_detached(x)) {
                         assert_non_null(x);
                         assert_int_equal(x - a.nodes, y - b.nodes);
@@ -331,9 +331,9 @@ static void advance_to_equals_repeated_advance(void **state) {
                 assert_null(x);
                 assert_int_equal(ka, kb);
             }
-            assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
-            assert_int_equal(tk_wheel_core_check(&b.w), TK_OK);
-            assert_int_equal(tk_wheel_core_current_tick(&a.w), tk_wheel_core_current_tick(&b.w));
+            assert_int_equal(tk__wheel_core_check(&a.w), TK_OK);
+            assert_int_equal(tk__wheel_core_check(&b.w), TK_OK);
+            assert_int_equal(tk__wheel_core_current_tick(&a.w), tk__wheel_core_current_tick(&b.w));
         }
         model_free(&a);
         model_free(&b);
@@ -365,10 +365,10 @@ static void expire_to_is_advance_to_unsorted(void **state) {
                     continue;
                 twin_remove(&a, &b, i);
             } else {
-                uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
+                uint64_t to = tk__wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
                 size_t ka = 0, kb = 0;
                 tk_node *la = tk__wheel_core_expire_to(&a.w, to, &ka);
-                tk_node *lb = tk_wheel_core_advance_to(&b.w, to, &kb);
+                tk_node *lb = tk__wheel_core_advance_to(&b.w, to, &kb);
                 assert_int_equal(ka, kb);
                 size_t n = 0;
                 for (tk_node *x = la; x != NULL; x = tk_node_next_detached(x), n++)
@@ -388,8 +388,8 @@ static void expire_to_is_advance_to_unsorted(void **state) {
                 assert_null(x);
                 assert_ptr_equal(tail, last);
             }
-            assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
-            assert_int_equal(tk_wheel_core_current_tick(&a.w), tk_wheel_core_current_tick(&b.w));
+            assert_int_equal(tk__wheel_core_check(&a.w), TK_OK);
+            assert_int_equal(tk__wheel_core_current_tick(&a.w), tk__wheel_core_current_tick(&b.w));
         }
         assert_true(unsorted > 0); /* the unsorted path was exercised */
         model_free(&a);
@@ -425,13 +425,13 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
                     continue;
                 twin_remove(&a, &b, i);
             } else {
-                uint64_t to = tk_wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
+                uint64_t to = tk__wheel_core_current_tick(&a.w) + rng_below(&rs, 70);
                 size_t enough = (size_t)rng_below(&rs, 40);
                 size_t kb = 0;
                 tk_node *y = tk__wheel_core_expire_to(&b.w, to, &kb);
                 size_t ka = 0;
                 do {
-                    uint64_t from = tk_wheel_core_current_tick(&a.w);
+                    uint64_t from = tk__wheel_core_current_tick(&a.w);
                     size_t k = 0;
                     bool in_order = false;
                     tk_node *x = tk__wheel_core_expire_some(&a.w, to, enough, &k, &in_order);
@@ -442,7 +442,7 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
                     assert_int_equal(in_order, sorted);
                     if (x != NULL && tk_node_next_detached(x) != NULL)
                         *(sorted ? &ordered_lists : &unordered_lists) += 1;
-                    uint64_t now = tk_wheel_core_current_tick(&a.w);
+                    uint64_t now = tk__wheel_core_current_tick(&a.w);
                     size_t want = enough == 0 ? 1 : enough;
                     bool split = false; /* a node of tick now + 1 came out */
                     assert_true(now <= to);
@@ -469,13 +469,13 @@ static void expire_some_cuts_expire_to_at_tick_boundaries(void **state) {
                         early_stops++;
                     }
                     ka += k;
-                    assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
-                } while (tk_wheel_core_current_tick(&a.w) < to);
+                    assert_int_equal(tk__wheel_core_check(&a.w), TK_OK);
+                } while (tk__wheel_core_current_tick(&a.w) < to);
                 assert_null(y);
                 assert_int_equal(ka, kb);
             }
-            assert_int_equal(tk_wheel_core_check(&a.w), TK_OK);
-            assert_int_equal(tk_wheel_core_current_tick(&a.w), tk_wheel_core_current_tick(&b.w));
+            assert_int_equal(tk__wheel_core_check(&a.w), TK_OK);
+            assert_int_equal(tk__wheel_core_current_tick(&a.w), tk__wheel_core_current_tick(&b.w));
         }
         print_message("      seed %llu: %zu cuts at a tick's end, %zu within a tick\n",
                       (unsigned long long)seed, early_stops, splits);
@@ -503,9 +503,9 @@ static void an_ordered_tick_leaves_in_chunks_of_exactly_enough(void **state) {
     for (size_t i = 0; i < N; i++) {
         m.nodes[i].deadline_ns = 5500; /* tick 6 */
         m.nodes[i].seq = 10 + i;
-        tk_wheel_core_add(&m.w, &m.nodes[i]);
+        tk__wheel_core_add(&m.w, &m.nodes[i]);
     }
-    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    assert_int_equal(tk__wheel_core_check(&m.w), TK_OK);
     size_t out = 0;
     for (int chunk = 0; chunk < 4; chunk++) {
         size_t k = 0;
@@ -516,45 +516,45 @@ static void an_ordered_tick_leaves_in_chunks_of_exactly_enough(void **state) {
         for (; x != NULL; x = tk_node_next_detached(x))
             assert_ptr_equal(x, &m.nodes[out++]);
         assert_int_equal(out, (size_t)(chunk + 1) * ENOUGH);
-        assert_int_equal(tk_wheel_core_current_tick(&m.w), 5);
-        assert_int_equal(tk_wheel_core_size(&m.w), N - out);
+        assert_int_equal(tk__wheel_core_current_tick(&m.w), 5);
+        assert_int_equal(tk__wheel_core_size(&m.w), N - out);
         uint64_t next = 0;
-        assert_true(tk_wheel_core_next_expiry_tick(&m.w, &next));
+        assert_true(tk__wheel_core_next_expiry_tick(&m.w, &next));
         assert_int_equal(next, 6);
-        assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+        assert_int_equal(tk__wheel_core_check(&m.w), TK_OK);
     }
     /* already due with a key before the bucket's newest: joins tick 6, out of order */
     m.nodes[N].deadline_ns = 100;
     m.nodes[N].seq = 1;
-    tk_wheel_core_add(&m.w, &m.nodes[N]);
+    tk__wheel_core_add(&m.w, &m.nodes[N]);
     assert_int_equal(tk__wheel_core_expiry(&m.nodes[N]), 6);
-    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    assert_int_equal(tk__wheel_core_check(&m.w), TK_OK);
     size_t k = 0;
     bool in_order = true;
     tk_node *x = tk__wheel_core_expire_some(&m.w, 10, ENOUGH, &k, &in_order);
     assert_int_equal(k, N - out + 1); /* the whole rest of the tick */
     assert_false(in_order);
-    assert_int_equal(tk_wheel_core_current_tick(&m.w), 6); /* enough: stops after tick 6 */
+    assert_int_equal(tk__wheel_core_current_tick(&m.w), 6); /* enough: stops after tick 6 */
     size_t seen = 0;
     for (; x != NULL; x = tk_node_next_detached(x))
         seen++;
     assert_int_equal(seen, k);
-    assert_int_equal(tk_wheel_core_size(&m.w), 0);
-    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    assert_int_equal(tk__wheel_core_size(&m.w), 0);
+    assert_int_equal(tk__wheel_core_check(&m.w), TK_OK);
 
     /* check() verifies the order a bucket claims: swap two keys behind its back */
     for (size_t i = 0; i < 3; i++) {
         m.nodes[i].deadline_ns = 20500; /* tick 21 */
         m.nodes[i].seq = 100 + i;
-        tk_wheel_core_add(&m.w, &m.nodes[i]);
+        tk__wheel_core_add(&m.w, &m.nodes[i]);
     }
-    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    assert_int_equal(tk__wheel_core_check(&m.w), TK_OK);
     m.nodes[0].seq = 102;
     m.nodes[2].seq = 100;
-    assert_int_equal(tk_wheel_core_check(&m.w), TK_ESTATE);
+    assert_int_equal(tk__wheel_core_check(&m.w), TK_ESTATE);
     m.nodes[0].seq = 100;
     m.nodes[2].seq = 102;
-    assert_int_equal(tk_wheel_core_check(&m.w), TK_OK);
+    assert_int_equal(tk__wheel_core_check(&m.w), TK_OK);
     model_free(&m);
 }
 
@@ -575,96 +575,96 @@ static void limited_free(void *ctx, void *p, size_t size) {
 
 static void init_rejects_bad_parameters(void **state) {
     (void)state;
-    tk_wheel_core w;
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 0, 8, 0), TK_EINVAL);
-    assert_int_equal(tk_wheel_core_init(&w, NULL, -5, 8, 0), TK_EINVAL);
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 0, 0), TK_EINVAL);
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, (UINT32_C(1) << 24) + 1, 0), TK_EINVAL);
-    assert_int_equal(tk_wheel_core_init(NULL, NULL, 1000, 8, 0), TK_EINVAL);
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 0, 8, 0), TK_EINVAL);
+    assert_int_equal(tk__wheel_core_init(&w, NULL, -5, 8, 0), TK_EINVAL);
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 1000, 0, 0), TK_EINVAL);
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 1000, (UINT32_C(1) << 24) + 1, 0), TK_EINVAL);
+    assert_int_equal(tk__wheel_core_init(NULL, NULL, 1000, 8, 0), TK_EINVAL);
     /* 2^24 is accepted; a failing allocator turns it into TK_ENOMEM. */
     tk_allocator lim = {limited_alloc, limited_free, NULL};
-    assert_int_equal(tk_wheel_core_init(&w, &lim, 1000, UINT32_C(1) << 24, 0), TK_ENOMEM);
+    assert_int_equal(tk__wheel_core_init(&w, &lim, 1000, UINT32_C(1) << 24, 0), TK_ENOMEM);
     assert_int_equal(big_allocs, 1);
-    assert_int_equal(tk_wheel_core_init(&w, &lim, 1000, 1000, 0), TK_OK);
+    assert_int_equal(tk__wheel_core_init(&w, &lim, 1000, 1000, 0), TK_OK);
     assert_int_equal(w.ticks_per_wheel, 1024); /* rounded up to a power of two */
-    tk_wheel_core_destroy(&w);
+    tk__wheel_core_destroy(&w);
 }
 
 static void tick_time_saturates(void **state) {
     (void)state;
-    tk_wheel_core w;
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 5, 4, INT64_MAX - 10), TK_OK);
-    assert_int_equal(tk_wheel_core_tick_time(&w, 0), INT64_MAX - 10);
-    assert_int_equal(tk_wheel_core_tick_time(&w, 1), INT64_MAX - 5);
-    assert_int_equal(tk_wheel_core_tick_time(&w, 3), INT64_MAX);
-    assert_int_equal(tk_wheel_core_tick_time(&w, UINT64_MAX), INT64_MAX);
-    tk_wheel_core_destroy(&w);
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 4, INT64_MIN), TK_OK);
-    assert_int_equal(tk_wheel_core_tick_time(&w, UINT64_MAX / 2), INT64_MAX);
-    assert_int_equal(tk_wheel_core_tick_time(&w, 2), INT64_MIN + 2000);
-    tk_wheel_core_destroy(&w);
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 5, 4, INT64_MAX - 10), TK_OK);
+    assert_int_equal(tk__wheel_core_tick_time(&w, 0), INT64_MAX - 10);
+    assert_int_equal(tk__wheel_core_tick_time(&w, 1), INT64_MAX - 5);
+    assert_int_equal(tk__wheel_core_tick_time(&w, 3), INT64_MAX);
+    assert_int_equal(tk__wheel_core_tick_time(&w, UINT64_MAX), INT64_MAX);
+    tk__wheel_core_destroy(&w);
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 1000, 4, INT64_MIN), TK_OK);
+    assert_int_equal(tk__wheel_core_tick_time(&w, UINT64_MAX / 2), INT64_MAX);
+    assert_int_equal(tk__wheel_core_tick_time(&w, 2), INT64_MIN + 2000);
+    tk__wheel_core_destroy(&w);
 }
 
 static void empty_wheel_advances_quietly(void **state) {
     (void)state;
-    tk_wheel_core w;
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 8, 0), TK_OK);
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 1000, 8, 0), TK_OK);
     size_t k = 7;
-    assert_null(tk_wheel_core_advance(&w, &k));
+    assert_null(tk__wheel_core_advance(&w, &k));
     assert_int_equal(k, 0);
     uint64_t t;
-    assert_false(tk_wheel_core_next_expiry_tick(&w, &t));
-    assert_null(tk_wheel_core_advance_to(&w, UINT64_C(1) << 40, &k));
-    assert_int_equal(tk_wheel_core_current_tick(&w), UINT64_C(1) << 40);
-    assert_null(tk_wheel_core_advance_to(&w, 5, &k)); /* backwards: no-op */
-    assert_int_equal(tk_wheel_core_current_tick(&w), UINT64_C(1) << 40);
-    assert_int_equal(tk_wheel_core_check(&w), TK_OK);
-    tk_wheel_core_destroy(&w);
+    assert_false(tk__wheel_core_next_expiry_tick(&w, &t));
+    assert_null(tk__wheel_core_advance_to(&w, UINT64_C(1) << 40, &k));
+    assert_int_equal(tk__wheel_core_current_tick(&w), UINT64_C(1) << 40);
+    assert_null(tk__wheel_core_advance_to(&w, 5, &k)); /* backwards: no-op */
+    assert_int_equal(tk__wheel_core_current_tick(&w), UINT64_C(1) << 40);
+    assert_int_equal(tk__wheel_core_check(&w), TK_OK);
+    tk__wheel_core_destroy(&w);
 }
 
 static void due_node_expires_on_next_advance_never_in_a_passed_slot(void **state) {
     (void)state;
-    tk_wheel_core w;
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 8, 0), TK_OK);
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 1000, 8, 0), TK_OK);
     size_t k;
-    tk_wheel_core_advance_to(&w, 13, &k);
+    tk__wheel_core_advance_to(&w, 13, &k);
     tk_node n[3] = {{.deadline_ns = 0, .seq = 2},
                     {.deadline_ns = 13000, .seq = 1},
                     {.deadline_ns = INT64_MIN, .seq = 3}};
     for (int i = 0; i < 3; i++)
-        tk_wheel_core_add(&w, &n[i]);
-    assert_int_equal(tk_wheel_core_check(&w), TK_OK);
+        tk__wheel_core_add(&w, &n[i]);
+    assert_int_equal(tk__wheel_core_check(&w), TK_OK);
     uint64_t t;
-    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    assert_true(tk__wheel_core_next_expiry_tick(&w, &t));
     assert_int_equal(t, 14);
-    tk_node *l = tk_wheel_core_advance(&w, &k);
+    tk_node *l = tk__wheel_core_advance(&w, &k);
     assert_int_equal(k, 3);
     assert_ptr_equal(l, &n[2]);
     assert_ptr_equal(tk_node_next_detached(l), &n[0]);
     assert_ptr_equal(tk_node_next_detached(tk_node_next_detached(l)), &n[1]);
-    tk_wheel_core_destroy(&w);
+    tk__wheel_core_destroy(&w);
 }
 
 static void equal_deadlines_leave_in_seq_order(void **state) {
     (void)state;
-    tk_wheel_core w;
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000, 4, 0), TK_OK);
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 1000, 4, 0), TK_OK);
     tk_node n[50];
     memset(n, 0, sizeof(n));
     for (int i = 0; i < 50; i++) { /* added in a scrambled seq order */
         n[i].deadline_ns = 20500;
         n[i].seq = (uint64_t)((i * 17) % 50);
-        tk_wheel_core_add(&w, &n[i]);
+        tk__wheel_core_add(&w, &n[i]);
     }
     size_t k;
-    tk_node *l = tk_wheel_core_advance_to(&w, 20, &k);
+    tk_node *l = tk__wheel_core_advance_to(&w, 20, &k);
     assert_null(l);
-    l = tk_wheel_core_advance(&w, &k);
+    l = tk__wheel_core_advance(&w, &k);
     assert_int_equal(k, 50);
     uint64_t want = 0;
     for (; l != NULL; l = tk_node_next_detached(l))
         assert_int_equal(l->seq, want++);
-    tk_wheel_core_destroy(&w);
+    tk__wheel_core_destroy(&w);
 }
 
 /* tk__wheel_sort, a natural merge sort: sorted, reversed, few-key (equal
@@ -821,49 +821,49 @@ static void sort_piece_sorts_the_first_max_nodes(void **state) {
 
 static void far_and_int64_max_deadlines(void **state) {
     (void)state;
-    tk_wheel_core w;
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 1000000, 1024, 123), TK_OK);
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 1000000, 1024, 123), TK_OK);
     tk_node far = {.deadline_ns = 123 + INT64_C(3600) * 1000000000, .seq = 1};
     tk_node end = {.deadline_ns = INT64_MAX, .seq = 2};
-    tk_wheel_core_add(&w, &far);
-    tk_wheel_core_add(&w, &end);
+    tk__wheel_core_add(&w, &far);
+    tk__wheel_core_add(&w, &end);
     uint64_t t;
-    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    assert_true(tk__wheel_core_next_expiry_tick(&w, &t));
     assert_int_equal(t, 3600000);
     size_t k;
-    assert_null(tk_wheel_core_advance_to(&w, 3599999, &k));
-    assert_ptr_equal(tk_wheel_core_advance(&w, &k), &far);
-    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
-    assert_true(tk_wheel_core_tick_time(&w, t) == INT64_MAX);
-    assert_true(tk_wheel_core_tick_time(&w, t - 1) < INT64_MAX);
-    assert_ptr_equal(tk_wheel_core_advance_to(&w, t, &k), &end);
-    assert_int_equal(tk_wheel_core_size(&w), 0);
-    assert_int_equal(tk_wheel_core_check(&w), TK_OK);
-    tk_wheel_core_destroy(&w);
+    assert_null(tk__wheel_core_advance_to(&w, 3599999, &k));
+    assert_ptr_equal(tk__wheel_core_advance(&w, &k), &far);
+    assert_true(tk__wheel_core_next_expiry_tick(&w, &t));
+    assert_true(tk__wheel_core_tick_time(&w, t) == INT64_MAX);
+    assert_true(tk__wheel_core_tick_time(&w, t - 1) < INT64_MAX);
+    assert_ptr_equal(tk__wheel_core_advance_to(&w, t, &k), &end);
+    assert_int_equal(tk__wheel_core_size(&w), 0);
+    assert_int_equal(tk__wheel_core_check(&w), TK_OK);
+    tk__wheel_core_destroy(&w);
 }
 
 static void removing_a_bucket_minimum_keeps_next_expiry_exact(void **state) {
     (void)state;
-    tk_wheel_core w;
-    assert_int_equal(tk_wheel_core_init(&w, NULL, 10, 4, 0), TK_OK);
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 10, 4, 0), TK_OK);
     tk_node a = {.deadline_ns = 10, .seq = 1};  /* tick 1, slot 1 */
     tk_node b = {.deadline_ns = 50, .seq = 2};  /* tick 5, slot 1 */
     tk_node c = {.deadline_ns = 130, .seq = 3}; /* tick 13, slot 1 */
-    tk_wheel_core_add(&w, &a);
-    tk_wheel_core_add(&w, &b);
-    tk_wheel_core_add(&w, &c);
+    tk__wheel_core_add(&w, &a);
+    tk__wheel_core_add(&w, &b);
+    tk__wheel_core_add(&w, &c);
     uint64_t t;
-    tk_wheel_core_remove(&w, &a);
-    assert_int_equal(tk_wheel_core_check(&w), TK_OK);
-    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    tk__wheel_core_remove(&w, &a);
+    assert_int_equal(tk__wheel_core_check(&w), TK_OK);
+    assert_true(tk__wheel_core_next_expiry_tick(&w, &t));
     assert_int_equal(t, 5);
-    tk_wheel_core_remove(&w, &b);
-    assert_true(tk_wheel_core_next_expiry_tick(&w, &t));
+    tk__wheel_core_remove(&w, &b);
+    assert_true(tk__wheel_core_next_expiry_tick(&w, &t));
     assert_int_equal(t, 13);
     size_t k;
-    assert_null(tk_wheel_core_advance_to(&w, 12, &k));
-    assert_ptr_equal(tk_wheel_core_advance(&w, &k), &c);
-    tk_wheel_core_destroy(&w);
+    assert_null(tk__wheel_core_advance_to(&w, 12, &k));
+    assert_ptr_equal(tk__wheel_core_advance(&w, &k), &c);
+    tk__wheel_core_destroy(&w);
 }
 
 int main(void) {

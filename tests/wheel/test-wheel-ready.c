@@ -19,8 +19,8 @@
 #include "wheel-core.h"
 #include "wheel-ready.h"
 
-#define NEXT(n) ((n)->tk__priv.wheel.next)
-#define RUNS TK_WHEEL_READY_RUNS
+#define NEXT(n) (tk__wheel_priv_of(n)->next)
+#define RUNS TK__WHEEL_READY_RUNS
 
 static uint64_t rng(uint64_t *s) {
     *s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -328,8 +328,8 @@ static void refused_nodes_are_left_alone(void **state) {
     for (size_t i = 0; i < N; i++) {
         m.nodes[i].deadline_ns = (int64_t)(N - i);
         m.nodes[i].seq = i;
-        m.nodes[i].tk__priv.wheel.rounds = -77;
-        m.nodes[i].tk__priv.wheel.prev = &m.nodes[0];
+        tk__wheel_priv_of(&m.nodes[i])->rounds = -77;
+        tk__wheel_priv_of(&m.nodes[i])->prev = &m.nodes[0];
         v[i] = &m.nodes[i];
     }
     tk_node *list = sorted_list(v, N);
@@ -345,8 +345,8 @@ static void refused_nodes_are_left_alone(void **state) {
         m.in[i] = i % 2 == 0;
         if (i % 2 != 0) {
             assert_ptr_equal(NEXT(&m.nodes[i]), next_of[i]);
-            assert_ptr_equal(m.nodes[i].tk__priv.wheel.prev, &m.nodes[0]);
-            assert_int_equal(m.nodes[i].tk__priv.wheel.rounds, -77);
+            assert_ptr_equal(tk__wheel_priv_of(&m.nodes[i])->prev, &m.nodes[0]);
+            assert_int_equal(tk__wheel_priv_of(&m.nodes[i])->rounds, -77);
         }
     }
     check_against(&r, &m);
@@ -422,10 +422,10 @@ static void check_detects_corruption(void **state) {
     assert_int_equal(tk__wheel_ready_check(&r, NULL, NULL), TK_ESTATE);
     x->deadline_ns = d;
 
-    int64_t slot = x->tk__priv.wheel.rounds;
-    x->tk__priv.wheel.rounds = slot + 1;
+    int64_t slot = tk__wheel_priv_of(x)->rounds;
+    tk__wheel_priv_of(x)->rounds = slot + 1;
     assert_int_equal(tk__wheel_ready_check(&r, NULL, NULL), TK_ESTATE);
-    x->tk__priv.wheel.rounds = slot;
+    tk__wheel_priv_of(x)->rounds = slot;
 
     uint16_t w = r.win[1];
     r.win[1] = (uint16_t)(w + 1);
