@@ -582,6 +582,10 @@ const char *tk_queue_cap_name(unsigned cap) {
         return "batch take";
     case TK_QUEUE_CAP_DEFERRED_RELEASE:
         return "deferred release";
+    case TK_QUEUE_CAP_SHARDED:
+        return "sharded";
+    case TK_QUEUE_CAP_WAKE:
+        return "wake";
     default:
         return NULL;
     }

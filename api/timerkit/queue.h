@@ -58,6 +58,21 @@ typedef struct tk_node {
     } tk__priv; /**< private: the engine's storage (union tk__node_priv) */
 } tk_node;
 
+/** How many shard keys there are (tk_node_shard_key()). */
+#define TK_NODE_SHARD_KEYS 128u
+
+/** A node's shard key: bits 1 to 7 of its seq, 0 to TK_NODE_SHARD_KEYS - 1.
+ * An engine that keeps its nodes in several shards, each with a lock of its
+ * own (TK_QUEUE_CAP_SHARDED), files a node under the shard its key maps to
+ * (key modulo the number of shards), so that a node is found again from the
+ * node alone. An owner that offers from several threads gives each thread a
+ * key of its own (the executor: the thread's slot), so that those threads
+ * meet in no lock. The key changes nothing in the order nodes leave in,
+ * which is (deadline, seq) as ever. Bit 0 of seq is the owner's. */
+static inline unsigned tk_node_shard_key(const tk_node *n) {
+    return (unsigned)(n->seq >> 1) & (TK_NODE_SHARD_KEYS - 1u);
+}
+
 /** Returns the next node of a list returned by drain(), remove_if() or
  * take_batch(). */
 static inline tk_node *tk_node_next_detached(const tk_node *n) {
@@ -197,6 +212,14 @@ typedef struct tk_queue_param {
  * `release` callback (the wheel, whose tick thread may hold it). Without
  * this flag remove() always completes at once and `release` is never called. */
 #define TK_QUEUE_CAP_DEFERRED_RELEASE 0x40u
+/** Offers and removals of nodes whose shard keys (tk_node_shard_key()) map
+ * to different shards take no common lock and write no common cache line:
+ * threads that each offer under a key of their own do not slow each other
+ * down. The engine has a shard per CPU (at most TK_NODE_SHARD_KEYS); what
+ * the takers see is the same as with one shard, exact order included. */
+#define TK_QUEUE_CAP_SHARDED 0x80u
+/** The engine has wake() (below). */
+#define TK_QUEUE_CAP_WAKE 0x100u
 
 struct tk_queue_ops {
     const char *name;        /**< short engine name: "heap", "wheel"; letters, digits, '_', '-' */
@@ -226,12 +249,13 @@ struct tk_queue_ops {
     int (*offer)(tk_queue *q, tk_node *n);
 
     /** Blocks until a node is due, then removes it and stores it in *out.
-     * Returns TK_OK or TK_ECLOSED (see close()). Never returns a node early. */
+     * Returns TK_OK, TK_ECLOSED (see close()) or TK_EINTR (see wake()).
+     * Never returns a node early. */
     int (*take)(tk_queue *q, tk_node **out);
 
     /** As take(), but gives up once `timeout_ns` have passed (0 or negative:
      * do not wait): TK_ETIMEDOUT comes no earlier than that, and a node due
-     * within the timeout is handed out. Returns TK_OK, TK_ETIMEDOUT or
+     * within the timeout is handed out. Returns TK_OK, TK_ETIMEDOUT, TK_EINTR or
      * TK_ECLOSED. */
     int (*poll)(tk_queue *q, int64_t timeout_ns, tk_node **out);
 
@@ -304,7 +328,7 @@ struct tk_queue_ops {
      * what earlier batches left, so a batch taker may hold up to `max` nodes
      * that another thread could have run meanwhile: `max` bounds that delay
      * (choose it with the callbacks' run time in mind).
-     * Returns TK_OK (*out and *count set, *count >= 1), TK_ECLOSED, or
+     * Returns TK_OK (*out and *count set, *count >= 1), TK_ECLOSED, TK_EINTR, or
      * TK_EINVAL (q, out or count NULL, or max 0). On any status but TK_OK
      * nothing is removed and *out, *count (where not NULL) are set to NULL
      * and 0. */
@@ -338,11 +362,21 @@ struct tk_queue_ops {
      * benchmarks and the core tests drive directly, and a caller may run
      * from its own event loop. NULL if the engine has none. */
     const tk_core_ops *core;
+
+    /** Optional (NULL if the engine lacks it; TK_QUEUE_CAP_WAKE says it has
+     * it): wakes every thread blocked in take(), poll() or take_batch() on
+     * this queue. Each of them returns TK_EINTR, having taken nothing; a call
+     * that starts after wake() returned is not affected. An owner uses it to
+     * make its takers look again at what they wait for (the executor: its
+     * settings, which decide whether a worker waits with a time-out) without
+     * closing the queue. Thread-safe; never waits for a taker. */
+    void (*wake)(tk_queue *q);
 };
 
 /** A short name of one capability flag, for listings: "exact order",
  * "O(1) remove", "ticked", "own thread", "bounded", "batch take", "deferred
- * release"; NULL if `cap` is not exactly one known TK_QUEUE_CAP_* flag. */
+ * release", "sharded", "wake"; NULL if `cap` is not exactly one known
+ * TK_QUEUE_CAP_* flag. */
 TK_API const char *tk_queue_cap_name(unsigned cap);
 
 /** Sets every field of `cfg` to its default and names no engine: the config
