@@ -2,9 +2,11 @@
 /* timerkit: status table, default allocator, clock, the engine-neutral config. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common-internal.h"
 #include "timerkit/queue.h"
@@ -94,4 +96,37 @@ void tk__thread_set_name(const char *name) {
     strncpy(buf, name, sizeof(buf) - 1);
     buf[sizeof(buf) - 1] = '\0';
     (void)pthread_setname_np(pthread_self(), buf);
+}
+
+void tk__spin_wait(tk__spinlock *l) {
+    for (unsigned spins = 0;; spins++) {
+        if (atomic_load_explicit(&l->held, memory_order_relaxed) == 0 &&
+            atomic_exchange_explicit(&l->held, 1, memory_order_acquire) == 0)
+            return;
+        if (spins < 64)
+            tk__cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+_Static_assert(TK__THREAD_SLOTS == TK_NODE_SHARD_KEYS, "a slot is a shard key");
+
+_Thread_local unsigned tk__thread_slot_plus1;
+
+/* The next slot to hand out (common-internal.h: the one place of this state). */
+static _Atomic unsigned slot_turn;
+
+unsigned tk__thread_slot_assign(void) {
+    unsigned s = atomic_fetch_add_explicit(&slot_turn, 1, memory_order_relaxed) % TK__THREAD_SLOTS;
+    tk__thread_slot_plus1 = s + 1;
+    return s;
+}
+
+unsigned tk__shard_count(void) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned n = 1;
+    while (n < TK__THREAD_SLOTS && (long)n < cpus)
+        n *= 2;
+    return n;
 }

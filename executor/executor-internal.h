@@ -29,32 +29,6 @@
 #include "timerkit/executor.h"
 #include "timerkit/queue.h"
 
-/* A spin lock for the executor's two leaf locks (slab_lock, batch_lock):
- * critical sections of a few pointer updates, never a call out, rarely
- * contended. Taking it is one exchange; releasing it a plain release store,
- * where a mutex's unlock is another locked instruction. A waiter spins
- * briefly, then yields the CPU, so a holder that was preempted gets to run
- * (a machine may have fewer cores than threads). */
-typedef struct tk__spinlock {
-    _Atomic uint32_t held;
-} tk__spinlock;
-
-void tk__spin_wait(tk__spinlock *l); /* executor.c: the contended path */
-
-static inline bool tk__spin_trylock(tk__spinlock *l) {
-    return atomic_load_explicit(&l->held, memory_order_relaxed) == 0 &&
-           atomic_exchange_explicit(&l->held, 1, memory_order_acquire) == 0;
-}
-
-static inline void tk__spin_lock(tk__spinlock *l) {
-    if (TK__UNLIKELY(atomic_exchange_explicit(&l->held, 1, memory_order_acquire) != 0))
-        tk__spin_wait(l);
-}
-
-static inline void tk__spin_unlock(tk__spinlock *l) {
-    atomic_store_explicit(&l->held, 0, memory_order_release);
-}
-
 /* ---- task states (tk_future.state) --------------------------------------
  * PENDING   queued, or in the hands of a worker that has not started it yet,
  *           or between two periodic runs

@@ -92,22 +92,9 @@
  * belongs to and the task the thread is running, for the TK_EDEADLK checks.
  */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <string.h>
 
 #include "executor-internal.h"
-
-void tk__spin_wait(tk__spinlock *l) {
-    for (unsigned spins = 0;; spins++) {
-        if (atomic_load_explicit(&l->held, memory_order_relaxed) == 0 &&
-            atomic_exchange_explicit(&l->held, 1, memory_order_acquire) == 0)
-            return;
-        if (spins < 64)
-            tk__cpu_relax();
-        else
-            sched_yield();
-    }
-}
 
 /* ---- helpers ----------------------------------------------------------- */
 
