@@ -1,83 +1,117 @@
 /* SPDX-License-Identifier: MIT */
 /* timerkit: the generic blocking adapter (TK_BLOCKING_ADAPTER, engine.h).
  *
- * Structure. Any engine's pure core (tk_core_ops) behind one mutex, plus one
- * condition variable, `available`, created on CLOCK_MONOTONIC. This is the
- * JDK's DelayedWorkQueue (ScheduledThreadPoolExecutor) in C, with the core in
- * place of its heap, leader-follower wait included: of the threads blocked in
- * take()/poll() on a core whose next node is not yet due, only one, the
- * leader, sleeps until the core's next() instant; the others, the followers,
- * wait without a deadline (or until their own poll timeout), so one due node
- * wakes one thread instead of a herd. The rules that keep a thread always
- * responsible for the next due instant:
- *   - offer() of a node due before the instant the leader waits for (or
- *     while nobody leads) clears the leader (its instant is stale) and
- *     signals `available` once;
- *   - a taker that leaves (with a node, a timeout or TK_ECLOSED) while there
- *     is no leader and nodes remain signals one waiter to take over;
- *   - a take_batch() that leaves due nodes behind while others wait signals
- *     one of them (leader or not), so that it takes its share at once;
- *   - close() and any removal that empties a closed queue broadcast, so every
- *     taker re-checks the closed state.
- * Removing nodes (remove, remove_first, remove_if) needs no signal: the next
- * instant can only move later, so the leader wakes no later than needed and
- * simply sleeps again.
+ * Structure. Any engine's pure core (tk_core_ops), one copy per shard, and a
+ * waiting room for the takers. This is the JDK's DelayedWorkQueue
+ * (ScheduledThreadPoolExecutor) in C, with the core in place of its heap,
+ * leader-follower wait included, and split so that threads that offer at
+ * the same time meet in no lock:
+ *
+ *   offer / remove ----> shard[key]: spin lock, core, head_due, count
+ *                                     |  (head_due read by takers)
+ *   take / poll / take_batch <--------+  room: mutex `lock`, condition
+ *                                        variable `available`, leader
+ *
+ * - Shards. tk__shard_count() of them (the CPUs, rounded up to a power of
+ *   two), each a core under a spin lock of its own, on cache lines of its
+ *   own. A node lives in the shard its key says (tk_node_shard_key(n) modulo
+ *   the shard count), so remove() finds it from the node alone; the
+ *   executor gives each thread a key of its own. Each shard publishes
+ *   `head_due`, the core's next() (INT64_MAX when empty), and `count`; both
+ *   are written under the shard's lock and read by anyone.
+ * - The room. Takers wait under `lock` on `available` (CLOCK_MONOTONIC). Of
+ *   the threads blocked in take()/poll()/take_batch() while no node is due,
+ *   only one, the leader, sleeps until the earliest head_due of all shards;
+ *   the others, the followers, wait without a deadline (or until their own
+ *   poll timeout), so one due node wakes one thread instead of a herd. The
+ *   room publishes `sleep_due`: an offer of a node due before it must take
+ *   `lock` and signal. It is the leader's instant while one sleeps,
+ *   INT64_MAX while takers wait with no leader (every offer wakes one), and
+ *   INT64_MIN while nobody waits (no offer signals: a taker that comes later
+ *   looks at the shards itself). So an offer that does not make a new
+ *   earliest node, the usual case, touches its shard and reads one line.
+ *   No lost wake-up: an offer stores its shard's head_due, then reads
+ *   sleep_due; a taker stores sleep_due, then reads every head_due again
+ *   before it sleeps (all sequentially consistent): one of them sees the
+ *   other. The signal itself is sent under `lock`, which a taker holds from
+ *   that look until pthread_cond_wait() releases it.
+ * - The rules that keep a thread responsible for the next due instant: an
+ *   offer due before the leader's instant (or while nobody leads) clears the
+ *   leader and signals once; a taker that leaves (with nodes, a timeout,
+ *   TK_ECLOSED or TK_EINTR) while nobody leads and nodes remain signals one
+ *   waiter to take over; a take_batch() that leaves due nodes behind while
+ *   others wait signals one of them; close(), wake() and a removal that
+ *   empties a closed queue broadcast. Removals otherwise need no signal: the
+ *   next instant can only move later, so the leader wakes no later than
+ *   needed and sleeps again.
+ * - Taking. A taker holds `lock` while it expires, so expire() sees a `now`
+ *   that never decreases (read under `lock`). With one shard due, it expires
+ *   up to its limit from that shard under one hold of the shard's lock.
+ *   With several due at once, it takes one node at a time from the shard
+ *   whose first node has the smallest (deadline, seq), so the nodes leave in
+ *   exact (deadline, seq) order across shards, as they do within one.
+ *
+ * Lock order: `lock` -> a shard's lock; shards among themselves in index
+ * order (drain, peek, remove_first and check take them all). A producer
+ * never holds a shard's lock while it takes `lock`. No lock is held across
+ * an allocation, except that a core may allocate inside insert() where it
+ * resizes itself (cores without `resize`).
  *
  * The core's next() may be a lower bound (a hierarchical wheel's next
- * cascade): a leader that wakes at it and finds nothing due after expire()
- * asks next() again, which the core contract guarantees has moved later.
- * Idle costs nothing: a leader sleeps until next(), never per tick, and with
- * no node nobody sleeps with a deadline at all.
+ * cascade): a taker that expires nothing at it asks next() again, which the
+ * core contract guarantees has moved later. Idle costs nothing: a leader
+ * sleeps until the earliest next(), never per tick, and with no node nobody
+ * sleeps with a deadline at all.
  *
- * Invariants: those of the core (checked by check()), plus: `leader` is NULL
- * or the token of a thread blocked in take()/poll()/take_batch() on
- * `available`, and `leader_due` the instant it waits for; `waiters` counts the
- * threads inside such a wait or spin; `resizing` is set only while one
- * thread, having claimed a resize, is between dropping the lock to build the
- * block and retaking it to adopt.
+ * Invariants: those of each shard's core (checked by check()); a shard's
+ * count is its core's count() and its head_due its core's next() whenever
+ * its lock is free; `leader` is NULL or the token of a thread blocked in a
+ * take on `available`, and `leader_due` the instant it waits for;
+ * `waiters` counts the takers inside a wait or a spin; a shard's `resizing`
+ * is set only while one thread, having claimed a resize of that shard, is
+ * between dropping its lock to build the block and retaking it to adopt.
  *
- * Complexity: the core's, under the lock, plus O(1) per operation: offer
- * one insert() and one due(); take one next() and one expire(); drain a
- * remove_if() and an O(n log n) merge sort of the list (the core hands its
- * nodes out in any order there; the sort runs under the lock, since it
- * rewrites the link word a racing remove() reads). No operation allocates per
- * node; cores with
- * a resizable array (tk_core_ops.resize) are resized as below.
+ * Complexity: the core's, under a shard's lock, plus O(shards) loads of
+ * head_due per take and O(1) per offer and remove; a take that finds
+ * several shards due pays O(shards) lock round trips per node. drain() is a
+ * remove_if() of every shard and an O(n log n) merge sort of the list (the
+ * cores hand their nodes out in any order there; the sort runs with every
+ * shard locked, since it rewrites the link word a racing remove() reads).
+ * No operation allocates per node.
  *
- * Resizing without the lock (cores with `resize` only; the heap). The core
- * runs with its own resizing off (resize->manual()), so nothing is
- * allocated, first-touched or freed while the lock is held; the one resize
- * step under it is a copy into pages already faulted in. (A first touch of a
- * page is a fault: moving a large array into fresh pages under the lock
- * would stall every taker for as long as those faults take;
- * docs/engine-notes.md has figures.) The steps:
- *   1. under the lock, an operation sees resize->wanted() differ from the
- *      capacity and claims the resize (`resizing`: one at a time, so
- *      concurrent producers do not each build a block);
+ * Resizing without a lock held (cores with tk_core_ops.resize; the heap).
+ * Each shard's core runs with its own resizing off (resize->manual()), so
+ * nothing is allocated, first-touched or freed while a lock is held; the
+ * one resize step under it is a copy into pages already faulted in. (A
+ * first touch of a page is a fault: moving a large array into fresh pages
+ * under a lock would stall every thread waiting for it;
+ * docs/engine-notes.md has figures.) The steps, per shard:
+ *   1. under the shard's lock, an operation sees resize->wanted() differ from
+ *      the capacity and claims the resize (`resizing`: one at a time);
  *   2. it drops the lock, allocates the block and touches one byte per 4 KiB
  *      of the part that will be written soon (the entries to copy plus a
  *      sixteenth for the inserts that follow), then retakes the lock;
- *   3. resize->adopt() copies into the block if the move is still wanted; the
- *      array it leaves, or the block it refused, is freed after the lock is
- *      dropped again. The claim is released and `resized` broadcast.
- * An offer that finds the core full (TK_EFULL) waits on `resized` for a
- * resize under way, or claims one and grows the array itself, then inserts
- * again; only a failed allocation makes it return TK_ENOMEM (core
- * unchanged). Who pays: offer (growth, and a shrink that takes left due) and
- * the removal calls (shrink) do the work on their own time, after their
- * operation is complete. take(), poll() and take_batch() never resize on the
- * way out with nodes, since a worker's delay there delays its tasks; they
- * return an idle queue's memory only when about to wait on an empty queue. A
- * failed allocation for a resize nobody waits for is simply dropped; the
- * next operation that sees the need tries again.
+ *   3. resize->adopt() copies into the block if the move is still wanted;
+ *      the array it leaves, or the block it refused, is freed after the lock
+ *      is dropped again.
+ * An offer that finds its shard's core full (TK_EFULL) waits (yielding) for
+ * a resize under way, or claims one and grows the array itself, then
+ * inserts again; only a failed allocation makes it return TK_ENOMEM (core
+ * unchanged). Who pays: offer (growth, and a shrink that takes left due)
+ * and the removal calls (shrink) do the work on their own time, after their
+ * operation is complete. take(), poll() and take_batch() never resize on
+ * the way out with nodes, since a worker's delay there delays its tasks;
+ * they return an idle queue's memory only when about to wait on an empty
+ * queue, with `lock` dropped. A failed allocation for a resize nobody waits
+ * for is simply dropped; the next operation that sees the need tries again.
  *
  * Accuracy. Never early: a node leaves through take()/poll()/take_batch()
  * only from expire(now) with `now` read from tk_clock_now_ns()
- * (CLOCK_MONOTONIC) under the lock after waking, and the core hands out only
+ * (CLOCK_MONOTONIC) under `lock` after waking, and the core hands out only
  * nodes with due(deadline) <= now, due() never below the deadline; a
- * wake-up that comes early (spurious, a signal, a clock rounding) just loops.
- * Lateness is the core's rounding (due(d) - d: nothing for an exact core, up
- * to a tick for a ticked one) plus the wake-up latency of
+ * wake-up that comes early (spurious, a signal, a clock rounding) just
+ * loops. Lateness is the core's rounding (due(d) - d: nothing for an exact
+ * core, up to a tick for a ticked one) plus the wake-up latency of
  * pthread_cond_timedwait (scheduler latency plus the thread's timer slack,
  * 50 us by default on Linux) and lock contention; with every taker busy a
  * due node waits for the next free one, which no queue can help.
@@ -85,28 +119,39 @@
  * Spinning (tk_queue_config.spin_ns, default 0: off). A timed sleep wakes
  * after the OS's timer wake-up latency, which remains even with 1 ns of
  * timer slack. With spin_ns > 0 the leader sleeps only until spin_ns before
- * the instant it waits for and then busy-waits, with the lock dropped so
- * offers and removals go on, until that instant, an earlier node (offer()
- * bumps `head_gen`) or a close (close() bumps it too); then it re-checks
- * under the lock as after any wake-up, so the never-early rule is the same.
- * The cost is CPU: up to spin_ns of one core per wait that ends in a due
- * node, nothing while the next node is further away (an idle queue with a
- * far node still sleeps). Followers never spin.
+ * the instant it waits for and then busy-waits, with `lock` dropped so
+ * offers and removals go on, until that instant, an earlier node (an offer
+ * that signals bumps `head_gen`), a close or a wake() (which bump it too);
+ * then it re-checks under `lock` as after any wake-up, so the never-early
+ * rule is the same. The cost is CPU: up to spin_ns of one core per wait
+ * that ends in a due node, nothing while the next node is further away.
+ * Followers never spin.
  *
- * Batches. take_batch() waits exactly as take() does (leader, follower,
- * spin), then expires due nodes under the same hold of the lock, up to its
- * `max`. While other takers wait (`waiters`), it first counts the due nodes
- * (core->count_due(), which stops at max * (waiters + 1)) and takes only a
- * fair share, max(1, due / (waiters + 1)). If due nodes are left it signals
- * one waiter, which takes its share the same way. Alone, it counts nothing and takes up to max.
+ * Batches. take_batch() waits exactly as take() does, then expires due
+ * nodes under the same hold of `lock`, up to its `max`. While other takers
+ * wait (`waiters`), it first counts the due nodes (core->count_due() of the
+ * due shards, which stops at max * (waiters + 1)) and takes only a fair
+ * share, max(1, due / (waiters + 1)). If due nodes are left it signals one
+ * waiter, which takes its share the same way. Alone, it counts nothing and
+ * takes up to max.
  *
  * The pending limit (tk_queue_config.max_pending, 0: none): offer() into a
- * queue that already holds that many nodes gets TK_EFULL.
+ * queue that already holds that many nodes gets TK_EFULL. A bounded queue
+ * keeps one count for every shard (`bounded`): an offer reserves its place
+ * there before it takes its shard's lock, and every node that leaves gives
+ * its place back, so the limit holds exactly whatever the shards. An
+ * unbounded queue never touches it.
+ *
+ * wake() makes every taker blocked at that moment return TK_EINTR: it bumps
+ * `wake_gen` under `lock` and broadcasts; a taker compares the generation
+ * it saw on entry after each wait.
  *
  * remove() always completes at once (TK_OK or TK_ENOENT): the adapter never
  * returns TK_EINPROGRESS and never calls the `release` callback, so create()
  * accepts a NULL one. */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -128,52 +173,132 @@ enum { OPEN = 0 };
  * page of a range gets at least one write. */
 #define TOUCH_STRIDE ((size_t)4096)
 
+#define LINE ((size_t)64)
+#define LINE_UP(n) (((n) + LINE - 1) / LINE * LINE)
+
+/* One shard: a core and what the takers read of it. */
+typedef struct shard {
+    tk__spinlock lock;        /* guards state and resizing; count, head_due written under it */
+    bool resizing;            /* lock: a thread has claimed a resize and builds the block */
+    _Atomic int64_t head_due; /* the core's next(), INT64_MAX when empty; read anywhere */
+    _Atomic size_t count;     /* the core's count(); read anywhere */
+    void *state;              /* lock: the core's state (in the queue's allocation) */
+} shard;
+
 struct tk_queue {
-    pthread_mutex_t lock;          /* guards every field below marked "lock" */
-    pthread_cond_t available;      /* CLOCK_MONOTONIC; signalled as described above */
-    pthread_cond_t resized;        /* broadcast when a claimed resize ends (with the lock) */
-    const tk_core_ops *core;       /* immutable after create() */
-    void *state;                   /* lock: the core's state (allocated with the queue) */
-    const void *leader;            /* lock: token of the thread waiting for the next node */
-    int64_t leader_due;            /* lock: the instant the leader waits for */
-    size_t waiters;                /* lock: takers inside a wait or a spin */
-    int closed;                    /* lock: OPEN or a tk_queue_close_mode */
-    bool resizing;                 /* lock: a thread has claimed a resize and builds the block */
-    int64_t spin_ns;               /* immutable after create(): see "Spinning" */
-    size_t max_pending;            /* immutable after create(): 0 or the pending limit */
-    _Atomic uint64_t head_gen;     /* bumped (under the lock) on an earlier node and on close() */
-    _Atomic uint64_t wakeups;      /* leader timed waits that returned (written under the lock) */
-    const tk_allocator *allocator; /* immutable after create(); frees the queue itself */
-    size_t bytes;                  /* immutable: size of the queue's allocation */
+    /* ---- immutable after create() ---- */
+    const tk_core_ops *core;
+    const tk_allocator *allocator; /* frees the queue itself */
+    size_t bytes;                  /* size of the queue's allocation */
+    shard *shards;                 /* `nshards` of them, each on lines of its own */
+    size_t shard_stride;           /* bytes from one shard to the next */
+    unsigned nshards;              /* a power of two */
+    int64_t spin_ns;               /* see "Spinning" */
+    size_t max_pending;            /* 0 or the pending limit */
+
+    /* Nodes queued, kept only when max_pending is set (an offer reserves its
+     * place here first): the one line every shard shares in a bounded queue. */
+    char pad_bound_[LINE];
+    atomic_size_t bounded;
+
+    /* ---- the takers' room ---- */
+    char pad0_[LINE];
+    pthread_mutex_t lock;     /* guards the fields below marked "lock" */
+    pthread_cond_t available; /* CLOCK_MONOTONIC; signalled as the essay says */
+    const void *leader;       /* lock: token of the thread waiting for the next node */
+    int64_t leader_due;       /* lock: the instant the leader waits for */
+    size_t waiters;           /* lock: takers inside a wait or a spin */
+    uint64_t wake_gen;        /* lock: wake() calls */
+    _Atomic int closed;       /* written under lock (close()); OPEN or a close mode */
+    /* Written under lock, read by offers: an offer due before it signals. */
+    char pad1_[LINE];
+    _Atomic int64_t sleep_due;
+    _Atomic uint64_t head_gen; /* bumped (under lock) on an earlier node, close(), wake() */
+    _Atomic uint64_t wakeups;  /* leader timed waits that returned (written under lock) */
+    char pad2_[LINE];
 };
 
-/* Where the core's state starts in the queue's allocation. */
-#define STATE_OFFSET TK__MAX_ALIGN_UP(sizeof(struct tk_queue))
+/* ---- shards ------------------------------------------------------------------ */
+
+static inline shard *shard_at(const tk_queue *q, unsigned i) {
+    return (shard *)(void *)((char *)q->shards + (size_t)i * q->shard_stride);
+}
+
+static inline shard *shard_of(const tk_queue *q, const tk_node *n) {
+    return shard_at(q, tk_node_shard_key(n) & (q->nshards - 1u));
+}
+
+/* Publishes the shard's head_due and count from its core. Shard lock held. */
+static void shard_refresh_locked(tk_queue *q, shard *sh) {
+    int64_t when = INT64_MAX;
+    if (q->core->next(sh->state, &when) != TK_OK)
+        when = INT64_MAX;
+    if (atomic_load_explicit(&sh->head_due, memory_order_relaxed) != when)
+        atomic_store(&sh->head_due, when);
+    atomic_store_explicit(&sh->count, q->core->count(sh->state), memory_order_relaxed);
+}
+
+static size_t total_count(const tk_queue *q) {
+    size_t n = 0;
+    for (unsigned i = 0; i < q->nshards; i++)
+        n += atomic_load_explicit(&shard_at(q, i)->count, memory_order_relaxed);
+    return n;
+}
+
+/* The earliest head_due of all shards (INT64_MAX: every shard empty). */
+static int64_t min_head_due(const tk_queue *q) {
+    int64_t m = INT64_MAX;
+    for (unsigned i = 0; i < q->nshards; i++) {
+        int64_t d = atomic_load(&shard_at(q, i)->head_due);
+        if (d < m)
+            m = d;
+    }
+    return m;
+}
+
+static void lock_all(tk_queue *q) {
+    for (unsigned i = 0; i < q->nshards; i++)
+        tk__spin_lock(&shard_at(q, i)->lock);
+}
+
+static void unlock_all(tk_queue *q) {
+    for (unsigned i = 0; i < q->nshards; i++) {
+        shard *sh = shard_at(q, i);
+        shard_refresh_locked(q, sh);
+        tk__spin_unlock(&sh->lock);
+    }
+}
+
+/* Gives back the places of k nodes that left a bounded queue. */
+static inline void bound_release(tk_queue *q, size_t k) {
+    if (q->max_pending != 0 && k != 0)
+        atomic_fetch_sub_explicit(&q->bounded, k, memory_order_relaxed);
+}
 
 /* ---- resizing (cores with tk_core_ops.resize) ------------------------------ */
 
-/* A block to hand back to the core's allocator once the lock is dropped. */
+/* A block to hand back to the core's allocator once no lock is held. */
 typedef struct spare_block {
     void *block; /* NULL: nothing to free */
     size_t capacity;
+    void *state; /* the core it belongs to */
 } spare_block;
 
-/* Frees `spare` (if it holds a block) and empties it. Caller does NOT hold
- * the lock. */
+/* Frees `spare` (if it holds a block) and empties it. No lock held. */
 static void spare_free(tk_queue *q, spare_block *spare) {
     if (spare->block != NULL)
-        q->core->resize->free_block(q->state, spare->block, spare->capacity);
+        q->core->resize->free_block(spare->state, spare->block, spare->capacity);
     spare->block = NULL;
     spare->capacity = 0;
 }
 
 /* Allocates a block of `capacity` entries and writes one byte in every page
  * of its first `touch` entries, so that the copy and the inserts that follow
- * find those pages already mapped. Caller does NOT hold the lock. Returns
- * NULL if the allocation failed. */
-static void *block_alloc_touched(tk_queue *q, size_t capacity, size_t touch) {
+ * find those pages already mapped. No lock held. NULL if the allocation
+ * failed. */
+static void *block_alloc_touched(tk_queue *q, const void *state, size_t capacity, size_t touch) {
     const tk_core_resize_ops *r = q->core->resize;
-    void *block = r->alloc_block(q->state, capacity);
+    void *block = r->alloc_block(state, capacity);
     if (block == NULL)
         return NULL;
     if (touch > capacity)
@@ -187,74 +312,114 @@ static void *block_alloc_touched(tk_queue *q, size_t capacity, size_t touch) {
     return block;
 }
 
-/* Carries out a resize towards `capacity` that the caller has claimed (it
- * set q->resizing). Caller holds the lock; it is dropped around the
- * allocation (which first frees what `spare` holds) and held again on
- * return, with the claim released and `resized` broadcast. The array the
- * core left, or the block it no longer wanted, is left in `spare` for the
- * caller to free after unlocking. Returns false if the allocation failed
- * (core unchanged). */
-static bool resize_claimed_locked(tk_queue *q, size_t capacity, spare_block *spare) {
-    size_t size = q->core->count(q->state);
+/* Carries out a resize of sh's core towards `capacity` that the caller has
+ * claimed (it set sh->resizing). Caller holds sh's lock; it is dropped
+ * around the allocation (which first frees what `spare` holds) and held
+ * again on return, with the claim released. The array the core left, or the
+ * block it no longer wanted, is left in `spare` for the caller to free after
+ * unlocking. Returns false if the allocation failed (core unchanged). */
+static bool resize_claimed_locked(tk_queue *q, shard *sh, size_t capacity, spare_block *spare) {
+    size_t size = q->core->count(sh->state);
     size_t touch = size + size / 16 + 1;
-    pthread_mutex_unlock(&q->lock);
+    tk__spin_unlock(&sh->lock);
     spare_free(q, spare);
-    void *block = block_alloc_touched(q, capacity, touch);
-    pthread_mutex_lock(&q->lock);
-    q->resizing = false;
-    pthread_cond_broadcast(&q->resized);
+    void *block = block_alloc_touched(q, sh->state, capacity, touch);
+    tk__spin_lock(&sh->lock);
+    sh->resizing = false;
+    spare->state = sh->state;
     if (block == NULL)
         return false;
-    if (!q->core->resize->adopt(q->state, block, capacity, &spare->block, &spare->capacity)) {
+    if (!q->core->resize->adopt(sh->state, block, capacity, &spare->block, &spare->capacity)) {
         spare->block = block; /* no longer wanted: the size moved meanwhile */
         spare->capacity = capacity;
     }
     return true;
 }
 
-/* The capacity to resize to if a resize is due and nobody has claimed one;
- * 0 otherwise (and always for a core without `resize`). Caller holds the
- * lock. */
-static size_t resize_due_locked(tk_queue *q) {
+/* The capacity to resize sh's core to if a resize is due and nobody has
+ * claimed one; 0 otherwise (and always for a core without `resize`). Shard
+ * lock held. */
+static size_t resize_due_locked(tk_queue *q, shard *sh) {
     const tk_core_resize_ops *r = q->core->resize;
-    if (r == NULL || q->resizing)
+    if (r == NULL || sh->resizing)
         return 0;
-    size_t want = r->wanted(q->state);
-    return want != r->capacity(q->state) ? want : 0;
+    size_t want = r->wanted(sh->state);
+    return want != r->capacity(sh->state) ? want : 0;
 }
 
-/* Ends an operation: does any resize that is due (a few steps at most, the
- * lock dropped around each allocation), unlocks, and frees what the core
- * left. Caller holds the lock; `spare` holds what it has to free, if any. */
-static void unlock_after_op(tk_queue *q, spare_block *spare) {
+/* Ends an operation on sh: does any resize that is due (a few steps at
+ * most, the lock dropped around each allocation), publishes the shard,
+ * unlocks, and frees what the core left. Shard lock held; `spare` holds
+ * what is to be freed, if anything. */
+static void shard_unlock_after_op(tk_queue *q, shard *sh, spare_block *spare) {
+    shard_refresh_locked(q, sh); /* before a resize drops the lock */
     size_t capacity;
-    for (int step = 0; step < 4 && (capacity = resize_due_locked(q)) != 0; step++) {
-        q->resizing = true;
-        if (!resize_claimed_locked(q, capacity, spare))
+    for (int step = 0; step < 4 && (capacity = resize_due_locked(q, sh)) != 0; step++) {
+        sh->resizing = true;
+        if (!resize_claimed_locked(q, sh, capacity, spare))
             break; /* out of memory: a later operation tries again */
     }
-    pthread_mutex_unlock(&q->lock);
+    shard_refresh_locked(q, sh);
+    tk__spin_unlock(&sh->lock);
     spare_free(q, spare);
 }
 
-/* Unlocks after an operation that freed nothing and must not resize. */
-static void unlock_plain(tk_queue *q, spare_block *spare) {
-    pthread_mutex_unlock(&q->lock);
-    spare_free(q, spare);
+/* Returns the memory of every shard whose core wants to shrink. No lock
+ * held (a taker about to idle on an empty queue). */
+static void shrink_idle(tk_queue *q) {
+    if (q->core->resize == NULL)
+        return;
+    for (unsigned i = 0; i < q->nshards; i++) {
+        shard *sh = shard_at(q, i);
+        spare_block spare = {NULL, 0, sh->state};
+        tk__spin_lock(&sh->lock);
+        size_t capacity = resize_due_locked(q, sh);
+        if (capacity != 0) {
+            sh->resizing = true;
+            (void)resize_claimed_locked(q, sh, capacity, &spare);
+        }
+        shard_refresh_locked(q, sh);
+        tk__spin_unlock(&sh->lock);
+        spare_free(q, &spare);
+    }
 }
 
-/* ---- waiting ----------------------------------------------------------------- */
+/* ---- the room ------------------------------------------------------------------- */
 
-/* After a node left the core (caller holds the lock): a closed queue that
- * just became empty must release every blocked taker with TK_ECLOSED. */
-static void wake_if_closed_and_empty_locked(tk_queue *q) {
-    if (q->closed != OPEN && q->core->count(q->state) == 0)
-        pthread_cond_broadcast(&q->available);
+/* Publishes sleep_due from the room's state (see the essay). lock held. */
+static void publish_sleep_locked(tk_queue *q) {
+    int64_t s = q->waiters == 0 ? INT64_MIN : q->leader != NULL ? q->leader_due : INT64_MAX;
+    atomic_store(&q->sleep_due, s);
+}
+
+/* After a node left a closed queue: if the queue is now empty, release every
+ * blocked taker with TK_ECLOSED. No shard lock held; takes `lock`. */
+static void wake_if_closed_and_empty(tk_queue *q) {
+    if (atomic_load(&q->closed) == OPEN || total_count(q) != 0)
+        return;
+    pthread_mutex_lock(&q->lock);
+    pthread_cond_broadcast(&q->available);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* An offer made a node due at `due` the earliest of its shard: wakes a
+ * taker if the room waits for something later. No lock held. */
+static void offer_wake(tk_queue *q, int64_t due) {
+    if (due >= atomic_load(&q->sleep_due))
+        return;
+    pthread_mutex_lock(&q->lock);
+    if (q->waiters > 0 && (q->leader == NULL || due < q->leader_due)) {
+        /* due before what the leader waits for (or nobody leads): wake one */
+        q->leader = NULL;
+        atomic_fetch_add_explicit(&q->head_gen, 1, memory_order_relaxed);
+        publish_sleep_locked(q);
+        pthread_cond_signal(&q->available);
+    }
+    pthread_mutex_unlock(&q->lock);
 }
 
 /* Waits on `available` until woken or until `deadline_ns` (INT64_MAX: no
- * deadline). Caller holds the lock. Spurious wake-ups are the caller's loop's
- * problem. */
+ * deadline). lock held. Spurious wake-ups are the caller's loop's problem. */
 static void wait_locked(tk_queue *q, int64_t deadline_ns) {
     if (deadline_ns == INT64_MAX) {
         pthread_cond_wait(&q->available, &q->lock);
@@ -264,9 +429,9 @@ static void wait_locked(tk_queue *q, int64_t deadline_ns) {
     }
 }
 
-/* The leader's busy-wait for the last spin_ns before `deadline_ns`. Caller
- * holds the lock; it is dropped while spinning and held again on return.
- * Ends at the deadline, on an earlier node or on close(). */
+/* The leader's busy-wait for the last spin_ns before `deadline_ns`. lock
+ * held; dropped while spinning and held again on return. Ends at the
+ * deadline, on an earlier node, on close() or on wake(). */
 static void spin_until_locked(tk_queue *q, int64_t deadline_ns) {
     uint64_t gen = atomic_load_explicit(&q->head_gen, memory_order_relaxed);
     pthread_mutex_unlock(&q->lock);
@@ -276,100 +441,211 @@ static void spin_until_locked(tk_queue *q, int64_t deadline_ns) {
     pthread_mutex_lock(&q->lock);
 }
 
+/* ---- taking ---------------------------------------------------------------------- */
+
+/* What a taker saw of the shards. */
+typedef struct scan {
+    int64_t min_due; /* earliest head_due (INT64_MAX: none, or only nodes at the end of time) */
+    unsigned due;    /* shards with head_due <= now */
+    shard *first;    /* one of them (the one with the earliest head_due) */
+    bool any;        /* a shard holds a node */
+} scan;
+
+static scan scan_shards(tk_queue *q, int64_t now) {
+    scan s = {INT64_MAX, 0, NULL, false};
+    for (unsigned i = 0; i < q->nshards; i++) {
+        shard *sh = shard_at(q, i);
+        int64_t d = atomic_load(&sh->head_due);
+        if (atomic_load_explicit(&sh->count, memory_order_relaxed) != 0)
+            s.any = true;
+        if (d <= now)
+            s.due++;
+        if (d < s.min_due) {
+            s.min_due = d;
+            s.first = sh;
+        }
+    }
+    return s;
+}
+
 /* How many due nodes (due at `now`) a batch of at most `max` takes: all it
- * may alone, a fair share while others wait (see "Batches"). Caller holds
- * the lock. */
+ * may alone, a fair share while others wait (see "Batches"). lock held. */
 static size_t batch_limit_locked(tk_queue *q, int64_t now, size_t max) {
     if (q->waiters == 0)
         return max;
     size_t ways = q->waiters + 1;
     size_t enough = max > SIZE_MAX / ways ? SIZE_MAX : max * ways;
-    size_t share = q->core->count_due(q->state, now, enough) / ways;
+    size_t due = 0;
+    for (unsigned i = 0; i < q->nshards && due < enough; i++) {
+        shard *sh = shard_at(q, i);
+        if (atomic_load(&sh->head_due) > now)
+            continue;
+        tk__spin_lock(&sh->lock);
+        due += q->core->count_due(sh->state, now, enough - due);
+        tk__spin_unlock(&sh->lock);
+    }
+    size_t share = due / ways;
     return share < 1 ? 1 : share < max ? share : max;
 }
 
+/* Among the shards with head_due <= now, the one whose first node has the
+ * smallest (deadline, seq); NULL if none holds a node. lock held (the
+ * shards' locks are taken one at a time). */
+static shard *earliest_due_shard(tk_queue *q, int64_t now) {
+    shard *best = NULL;
+    tk_node key = {0, 0, {0}};
+    for (unsigned i = 0; i < q->nshards; i++) {
+        shard *sh = shard_at(q, i);
+        if (atomic_load(&sh->head_due) > now)
+            continue;
+        tk__spin_lock(&sh->lock);
+        const tk_node *f = q->core->first(sh->state);
+        if (f != NULL && (best == NULL || tk_node_before(f, &key))) {
+            best = sh;
+            key.deadline_ns = f->deadline_ns;
+            key.seq = f->seq;
+        }
+        tk__spin_unlock(&sh->lock);
+    }
+    return best;
+}
+
+/* Expires from one shard at most `max` nodes due at `now`, appending them
+ * to *tail. lock held. Returns how many. */
+static size_t expire_from(tk_queue *q, shard *sh, int64_t now, size_t max, tk_node ***tail) {
+    size_t k = 0;
+    tk__spin_lock(&sh->lock);
+    tk_node *list = q->core->expire(sh->state, now, max, &k);
+    shard_refresh_locked(q, sh);
+    tk__spin_unlock(&sh->lock);
+    bound_release(q, k);
+    if (k > 0) {
+        **tail = list;
+        tk_node *last = list;
+        while (tk_node_next_detached(last) != NULL)
+            last = tk_node_next_detached(last);
+        *tail = &last->tk__priv.detached_next;
+    }
+    return k;
+}
+
+/* Hands out up to `limit` due nodes (due at `now`; s is the scan that saw
+ * them) as a detached list in (deadline, seq) order. lock held. Returns how
+ * many (0: next() was a lower bound, or a removal got there first). */
+static size_t expire_due_locked(tk_queue *q, const scan *s, int64_t now, size_t limit,
+                                tk_node **out) {
+    tk_node *head = NULL, **tail = &head;
+    size_t k;
+    if (s->due == 1) {
+        k = expire_from(q, s->first, now, limit, &tail);
+    } else {
+        /* several shards due: one node at a time from the earliest */
+        k = 0;
+        shard *sh;
+        while (k < limit && (sh = earliest_due_shard(q, now)) != NULL) {
+            size_t got = expire_from(q, sh, now, 1, &tail);
+            if (got == 0)
+                break;
+            k += got;
+        }
+    }
+    *out = head;
+    return k;
+}
+
 /* The body of take(), poll() and take_batch(): waits until a node is due,
- * until `give_up_ns` (INT64_MAX: never) or until the queue is closed, then
- * hands out one node (count NULL: *out is the node) or up to `max` due ones
- * (*out is a list linked through detached_next, *count their number). Caller
- * holds the lock (dropped while waiting, and around a shrink of the empty
- * queue's array, whose old block is left in `spare` for the caller to free
- * after unlocking). Returns TK_OK, TK_ETIMEDOUT or TK_ECLOSED. */
-static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **out, size_t *count,
-                       spare_block *spare) {
+ * until `give_up_ns` (INT64_MAX: never), until the queue is closed or until
+ * wake(), then hands out one node (count NULL: *out is the node) or up to
+ * `max` due ones (*out is a list linked through detached_next, *count their
+ * number). lock held (dropped while waiting, spinning or shrinking).
+ * Returns TK_OK, TK_ETIMEDOUT, TK_ECLOSED or TK_EINTR. */
+static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **out, size_t *count) {
     char me = 0; /* this thread's leader token: its address is unique while we wait */
     bool shrink_tried = false;
     bool due_left = false; /* a batch left due nodes behind */
+    uint64_t gen = q->wake_gen;
     int rc;
     for (;;) {
-        if (q->closed == TK_QUEUE_CLOSE_NOW) {
-            rc = TK_ECLOSED;
-            break;
-        }
-        int64_t when = INT64_MAX;
-        bool any = q->core->next(q->state, &when) == TK_OK;
-        if (!any && q->closed == TK_QUEUE_CLOSE_WHEN_EMPTY) {
+        int closed = atomic_load(&q->closed);
+        if (closed == TK_QUEUE_CLOSE_NOW) {
             rc = TK_ECLOSED;
             break;
         }
         int64_t now = tk_clock_now_ns();
-        if (any && when <= now) {
+        scan s = scan_shards(q, now);
+        if (s.due > 0) {
             size_t limit = count == NULL ? 1 : batch_limit_locked(q, now, max);
-            size_t k = 0;
-            tk_node *list = q->core->expire(q->state, now, limit, &k);
+            tk_node *list = NULL;
+            size_t k = expire_due_locked(q, &s, now, limit, &list);
             if (k == 0)
                 continue; /* next() was a lower bound (a cascade): it has moved on */
             *out = list;
             if (count != NULL) {
                 *count = k;
-                due_left = q->core->next(q->state, &when) == TK_OK && when <= now;
+                due_left = min_head_due(q) <= now;
             }
-            wake_if_closed_and_empty_locked(q);
+            if (closed != OPEN && total_count(q) == 0)
+                pthread_cond_broadcast(&q->available); /* the rest now see it closed and empty */
             rc = TK_OK;
+            break;
+        }
+        bool any = s.any;
+        if (!any && closed == TK_QUEUE_CLOSE_WHEN_EMPTY) {
+            rc = TK_ECLOSED;
             break;
         }
         if (now >= give_up_ns) {
             rc = TK_ETIMEDOUT;
             break;
         }
-        if (!any && !shrink_tried) {
+        if (q->wake_gen != gen) {
+            rc = TK_EINTR;
+            break;
+        }
+        if (!any && !shrink_tried && q->core->resize != NULL) {
             /* about to idle on an empty queue: return its memory first */
-            size_t capacity = resize_due_locked(q);
-            if (capacity != 0) {
-                shrink_tried = true;
-                q->resizing = true;
-                (void)resize_claimed_locked(q, capacity, spare);
-                continue; /* the lock was dropped: look again */
-            }
+            shrink_tried = true;
+            pthread_mutex_unlock(&q->lock);
+            shrink_idle(q);
+            pthread_mutex_lock(&q->lock);
+            continue; /* the lock was dropped: look again */
         }
         q->waiters++;
-        if (!any || q->leader != NULL) {
-            /* follower (or nothing queued) */
-            wait_locked(q, give_up_ns);
-        } else {
+        bool lead = any && q->leader == NULL;
+        if (lead) {
             /* Lead, also when giving up before the next node is due (a poll()
              * with a timeout): offers of later nodes compare with leader_due
              * and need not wake us. Leaving early hands the lead on (below). */
             q->leader = &me;
-            q->leader_due = when;
-            int64_t sleep_until = q->spin_ns == 0 ? when : when - q->spin_ns;
-            if (q->spin_ns == 0 || when - now > q->spin_ns) {
-                /* sleep until the instant (or until spin_ns before it, then spin
-                 * the rest), or until we give up */
-                wait_locked(q, sleep_until < give_up_ns ? sleep_until : give_up_ns);
-                atomic_fetch_add_explicit(&q->wakeups, 1, memory_order_relaxed);
-            } else {
-                spin_until_locked(q, when < give_up_ns ? when : give_up_ns);
-            }
-            if (q->leader == &me)
-                q->leader = NULL;
+            q->leader_due = s.min_due;
         }
+        publish_sleep_locked(q);
+        /* No lost wake-up: look at the shards again after publishing. */
+        if (min_head_due(q) >= atomic_load(&q->sleep_due)) {
+            if (!lead) {
+                wait_locked(q, give_up_ns); /* follower (or nothing queued) */
+            } else {
+                int64_t when = s.min_due;
+                int64_t sleep_until = q->spin_ns == 0 ? when : when - q->spin_ns;
+                if (q->spin_ns == 0 || when - now > q->spin_ns) {
+                    /* sleep until the instant (or until spin_ns before it,
+                     * then spin the rest), or until we give up */
+                    wait_locked(q, sleep_until < give_up_ns ? sleep_until : give_up_ns);
+                    atomic_fetch_add_explicit(&q->wakeups, 1, memory_order_relaxed);
+                } else {
+                    spin_until_locked(q, when < give_up_ns ? when : give_up_ns);
+                }
+            }
+        }
+        if (q->leader == &me)
+            q->leader = NULL;
         q->waiters--;
+        publish_sleep_locked(q);
     }
     /* Leaving: hand the next node over to a waiter if nobody leads, and the
      * due nodes a batch left to a waiter at once. */
-    if (q->closed != TK_QUEUE_CLOSE_NOW && q->core->count(q->state) > 0 &&
-        (q->leader == NULL || (due_left && q->waiters != 0)))
+    if (q->waiters != 0 && atomic_load(&q->closed) != TK_QUEUE_CLOSE_NOW && total_count(q) != 0 &&
+        (q->leader == NULL || due_left))
         pthread_cond_signal(&q->available);
     return rc;
 }
@@ -382,6 +658,12 @@ static bool core_usable(const tk_core_ops *c) {
            c->remove != NULL && c->due != NULL && c->next != NULL && c->expire != NULL &&
            c->count != NULL && c->first != NULL && c->remove_if != NULL && c->check != NULL &&
            c->count_due != NULL;
+}
+
+/* Destroys the first `n` shards' cores. */
+static void destroy_cores(tk_queue *q, unsigned n) {
+    for (unsigned i = 0; i < n; i++)
+        q->core->destroy(shard_at(q, i)->state);
 }
 
 int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
@@ -398,9 +680,13 @@ int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
         return TK_EINVAL;
     const tk_allocator *a = c.allocator != NULL ? c.allocator : tk_allocator_default();
     const tk_core_ops *core = self->core;
-    if (core->size > SIZE_MAX - STATE_OFFSET)
+    unsigned nshards = tk__shard_count();
+    /* the queue, then (on a line boundary) the shards, each followed by its
+     * core's state, each shard on lines of its own */
+    if (core->size > SIZE_MAX / 2 / TK__THREAD_SLOTS)
         return TK_EINVAL;
-    size_t bytes = STATE_OFFSET + core->size;
+    size_t stride = LINE_UP(sizeof(shard)) + LINE_UP(core->size);
+    size_t bytes = sizeof(struct tk_queue) + LINE + (size_t)nshards * stride;
     tk_queue *q = tk__alloc(a, bytes);
     if (q == NULL)
         return TK_ENOMEM;
@@ -408,37 +694,49 @@ int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
     q->allocator = a;
     q->bytes = bytes;
     q->core = core;
-    q->state = (char *)q + STATE_OFFSET;
-    q->closed = OPEN;
-    q->leader = NULL;
-    q->resizing = false;
+    q->nshards = nshards;
+    q->shard_stride = stride;
+    q->shards = (shard *)(((uintptr_t)(q + 1) + LINE - 1) & ~(uintptr_t)(LINE - 1));
     q->spin_ns = c.spin_ns;
     q->max_pending = c.max_pending;
+    q->leader = NULL;
+    atomic_init(&q->closed, OPEN);
+    atomic_init(&q->bounded, 0);
+    atomic_init(&q->sleep_due, INT64_MIN);
     atomic_init(&q->head_gen, 0);
     atomic_init(&q->wakeups, 0);
-    int rc = core->init(q->state, tk__queue_config_params(&c), a, tk_clock_now_ns());
+    int64_t origin = tk_clock_now_ns(); /* one grid for every shard */
+    int rc = TK_OK;
+    unsigned made = 0;
+    for (; made < nshards; made++) {
+        shard *sh = shard_at(q, made);
+        tk__spin_init(&sh->lock);
+        atomic_init(&sh->head_due, INT64_MAX);
+        atomic_init(&sh->count, 0);
+        sh->state = (char *)sh + LINE_UP(sizeof(shard));
+        rc = core->init(sh->state, tk__queue_config_params(&c), a, origin);
+        if (rc != TK_OK)
+            break;
+        if (core->resize != NULL)
+            core->resize->manual(sh->state); /* we resize, outside the locks */
+    }
     if (rc != TK_OK) {
+        destroy_cores(q, made);
         tk__free(a, q, bytes);
         return rc == TK_EINVAL ? TK_EINVAL : TK_ENOMEM;
     }
-    if (core->resize != NULL)
-        core->resize->manual(q->state); /* we resize, outside the lock */
     rc = TK_ENOMEM;
     if (pthread_mutex_init(&q->lock, NULL) != 0)
         goto fail_mutex;
     if (tk__cond_init_monotonic(&q->available) != 0)
         goto fail_cond;
-    if (pthread_cond_init(&q->resized, NULL) != 0)
-        goto fail_resized;
     *out = q;
     return TK_OK;
 
-fail_resized:
-    pthread_cond_destroy(&q->available);
 fail_cond:
     pthread_mutex_destroy(&q->lock);
 fail_mutex:
-    core->destroy(q->state);
+    destroy_cores(q, nshards);
     tk__free(a, q, bytes);
     return rc;
 }
@@ -446,69 +744,82 @@ fail_mutex:
 void tk_blocking_destroy(tk_queue *q) {
     if (q == NULL)
         return;
-    q->core->destroy(q->state);
-    pthread_cond_destroy(&q->resized);
+    destroy_cores(q, q->nshards);
     pthread_cond_destroy(&q->available);
     pthread_mutex_destroy(&q->lock);
     tk__free(q->allocator, q, q->bytes);
 }
 
+/* Inserts n into sh's core, growing its array if needed. Shard lock held
+ * (dropped and retaken around a resize). Returns insert()'s status. */
+static int insert_locked(tk_queue *q, shard *sh, tk_node *n, spare_block *spare) {
+    for (;;) {
+        int rc = q->core->insert(sh->state, n);
+        if (rc == TK_EFULL && q->core->resize == NULL)
+            return TK_ENOMEM; /* the core could not take it (TK_EFULL is for manual resizing) */
+        if (rc != TK_EFULL)
+            return rc;
+        if (sh->resizing) { /* someone is building a block: wait for theirs */
+            tk__spin_unlock(&sh->lock);
+            sched_yield();
+            tk__spin_lock(&sh->lock);
+            continue;
+        }
+        size_t capacity = q->core->resize->wanted(sh->state);
+        if (capacity <= q->core->resize->capacity(sh->state))
+            return TK_ENOMEM; /* no larger array can be represented */
+        sh->resizing = true;
+        if (!resize_claimed_locked(q, sh, capacity, spare))
+            return TK_ENOMEM;
+    }
+}
+
 int tk_blocking_offer(tk_queue *q, tk_node *n) {
     if (q == NULL || n == NULL)
         return TK_EINVAL;
-    spare_block spare = {NULL, 0};
-    pthread_mutex_lock(&q->lock);
-    int rc;
-    for (;;) {
-        if (q->closed == TK_QUEUE_CLOSE_NOW) {
-            rc = TK_ECLOSED;
-            break;
-        }
-        if (q->max_pending != 0 && q->core->count(q->state) >= q->max_pending) {
-            rc = TK_EFULL;
-            break;
-        }
-        rc = q->core->insert(q->state, n);
-        if (rc == TK_EFULL && q->core->resize == NULL)
-            rc = TK_ENOMEM; /* the core could not take it (TK_EFULL is for manual resizing) */
-        if (rc != TK_EFULL)
-            break;
-        if (q->resizing) { /* someone is building a block: use theirs */
-            pthread_cond_wait(&q->resized, &q->lock);
-            continue;
-        }
-        size_t capacity = q->core->resize->wanted(q->state);
-        if (capacity <= q->core->resize->capacity(q->state)) {
-            rc = TK_ENOMEM; /* no larger array can be represented */
-            break;
-        }
-        q->resizing = true;
-        if (!resize_claimed_locked(q, capacity, &spare)) {
-            rc = TK_ENOMEM;
-            break;
-        }
+    if (q->max_pending != 0 &&
+        atomic_fetch_add_explicit(&q->bounded, 1, memory_order_relaxed) >= q->max_pending) {
+        bound_release(q, 1);
+        return TK_EFULL;
     }
-    if (rc == TK_OK &&
-        (q->leader == NULL || q->core->due(q->state, n->deadline_ns) < q->leader_due)) {
-        /* due before what the leader waits for (or nobody leads): wake one */
-        q->leader = NULL;
-        atomic_fetch_add_explicit(&q->head_gen, 1, memory_order_relaxed);
-        pthread_cond_signal(&q->available);
+    shard *sh = shard_of(q, n);
+    spare_block spare = {NULL, 0, sh->state};
+    tk__spin_lock(&sh->lock);
+    if (atomic_load_explicit(&q->closed, memory_order_relaxed) == TK_QUEUE_CLOSE_NOW) {
+        tk__spin_unlock(&sh->lock);
+        bound_release(q, 1);
+        return TK_ECLOSED;
     }
-    if (rc == TK_OK)
-        unlock_after_op(q, &spare); /* grows ahead of need */
-    else
-        unlock_plain(q, &spare);
-    return rc;
+    int rc = insert_locked(q, sh, n, &spare);
+    if (rc != TK_OK) {
+        tk__spin_unlock(&sh->lock);
+        spare_free(q, &spare);
+        bound_release(q, 1);
+        return rc;
+    }
+    int64_t due = q->core->due(sh->state, n->deadline_ns);
+    bool earliest = due < atomic_load_explicit(&sh->head_due, memory_order_relaxed);
+    if (earliest)
+        atomic_store(&sh->head_due, due); /* sequentially consistent: see the essay */
+    atomic_store_explicit(&sh->count, atomic_load_explicit(&sh->count, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (TK__UNLIKELY(q->core->resize != NULL && resize_due_locked(q, sh) != 0)) {
+        shard_unlock_after_op(q, sh, &spare); /* grows ahead of need */
+    } else {
+        tk__spin_unlock(&sh->lock);
+        spare_free(q, &spare); /* the array a grow inside insert_locked() left */
+    }
+    if (earliest)
+        offer_wake(q, due);
+    return TK_OK;
 }
 
 int tk_blocking_take(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
-    spare_block spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, INT64_MAX, 1, out, NULL, &spare);
-    unlock_plain(q, &spare);
+    int rc = take_locked(q, INT64_MAX, 1, out, NULL);
+    pthread_mutex_unlock(&q->lock);
     return rc;
 }
 
@@ -518,10 +829,9 @@ int tk_blocking_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
     int64_t give_up = tk_deadline_after_ns(tk_clock_now_ns(), timeout_ns);
     if (give_up == INT64_MAX)
         give_up = INT64_MAX - 1; /* INT64_MAX means "never" to take_locked */
-    spare_block spare = {NULL, 0};
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, give_up, 1, out, NULL, &spare);
-    unlock_plain(q, &spare);
+    int rc = take_locked(q, give_up, 1, out, NULL);
+    pthread_mutex_unlock(&q->lock);
     return rc;
 }
 
@@ -532,12 +842,11 @@ int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count
         *count = 0;
     if (q == NULL || out == NULL || count == NULL || max == 0)
         return TK_EINVAL;
-    spare_block spare = {NULL, 0};
     tk_node *list = NULL;
     size_t k = 0;
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, INT64_MAX, max, &list, &k, &spare);
-    unlock_plain(q, &spare);
+    int rc = take_locked(q, INT64_MAX, max, &list, &k);
+    pthread_mutex_unlock(&q->lock);
     if (rc == TK_OK) {
         *out = list;
         *count = k;
@@ -548,30 +857,44 @@ int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count
 int tk_blocking_remove(tk_queue *q, tk_node *n) {
     if (q == NULL || n == NULL)
         return TK_EINVAL;
-    spare_block spare = {NULL, 0};
-    pthread_mutex_lock(&q->lock);
-    int rc = q->core->remove(q->state, n);
-    if (rc == TK_OK)
-        wake_if_closed_and_empty_locked(q);
-    else
-        rc = TK_ENOENT;
-    unlock_after_op(q, &spare); /* shrinks after a mass cancellation */
+    shard *sh = shard_of(q, n);
+    spare_block spare = {NULL, 0, sh->state};
+    tk__spin_lock(&sh->lock);
+    int rc = q->core->remove(sh->state, n) == TK_OK ? TK_OK : TK_ENOENT;
+    if (rc == TK_OK && q->core->resize == NULL) {
+        shard_refresh_locked(q, sh);
+        tk__spin_unlock(&sh->lock);
+    } else {
+        shard_unlock_after_op(q, sh, &spare); /* shrinks after a mass cancellation */
+    }
+    if (rc == TK_OK) {
+        bound_release(q, 1);
+        wake_if_closed_and_empty(q);
+    }
     return rc;
 }
 
 int tk_blocking_remove_first(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
-    spare_block spare = {NULL, 0};
-    pthread_mutex_lock(&q->lock);
-    tk_node *n = q->core->first(q->state);
-    if (n != NULL && q->core->remove(q->state, n) != TK_OK)
+    lock_all(q);
+    shard *best = NULL;
+    tk_node *n = NULL;
+    for (unsigned i = 0; i < q->nshards; i++) {
+        shard *sh = shard_at(q, i);
+        tk_node *f = q->core->first(sh->state);
+        if (f != NULL && (n == NULL || tk_node_before(f, n))) {
+            n = f;
+            best = sh;
+        }
+    }
+    if (n != NULL && q->core->remove(best->state, n) != TK_OK)
         n = NULL; /* a core that breaks its contract: report nothing rather than a node it holds */
-    if (n != NULL)
-        wake_if_closed_and_empty_locked(q);
-    unlock_after_op(q, &spare);
+    unlock_all(q);
     if (n == NULL)
         return TK_ENOENT;
+    bound_release(q, 1);
+    wake_if_closed_and_empty(q);
     *out = n;
     return TK_OK;
 }
@@ -579,25 +902,25 @@ int tk_blocking_remove_first(tk_queue *q, tk_node **out) {
 int tk_blocking_peek(tk_queue *q, int64_t *deadline_ns, uint64_t *seq) {
     if (q == NULL)
         return TK_EINVAL;
-    pthread_mutex_lock(&q->lock);
-    const tk_node *n = q->core->first(q->state);
+    lock_all(q);
+    const tk_node *n = NULL;
+    for (unsigned i = 0; i < q->nshards; i++) {
+        const tk_node *f = q->core->first(shard_at(q, i)->state);
+        if (f != NULL && (n == NULL || tk_node_before(f, n)))
+            n = f;
+    }
     if (n != NULL) {
         if (deadline_ns != NULL)
             *deadline_ns = n->deadline_ns;
         if (seq != NULL)
             *seq = n->seq;
     }
-    pthread_mutex_unlock(&q->lock);
+    unlock_all(q);
     return n != NULL ? TK_OK : TK_ENOENT;
 }
 
 size_t tk_blocking_size(tk_queue *q) {
-    if (q == NULL)
-        return 0;
-    pthread_mutex_lock(&q->lock);
-    size_t n = q->core->count(q->state);
-    pthread_mutex_unlock(&q->lock);
-    return n;
+    return q == NULL ? 0 : total_count(q);
 }
 
 static bool take_all(const tk_node *n, void *ctx) {
@@ -606,33 +929,58 @@ static bool take_all(const tk_node *n, void *ctx) {
     return true;
 }
 
+/* Appends the list `l` to the list ending at *tail. */
+static void append(tk_node ***tail, tk_node *l) {
+    **tail = l;
+    while (**tail != NULL)
+        *tail = &(**tail)->tk__priv.detached_next;
+}
+
 tk_node *tk_blocking_drain(tk_queue *q) {
     if (q == NULL)
         return NULL;
-    spare_block spare = {NULL, 0};
-    size_t k = 0;
-    pthread_mutex_lock(&q->lock);
-    tk_node *list = q->core->remove_if(q->state, take_all, NULL, &k);
-    /* Sorted under the lock: sorting rewrites each node's link word, which a
-     * remove() racing on another thread reads (under the lock) to find that
-     * the node is no longer queued. */
+    tk_node *list = NULL, **tail = &list;
+    size_t drained = 0;
+    lock_all(q);
+    for (unsigned i = 0; i < q->nshards; i++) {
+        size_t k = 0;
+        append(&tail, q->core->remove_if(shard_at(q, i)->state, take_all, NULL, &k));
+        drained += k;
+    }
+    /* Sorted with the shards locked: sorting rewrites each node's link word,
+     * which a remove() racing on another thread reads (under its shard's
+     * lock) to find that the node is no longer queued. */
     list = tk__node_sort(list, NULL);
-    if (list != NULL)
-        wake_if_closed_and_empty_locked(q);
-    unlock_after_op(q, &spare);
+    unlock_all(q);
+    bound_release(q, drained);
+    if (list != NULL) {
+        wake_if_closed_and_empty(q);
+        shrink_idle(q);
+    }
     return list;
 }
 
 tk_node *tk_blocking_remove_if(tk_queue *q, bool (*pred)(const tk_node *n, void *ctx), void *ctx) {
     if (q == NULL || pred == NULL)
         return NULL;
-    spare_block spare = {NULL, 0};
+    tk_node *list = NULL, **tail = &list;
     size_t removed = 0;
-    pthread_mutex_lock(&q->lock);
-    tk_node *list = q->core->remove_if(q->state, pred, ctx, &removed);
-    if (removed > 0)
-        wake_if_closed_and_empty_locked(q);
-    unlock_after_op(q, &spare);
+    for (unsigned i = 0; i < q->nshards; i++) {
+        shard *sh = shard_at(q, i);
+        spare_block spare = {NULL, 0, sh->state};
+        size_t k = 0;
+        tk__spin_lock(&sh->lock);
+        tk_node *l = q->core->remove_if(sh->state, pred, ctx, &k);
+        shard_unlock_after_op(q, sh, &spare);
+        if (k > 0) {
+            append(&tail, l);
+            removed += k;
+        }
+    }
+    if (removed > 0) {
+        bound_release(q, removed);
+        wake_if_closed_and_empty(q);
+    }
     return list;
 }
 
@@ -640,21 +988,77 @@ void tk_blocking_close(tk_queue *q, tk_queue_close_mode mode) {
     if (q == NULL || (mode != TK_QUEUE_CLOSE_WHEN_EMPTY && mode != TK_QUEUE_CLOSE_NOW))
         return;
     pthread_mutex_lock(&q->lock);
-    if ((int)mode > q->closed)
-        q->closed = (int)mode;
+    if ((int)mode > atomic_load(&q->closed))
+        atomic_store(&q->closed, (int)mode);
     atomic_fetch_add_explicit(&q->head_gen, 1, memory_order_relaxed); /* ends a spin */
     pthread_cond_broadcast(&q->available);
     pthread_mutex_unlock(&q->lock);
+    /* An offer that read the queue open holds its shard's lock until its
+     * node is in: after this pass every offer in flight is done, and every
+     * later one sees the close. */
+    for (unsigned i = 0; i < q->nshards; i++) {
+        shard *sh = shard_at(q, i);
+        tk__spin_lock(&sh->lock);
+        tk__spin_unlock(&sh->lock);
+    }
+}
+
+void tk_blocking_wake(tk_queue *q) {
+    if (q == NULL)
+        return;
+    pthread_mutex_lock(&q->lock);
+    q->wake_gen++;
+    atomic_fetch_add_explicit(&q->head_gen, 1, memory_order_relaxed); /* ends a spin */
+    pthread_cond_broadcast(&q->available);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* check()'s look at every node of a shard: is it filed under its key? */
+typedef struct shard_look {
+    unsigned index, mask;
+    bool misfiled;
+} shard_look;
+
+static bool misfiled(const tk_node *n, void *ctx) {
+    shard_look *look = ctx;
+    if ((tk_node_shard_key(n) & look->mask) != look->index)
+        look->misfiled = true;
+    return false; /* looks only */
 }
 
 int tk_blocking_check(tk_queue *q) {
     if (q == NULL)
         return TK_EINVAL;
     pthread_mutex_lock(&q->lock);
-    int rc = q->core->check(q->state) == TK_OK ? TK_OK : TK_ESTATE;
-    if (rc == TK_OK && q->closed != OPEN && q->closed != TK_QUEUE_CLOSE_WHEN_EMPTY &&
-        q->closed != TK_QUEUE_CLOSE_NOW)
+    lock_all(q);
+    int rc = TK_OK;
+    for (unsigned i = 0; i < q->nshards && rc == TK_OK; i++) {
+        shard *sh = shard_at(q, i);
+        if (q->core->check(sh->state) != TK_OK)
+            rc = TK_ESTATE;
+        /* head_due is never later than the earliest due node (an offer
+         * lowers it to the node's due(); a take or removal sets it to
+         * next(), which may be a lower bound) */
+        const tk_node *f = q->core->first(sh->state);
+        int64_t due = f != NULL ? q->core->due(sh->state, f->deadline_ns) : INT64_MAX;
+        int64_t head = atomic_load(&sh->head_due);
+        if ((f == NULL && head != INT64_MAX) || head > due ||
+            atomic_load(&sh->count) != q->core->count(sh->state))
+            rc = TK_ESTATE;
+        shard_look look = {i, q->nshards - 1u, false};
+        size_t none = 0;
+        (void)q->core->remove_if(sh->state, misfiled, &look, &none);
+        if (look.misfiled || none != 0)
+            rc = TK_ESTATE;
+    }
+    int closed = atomic_load(&q->closed);
+    if (rc == TK_OK && closed != OPEN && closed != TK_QUEUE_CLOSE_WHEN_EMPTY &&
+        closed != TK_QUEUE_CLOSE_NOW)
         rc = TK_ESTATE;
+    if (rc == TK_OK && q->leader != NULL && q->waiters == 0)
+        rc = TK_ESTATE;
+    for (unsigned i = 0; i < q->nshards; i++)
+        tk__spin_unlock(&shard_at(q, i)->lock);
     pthread_mutex_unlock(&q->lock);
     return rc;
 }

@@ -208,7 +208,9 @@ struct tk_core_ops {
 
 /** @{ */
 /** Queue operations that work for any engine whose tk_queue_ops.core is set:
- * one mutex around the core and a CLOCK_MONOTONIC condition variable, the
+ * a copy of the core per shard (one per CPU, each under a lock of its own,
+ * nodes filed by their shard key), a room where takers wait on a
+ * CLOCK_MONOTONIC condition variable, the
  * JDK's DelayedWorkQueue wait (only the leader sleeps until the next
  * deadline; followers wait untimed, so one due node wakes one thread), the
  * spin_ns and max_pending settings, fair take_batch(), and array resizing
@@ -235,6 +237,7 @@ TK_API void tk_blocking_close(tk_queue *q, tk_queue_close_mode mode);
 TK_API int tk_blocking_check(tk_queue *q);
 TK_API int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count);
 TK_API uint64_t tk_blocking_wakeups(tk_queue *q);
+TK_API void tk_blocking_wake(tk_queue *q);
 /** @} */
 
 /** Designated initialisers of every operation of a tk_queue_ops table that
@@ -245,10 +248,12 @@ TK_API uint64_t tk_blocking_wakeups(tk_queue *q);
     .remove_first = tk_blocking_remove_first, .peek = tk_blocking_peek, .size = tk_blocking_size,  \
     .drain = tk_blocking_drain, .remove_if = tk_blocking_remove_if, .close = tk_blocking_close,    \
     .check = tk_blocking_check, .take_batch = tk_blocking_take_batch,                              \
-    .wakeups = tk_blocking_wakeups
+    .wakeups = tk_blocking_wakeups, .wake = tk_blocking_wake
 
-/** What the generic adapter provides: the pending limit and cheap batches. */
-#define TK_BLOCKING_CAPS (TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_BATCH_TAKE)
+/** What the generic adapter provides: the pending limit, cheap batches, a
+ * shard per CPU and wake(). */
+#define TK_BLOCKING_CAPS                                                                           \
+    (TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_BATCH_TAKE | TK_QUEUE_CAP_SHARDED | TK_QUEUE_CAP_WAKE)
 
 /** Largest spin_ns an engine accepts. */
 #define TK_SPIN_MAX_NS TK_NS_PER_S
