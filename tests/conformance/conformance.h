@@ -51,9 +51,10 @@ typedef struct conf_case {
  *     CONF_TABLE(G, {"a behaviour, said as a sentence", function_that_checks_it},
  *                   ...);
  *
- * A new case is a function in the file of its group and one row in that
- * table. A new group is a new file test-G.c (the kit's CMake list picks up
- * every test-*.c here) and one X(G) line below. */
+ * A new case is a function in the file of its group (each file's opening
+ * comment says what its group covers) and one row in that table. A new
+ * group is a new file test-G.c (the kit's CMake list picks up every
+ * test-*.c here) and one X(G) line below. */
 #define CONF_GROUPS(X)                                                                             \
     X(api)                                                                                         \
     X(order)                                                                                       \

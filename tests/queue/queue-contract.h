@@ -80,9 +80,9 @@ typedef struct qc_case {
  *                 ...);
  *
  * (needs 0: every engine runs it). A new case is a function in the file of
- * its group and one row in that table. A new group is a new file test-G.c
- * (the kit's CMake list picks up every test-*.c here) and one X(G) line
- * below. */
+ * its group (each file's opening comment says what its group covers) and
+ * one row in that table. A new group is a new file test-G.c (the kit's
+ * CMake list picks up every test-*.c here) and one X(G) line below. */
 #define QC_GROUPS(X)                                                                               \
     X(api)                                                                                         \
     X(order)                                                                                       \
