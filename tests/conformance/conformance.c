@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit conformance suite: the runner (tk_conformance_main(), declared in
- * the test kit's timerkit/testkit.h), the per-engine fixtures and helpers.
+/* timerkit conformance suite: tk_conformance_main() (declared in the test
+ * kit's timerkit/testkit.h), the per-engine fixtures and helpers.
  *
- * Usage: tk_conformance [--engine NAME]... [--filter GLOB] [--list]
- *        tk_conformance --list-engines       (the registered engines' names)
- * With no --engine, every registered engine runs every case; an engine
- * registered with tk_engine_register() before the call is found by name like
- * a built-in one. Test names start with the engine: "heap: never starts a task
- * before its deadline".
+ * The suite runs through the kit's shared runner (tests/kit/suite-runner.h,
+ * which describes the command line); its groups are CONF_GROUPS of
+ * conformance.h. Test names start with the engine: "heap: never starts a
+ * task before its deadline".
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -33,7 +31,8 @@ const char *conf_default_engine_name(void) {
  *   user who names only the engine gets them.
  * - uses_tick: from the TK_QUEUE_CAP_TICKED capability.
  * - pending_limit: from the TK_QUEUE_CAP_BOUNDED capability (max_pending). */
-static void fixture_for(const tk_queue_ops *ops, conf_engine *e) {
+static void fixture_for(const tk_queue_ops *ops, void *engine) {
+    conf_engine *e = engine;
     memset(e, 0, sizeof(*e));
     e->ops = ops;
     tk_queue_config_init_for(&e->config, ops);
@@ -65,12 +64,18 @@ static bool vec_remove(ct_vec *v, void *p) {
 }
 
 static int ct_setup(void **state) {
+    const kit_test *ref = *state;
     ct *t = calloc(1, sizeof(*t));
     if (t == NULL)
         return -1;
-    t->eng = *state;
+    t->eng = ref->engine;
+    t->c = ref->c;
     *state = t;
     return 0;
+}
+
+static void ct_run(void **state) {
+    CT(state)->c->fn(state);
 }
 
 static int ct_teardown(void **state) {
@@ -98,7 +103,6 @@ static int ct_teardown(void **state) {
     free(t->futures.items);
     free(t->memory.items);
     free(t->gates.items);
-    *state = (void *)t->eng;
     free(t);
     return rc;
 }
@@ -309,108 +313,28 @@ void counter_free(void *arg) {
     atomic_fetch_add(&c->freed, 1);
 }
 
-/* ---- runner --------------------------------------------------------------------------- */
+/* ---- the suite ---------------------------------------------------------------------------- */
 
-typedef struct group_ref {
-    const conf_case *cases;
-    const size_t *count;
-} group_ref;
+_Static_assert(offsetof(conf_case, name) == 0, "the runner reads a case's name first");
 
-static const group_ref groups[] = {
-    {conf_cases_api, &conf_cases_api_count},
-    {conf_cases_order, &conf_cases_order_count},
-    {conf_cases_periodic, &conf_cases_periodic_count},
-    {conf_cases_cancel, &conf_cases_cancel_count},
-    {conf_cases_shutdown, &conf_cases_shutdown_count},
-    {conf_cases_reject, &conf_cases_reject_count},
-    {conf_cases_hooks, &conf_cases_hooks_count},
-    {conf_cases_future, &conf_cases_future_count},
-    {conf_cases_alloc, &conf_cases_alloc_count},
-    {conf_cases_robust, &conf_cases_robust_count},
-    {conf_cases_timer, &conf_cases_timer_count},
-    {conf_cases_control, &conf_cases_control_count},
-    {conf_cases_queue, &conf_cases_queue_count},
-    {conf_cases_invoke, &conf_cases_invoke_count},
+static const kit_group groups[] = {
+#define CONF_GROUP(group) KIT_GROUP(conf_cases_##group)
+    CONF_GROUPS(CONF_GROUP)
+#undef CONF_GROUP
 };
 
-static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [--engine NAME]... [--filter GLOB] [--list] | --list-engines\n",
-            argv0);
-    return 2;
-}
+static const kit_suite conformance = {
+    .name = "conformance",
+    .groups = groups,
+    .ngroups = sizeof(groups) / sizeof(groups[0]),
+    .case_size = sizeof(conf_case),
+    .engine_size = sizeof(conf_engine),
+    .engine_init = fixture_for,
+    .setup = ct_setup,
+    .run = ct_run,
+    .teardown = ct_teardown,
+};
 
 int tk_conformance_main(int argc, char **argv) {
-    const char *names[16];
-    size_t nnames = 0;
-    const char *filter = NULL;
-    bool list = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc && nnames < 16)
-            names[nnames++] = argv[++i];
-        else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
-            filter = argv[++i];
-        else if (strcmp(argv[i], "--list") == 0)
-            list = true;
-        else if (strcmp(argv[i], "--list-engines") == 0 && argc == 2) {
-            for (size_t e = 0; e < tk_engine_count(); e++)
-                printf("%s\n", tk_engine_at(e)->name);
-            return 0;
-        } else
-            return usage(argv[0]);
-    }
-    if (nnames == 0) {
-        for (size_t i = 0; i < tk_engine_count() && nnames < 16; i++)
-            names[nnames++] = tk_engine_at(i)->name;
-    }
-
-    size_t ncases = 0;
-    for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
-        ncases += *groups[g].count;
-
-    conf_engine *engines = calloc(nnames, sizeof(*engines));
-    struct CMUnitTest *tests = calloc(nnames * ncases, sizeof(*tests));
-    char **test_names = calloc(nnames * ncases, sizeof(char *));
-    if (engines == NULL || tests == NULL || test_names == NULL)
-        return 1;
-    size_t n = 0;
-    for (size_t e = 0; e < nnames; e++) {
-        const tk_queue_ops *ops = tk_engine_by_name(names[e]);
-        if (ops == NULL) {
-            fprintf(stderr, "%s: no engine named '%s'\n", argv[0], names[e]);
-            return 2;
-        }
-        fixture_for(ops, &engines[e]);
-        for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
-            for (size_t c = 0; c < *groups[g].count; c++) {
-                const conf_case *cc = &groups[g].cases[c];
-                size_t len = strlen(ops->name) + strlen(cc->name) + 3;
-                test_names[n] = malloc(len);
-                if (test_names[n] == NULL)
-                    return 1;
-                snprintf(test_names[n], len, "%s: %s", ops->name, cc->name);
-                tests[n].name = test_names[n];
-                tests[n].test_func = cc->fn;
-                tests[n].setup_func = ct_setup;
-                tests[n].teardown_func = ct_teardown;
-                tests[n].initial_state = &engines[e];
-                n++;
-            }
-        }
-    }
-
-    int rc = 0;
-    if (list) {
-        for (size_t i = 0; i < n; i++)
-            printf("%s\n", tests[i].name);
-    } else {
-        if (filter != NULL)
-            cmocka_set_test_filter(filter);
-        rc = _cmocka_run_group_tests("conformance", tests, n, NULL, NULL);
-    }
-    for (size_t i = 0; i < n; i++)
-        free(test_names[i]);
-    free(test_names);
-    free(tests);
-    free(engines);
-    return rc;
+    return kit_suite_main(&conformance, argc, argv);
 }

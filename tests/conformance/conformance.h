@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "suite-runner.h"
 #include "timerkit.h"
 
 /* ---- per-engine fixture ---------------------------------------------------- */
@@ -44,27 +45,35 @@ typedef struct conf_case {
     CMUnitTestFunction fn;
 } conf_case;
 
-/* Every test file exports one table. */
-#define CONF_CASES(group)                                                                          \
-    extern const conf_case conf_cases_##group[];                                                   \
-    extern const size_t conf_cases_##group##_count
-CONF_CASES(api);
-CONF_CASES(order);
-CONF_CASES(periodic);
-CONF_CASES(cancel);
-CONF_CASES(shutdown);
-CONF_CASES(reject);
-CONF_CASES(hooks);
-CONF_CASES(future);
-CONF_CASES(alloc);
-CONF_CASES(robust);
-CONF_CASES(timer);
-CONF_CASES(control);
-CONF_CASES(queue);
-CONF_CASES(invoke);
-#define CONF_TABLE(group, ...)                                                                     \
-    const conf_case conf_cases_##group[] = {__VA_ARGS__};                                          \
-    const size_t conf_cases_##group##_count = sizeof(conf_cases_##group) / sizeof(conf_case)
+/* The suite's groups, in the order they run: one line each. Group G is the
+ * file test-G.c, which ends with its table of cases:
+ *
+ *     CONF_TABLE(G, {"a behaviour, said as a sentence", function_that_checks_it},
+ *                   ...);
+ *
+ * A new case is a function in the file of its group (each file's opening
+ * comment says what its group covers) and one row in that table. A new
+ * group is a new file test-G.c (the kit's CMake list picks up every
+ * test-*.c here) and one X(G) line below. */
+#define CONF_GROUPS(X)                                                                             \
+    X(api)                                                                                         \
+    X(order)                                                                                       \
+    X(periodic)                                                                                    \
+    X(cancel)                                                                                      \
+    X(shutdown)                                                                                    \
+    X(reject)                                                                                      \
+    X(hooks)                                                                                       \
+    X(future)                                                                                      \
+    X(alloc)                                                                                       \
+    X(robust)                                                                                      \
+    X(timer)                                                                                       \
+    X(control)                                                                                     \
+    X(queue)                                                                                       \
+    X(invoke)
+
+#define CONF_DECLARE_GROUP(group) KIT_TABLE_DECLARE(conf_case, conf_cases_##group)
+CONF_GROUPS(CONF_DECLARE_GROUP)
+#define CONF_TABLE(group, ...) KIT_TABLE_DEFINE(conf_case, conf_cases_##group, __VA_ARGS__)
 
 /* ---- per-test state ---------------------------------------------------------- */
 
@@ -76,10 +85,11 @@ typedef struct ct_vec {
 struct gate;
 typedef struct ct {
     const conf_engine *eng;
-    ct_vec executors; /* destroyed by the teardown */
-    ct_vec futures;   /* released by the teardown, after the executors */
-    ct_vec memory;    /* freed last */
-    ct_vec gates;     /* opened by the teardown first, so no run stays blocked */
+    const conf_case *c; /* the case being run */
+    ct_vec executors;   /* destroyed by the teardown */
+    ct_vec futures;     /* released by the teardown, after the executors */
+    ct_vec memory;      /* freed last */
+    ct_vec gates;       /* opened by the teardown first, so no run stays blocked */
 } ct;
 
 #define CT(state) ((ct *)*(state))

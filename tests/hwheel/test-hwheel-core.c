@@ -31,7 +31,7 @@
 
 #include "hwheel-core.h"
 #include "param-store.h"
-#include "test-rng.h"
+#include "rng.h"
 #include "timerkit/engine.h"
 #include "timerkit/queue.h"
 #include "timerkit/status.h"

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "test-rng.h"
+#include "rng.h"
 #include "timerkit.h"
 
 #define ORIGIN ((int64_t)1000 * TK_NS_PER_S)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit queue-contract suite: the runner, the per-engine fixture and the
- * helpers every case uses.
+/* timerkit queue-contract suite: tk_queue_contract_main(), the per-engine
+ * fixture and the helpers every case uses.
  *
- * tk_queue_contract_main() builds one cmocka test per (engine, case), named
- * "ENGINE: behaviour", and runs them. main() lives in another file, so that
- * a program for an engine written outside this repository can register its
- * engine (tk_engine_register()) and then call tk_queue_contract_main().
+ * The suite runs through the kit's shared runner (tests/kit/suite-runner.h,
+ * which describes the command line): one cmocka test per (engine, case),
+ * named "ENGINE: behaviour"; its groups are QC_GROUPS of queue-contract.h.
+ * main() lives in another file, so that a program for an engine written
+ * outside this repository can register its engine (tk_engine_register())
+ * and then call tk_queue_contract_main().
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,7 +20,8 @@
 /* ---- the fixture ------------------------------------------------------------------- */
 
 /* Everything the suite knows of an engine, read from its table. */
-static void fixture_for(const tk_queue_ops *ops, qc_engine *e) {
+static void fixture_for(const tk_queue_ops *ops, void *engine) {
+    qc_engine *e = engine;
     memset(e, 0, sizeof(*e));
     e->ops = ops;
     e->exact = (ops->caps & TK_QUEUE_CAP_EXACT_ORDER) != 0;
@@ -321,19 +324,13 @@ void qc_settle(void) {
 /* ---- setup and teardown
  * --------------------------------------------------------------------------- */
 
-/* What cmocka's initial state points at: one (engine, case) pair. */
-typedef struct qc_test {
-    const qc_engine *eng;
-    const qc_case *c;
-} qc_test;
-
 static int qc_setup(void **state) {
-    const qc_test *ref = *state;
+    const kit_test *ref = *state;
     qc *t = calloc(1, sizeof(*t));
     if (t == NULL)
         return -1;
-    t->eng = ref->eng;
-    t->ops = ref->eng->ops;
+    t->eng = ref->engine;
+    t->ops = t->eng->ops;
     t->c = ref->c;
     *state = t;
     return 0;
@@ -369,106 +366,28 @@ static void qc_run(void **state) {
     t->c->fn(t);
 }
 
-/* ---- the runner ---------------------------------------------------------------------------------
- */
+/* ---- the suite ---------------------------------------------------------------------------- */
 
-typedef struct group_ref {
-    const qc_case *cases;
-    const size_t *count;
-} group_ref;
+_Static_assert(offsetof(qc_case, name) == 0, "the runner reads a case's name first");
 
-static const group_ref groups[] = {
-    {qc_cases_api, &qc_cases_api_count},       {qc_cases_order, &qc_cases_order_count},
-    {qc_cases_remove, &qc_cases_remove_count}, {qc_cases_close, &qc_cases_close_count},
-    {qc_cases_batch, &qc_cases_batch_count},   {qc_cases_race, &qc_cases_race_count},
-    {qc_cases_limits, &qc_cases_limits_count},
+static const kit_group groups[] = {
+#define QC_GROUP(group) KIT_GROUP(qc_cases_##group)
+    QC_GROUPS(QC_GROUP)
+#undef QC_GROUP
 };
-#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
-static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [--engine NAME]... [--filter GLOB] [--list]\n", argv0);
-    return 2;
-}
+static const kit_suite queue_contract = {
+    .name = "queue_contract",
+    .groups = groups,
+    .ngroups = sizeof(groups) / sizeof(groups[0]),
+    .case_size = sizeof(qc_case),
+    .engine_size = sizeof(qc_engine),
+    .engine_init = fixture_for,
+    .setup = qc_setup,
+    .run = qc_run,
+    .teardown = qc_teardown,
+};
 
 int tk_queue_contract_main(int argc, char **argv) {
-    const char *prog = argc > 0 ? argv[0] : "tk_queue_contract";
-    size_t cap = (size_t)argc + tk_engine_count() + 1;
-    const char **names = calloc(cap, sizeof(*names));
-    if (names == NULL)
-        return 1;
-    size_t nnames = 0;
-    const char *filter = NULL;
-    bool list = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc) {
-            names[nnames++] = argv[++i];
-        } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
-            filter = argv[++i];
-        } else if (strcmp(argv[i], "--list") == 0) {
-            list = true;
-        } else {
-            free(names);
-            return usage(prog);
-        }
-    }
-    if (nnames == 0)
-        for (size_t i = 0; i < tk_engine_count(); i++)
-            names[nnames++] = tk_engine_at(i)->name;
-
-    size_t ncases = 0;
-    for (size_t g = 0; g < NGROUPS; g++)
-        ncases += *groups[g].count;
-
-    qc_engine *engines = calloc(nnames ? nnames : 1, sizeof(*engines));
-    qc_test *refs = calloc(nnames * ncases + 1, sizeof(*refs));
-    struct CMUnitTest *tests = calloc(nnames * ncases + 1, sizeof(*tests));
-    char **test_names = calloc(nnames * ncases + 1, sizeof(char *));
-    int rc = 1;
-    size_t n = 0;
-    if (engines == NULL || refs == NULL || tests == NULL || test_names == NULL)
-        goto out;
-    for (size_t e = 0; e < nnames; e++) {
-        const tk_queue_ops *ops = tk_engine_by_name(names[e]);
-        if (ops == NULL) {
-            fprintf(stderr, "%s: no engine named '%s'\n", prog, names[e]);
-            rc = 2;
-            goto out;
-        }
-        fixture_for(ops, &engines[e]);
-        for (size_t g = 0; g < NGROUPS; g++) {
-            for (size_t c = 0; c < *groups[g].count; c++) {
-                const qc_case *cc = &groups[g].cases[c];
-                size_t len = strlen(ops->name) + strlen(cc->name) + 3;
-                test_names[n] = malloc(len);
-                if (test_names[n] == NULL)
-                    goto out;
-                snprintf(test_names[n], len, "%s: %s", ops->name, cc->name);
-                refs[n] = (qc_test){&engines[e], cc};
-                tests[n].name = test_names[n];
-                tests[n].test_func = qc_run;
-                tests[n].setup_func = qc_setup;
-                tests[n].teardown_func = qc_teardown;
-                tests[n].initial_state = &refs[n];
-                n++;
-            }
-        }
-    }
-    if (list) {
-        for (size_t i = 0; i < n; i++)
-            printf("%s\n", tests[i].name);
-        rc = 0;
-    } else {
-        if (filter != NULL)
-            cmocka_set_test_filter(filter);
-        rc = _cmocka_run_group_tests("queue_contract", tests, n, NULL, NULL);
-    }
-out:
-    for (size_t i = 0; i < n; i++)
-        free(test_names[i]);
-    free(test_names);
-    free(tests);
-    free(refs);
-    free(engines);
-    free(names);
-    return rc;
+    return kit_suite_main(&queue_contract, argc, argv);
 }

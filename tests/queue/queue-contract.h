@@ -37,6 +37,7 @@
 
 #include <cmocka.h>
 
+#include "suite-runner.h"
 #include "timerkit.h"
 
 /* The suite's entry point, tk_queue_contract_main(), is declared in the test
@@ -72,20 +73,28 @@ typedef struct qc_case {
     unsigned needs; /* QC_NEEDS_* */
 } qc_case;
 
-/* Every test file exports one table. */
-#define QC_CASES(group)                                                                            \
-    extern const qc_case qc_cases_##group[];                                                       \
-    extern const size_t qc_cases_##group##_count
-QC_CASES(api);
-QC_CASES(order);
-QC_CASES(remove);
-QC_CASES(close);
-QC_CASES(batch);
-QC_CASES(race);
-QC_CASES(limits);
-#define QC_TABLE(group, ...)                                                                       \
-    const qc_case qc_cases_##group[] = {__VA_ARGS__};                                              \
-    const size_t qc_cases_##group##_count = sizeof(qc_cases_##group) / sizeof(qc_case)
+/* The suite's groups, in the order they run: one line each. Group G is the
+ * file test-G.c, which ends with its table of cases:
+ *
+ *     QC_TABLE(G, {"a behaviour, said as a sentence", function_that_checks_it, QC_NEEDS_...},
+ *                 ...);
+ *
+ * (needs 0: every engine runs it). A new case is a function in the file of
+ * its group (each file's opening comment says what its group covers) and
+ * one row in that table. A new group is a new file test-G.c (the kit's
+ * CMake list picks up every test-*.c here) and one X(G) line below. */
+#define QC_GROUPS(X)                                                                               \
+    X(api)                                                                                         \
+    X(order)                                                                                       \
+    X(remove)                                                                                      \
+    X(close)                                                                                       \
+    X(batch)                                                                                       \
+    X(race)                                                                                        \
+    X(limits)
+
+#define QC_DECLARE_GROUP(group) KIT_TABLE_DECLARE(qc_case, qc_cases_##group)
+QC_GROUPS(QC_DECLARE_GROUP)
+#define QC_TABLE(group, ...) KIT_TABLE_DEFINE(qc_case, qc_cases_##group, __VA_ARGS__)
 
 /* ---- nodes ------------------------------------------------------------------------- */
 

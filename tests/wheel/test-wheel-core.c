@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "test-rng.h"
+#include "rng.h"
 #include "timerkit/status.h"
 #include "wheel-core.h"
 

@@ -14,7 +14,8 @@
  *     }
  *
  * Both suites take [--engine NAME]... [--filter GLOB] [--list]; with no
- * --engine they run every registered engine. They return 0 when every case
+ * --engine they run every registered engine. --list-engines, alone, prints
+ * the registered engines' names and returns 0. They return 0 when every case
  * passed, the number of failed cases otherwise, and 2 for bad usage or an
  * unknown engine. */
 #ifndef TIMERKIT_TESTKIT_H
@@ -27,8 +28,7 @@ extern "C" {
 /* The executor conformance suite: every case of the executor's contract
  * (order, never early, periodic tasks, cancel, shutdown, rejection, hooks,
  * futures, allocation failure, embedded timers), run through tk_executor_*
- * on each engine. Also takes --list-engines: prints the registered
- * engines' names and returns 0. */
+ * on each engine. */
 int tk_conformance_main(int argc, char **argv);
 
 /* The queue-contract suite: the blocking queue contract of timerkit/queue.h

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* timerkit tests: a deterministic random number generator (splitmix64), so
  * that randomised tests replay the same sequence from the same seed. */
-#ifndef TK_TEST_RNG_H
-#define TK_TEST_RNG_H
+#ifndef TK_RNG_H
+#define TK_RNG_H
 
 #include <stdint.h>
 

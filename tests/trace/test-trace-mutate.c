@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test-rng.h"
+#include "rng.h"
 #include "trace-fuzz-one.h"
 
 #define MAX_INPUT (1 << 16)
