@@ -17,8 +17,12 @@
  *   own. A node lives in the shard its key says (tk_node_shard_key(n) modulo
  *   the shard count), so remove() finds it from the node alone; the
  *   executor gives each thread a key of its own. Each shard publishes
- *   `head_due`, the core's next() (INT64_MAX when empty), and `count`; both
- *   are written under the shard's lock and read by anyone.
+ *   `count` and `head_due`, an instant no later than the earliest due() of
+ *   its nodes (INT64_MAX when a take found it empty): an offer lowers it to
+ *   its node's due(), a take sets it to the core's next(), and a removal
+ *   leaves it as it is, since the earliest node can only be later then (a
+ *   taker that wakes for a node that was removed finds nothing and looks
+ *   again). Both are written under the shard's lock and read by anyone.
  * - The room. Takers wait under `lock` on `available` (CLOCK_MONOTONIC). Of
  *   the threads blocked in take()/poll()/take_batch() while no node is due,
  *   only one, the leader, sleeps until the earliest head_due of all shards;
@@ -98,8 +102,9 @@
  * a resize under way, or claims one and grows the array itself, then
  * inserts again; only a failed allocation makes it return TK_ENOMEM (core
  * unchanged). Who pays: offer (growth, and a shrink that takes left due)
- * and the removal calls (shrink) do the work on their own time, after their
- * operation is complete. take(), poll() and take_batch() never resize on
+ * and the removal calls (shrink; remove() looks once in SHRINK_EVERY
+ * removals and when its shard empties) do the work on their own time, after
+ * their operation is complete. take(), poll() and take_batch() never resize on
  * the way out with nodes, since a worker's delay there delays its tasks;
  * they return an idle queue's memory only when about to wait on an empty
  * queue, with `lock` dropped. A failed allocation for a resize nobody waits
@@ -169,6 +174,13 @@
  * far (TK_QUEUE_CLOSE_NOW > TK_QUEUE_CLOSE_WHEN_EMPTY > open). */
 enum { OPEN = 0 };
 
+/* A removal looks whether its shard's array should shrink once in this
+ * many removals (and when the shard empties): the look costs two calls into
+ * the core, which a cancel that does nothing else cannot afford every
+ * time, and an array left a little too large for a few more removals
+ * costs nothing. */
+#define SHRINK_EVERY ((size_t)64)
+
 /* Bytes between two first touches: no page size in use is smaller, so every
  * page of a range gets at least one write. */
 #define TOUCH_STRIDE ((size_t)4096)
@@ -180,7 +192,7 @@ enum { OPEN = 0 };
 typedef struct shard {
     tk__spinlock lock;        /* guards state and resizing; count, head_due written under it */
     bool resizing;            /* lock: a thread has claimed a resize and builds the block */
-    _Atomic int64_t head_due; /* the core's next(), INT64_MAX when empty; read anywhere */
+    _Atomic int64_t head_due; /* no later than the earliest due node; read anywhere */
     _Atomic size_t count;     /* the core's count(); read anywhere */
     void *state;              /* lock: the core's state (in the queue's allocation) */
 } shard;
@@ -858,20 +870,25 @@ int tk_blocking_remove(tk_queue *q, tk_node *n) {
     if (q == NULL || n == NULL)
         return TK_EINVAL;
     shard *sh = shard_of(q, n);
-    spare_block spare = {NULL, 0, sh->state};
     tk__spin_lock(&sh->lock);
-    int rc = q->core->remove(sh->state, n) == TK_OK ? TK_OK : TK_ENOENT;
-    if (rc == TK_OK && q->core->resize == NULL) {
-        shard_refresh_locked(q, sh);
-        tk__spin_unlock(&sh->lock);
-    } else {
+    if (q->core->remove(sh->state, n) != TK_OK) {
+        spare_block spare = {NULL, 0, sh->state};
+        shard_unlock_after_op(q, sh, &spare); /* a rare call: it does any shrink due */
+        return TK_ENOENT;
+    }
+    /* head_due stays: it was no later than the earliest node, and the
+     * earliest can only be later now (a lower bound is allowed) */
+    size_t count = atomic_load_explicit(&sh->count, memory_order_relaxed) - 1;
+    atomic_store_explicit(&sh->count, count, memory_order_relaxed);
+    if (TK__UNLIKELY(count % SHRINK_EVERY == 0 && q->core->resize != NULL)) {
+        spare_block spare = {NULL, 0, sh->state};
         shard_unlock_after_op(q, sh, &spare); /* shrinks after a mass cancellation */
+    } else {
+        tk__spin_unlock(&sh->lock);
     }
-    if (rc == TK_OK) {
-        bound_release(q, 1);
-        wake_if_closed_and_empty(q);
-    }
-    return rc;
+    bound_release(q, 1);
+    wake_if_closed_and_empty(q);
+    return TK_OK;
 }
 
 int tk_blocking_remove_first(tk_queue *q, tk_node **out) {
@@ -1036,14 +1053,14 @@ int tk_blocking_check(tk_queue *q) {
         shard *sh = shard_at(q, i);
         if (q->core->check(sh->state) != TK_OK)
             rc = TK_ESTATE;
-        /* head_due is never later than the earliest due node (an offer
-         * lowers it to the node's due(); a take or removal sets it to
-         * next(), which may be a lower bound) */
+        /* head_due is never later than the earliest due node: an offer
+         * lowers it to the node's due(), a take sets it to next() (which
+         * may be a lower bound), and a removal leaves it (the earliest can
+         * only be later now) */
         const tk_node *f = q->core->first(sh->state);
         int64_t due = f != NULL ? q->core->due(sh->state, f->deadline_ns) : INT64_MAX;
         int64_t head = atomic_load(&sh->head_due);
-        if ((f == NULL && head != INT64_MAX) || head > due ||
-            atomic_load(&sh->count) != q->core->count(sh->state))
+        if (head > due || atomic_load(&sh->count) != q->core->count(sh->state))
             rc = TK_ESTATE;
         shard_look look = {i, q->nshards - 1u, false};
         size_t none = 0;

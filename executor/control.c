@@ -14,11 +14,20 @@
  * that times out it leaves, under pool_lock, if it still may time out and
  * another worker is alive or the queue is empty; so the last worker stays
  * while anything is queued, a delayed task included, and no task is ever
- * stranded or run late. A worker that may not time out waits in slices of
- * TK__IDLE_RECHECK_NS and re-reads the settings between them: the engines
- * offer no way to wake a blocked take(), and this is how a smaller core
- * size or a core time-out set while it sleeps reaches it (the JDK
- * interrupts idle workers instead).
+ * stranded or run late. A worker that may not time out waits without a
+ * time-out.
+ *
+ * Settings reach idle workers at once, as the JDK's interruptIdleWorkers()
+ * makes them: a setter bumps settings_gen and calls the engine's wake(),
+ * which makes every blocked take() return TK_EINTR; the worker reads the
+ * settings again. A worker records the generation it read (seen_gen) and
+ * that it is on its way into a wait (waiting) before it reads the settings,
+ * so a setter that ran between its reading and its blocking finds it
+ * waiting with an old generation and wakes again until it has seen the new
+ * one (tk__wake_idle_workers: such a worker is between two calls of the
+ * library, never in user code, so this takes microseconds). On an engine
+ * without wake() a worker that may not time out waits in slices of
+ * TK__IDLE_RECHECK_NS instead, and re-reads the settings between them.
  *
  * Leaving races with submission. A retiring worker decrements wc under
  * pool_lock after it saw the queue, and then looks at the queue again and
@@ -33,6 +42,9 @@
  * joins it and folds its counters into the executor's (tk__reap_workers).
  */
 #define _GNU_SOURCE
+#include <sched.h>
+#include <time.h>
+
 #include "executor-internal.h"
 
 /* ---- workers ------------------------------------------------------------- */
@@ -43,37 +55,75 @@ static bool may_time_out(const tk_executor *ex, unsigned wc) {
     return atomic_load(&m->allow_core_timeout) || wc > atomic_load(&m->core);
 }
 
+/* One wait of a worker for work, with the settings as it read them. */
+static int take_once(tk_executor *ex, bool wake, tk_node **out, size_t *count) {
+    bool timed = may_time_out(ex, atomic_load(&ex->wc));
+    if (ex->batch && !timed && atomic_load(&ex->target) == 1) {
+        /* One thread: take a batch; take_batch (which cannot time out) waits
+         * for the first node to fall due. Without wake() an empty queue is
+         * waited on below, in slices, so that an idle worker notices a
+         * change of settings; one emptied by removals while take_batch
+         * waits notices it only when work arrives. A look at the head
+         * (peek) would spare that wait but costs the wheel its core_lock,
+         * which its tick thread holds for the whole pass that publishes a
+         * burst: the worker would start only once the last node of the
+         * burst is published. */
+        if (wake || ex->ops->size(ex->q) > 0)
+            return ex->ops->take_batch(ex->q, TK__TAKE_BATCH, out, count);
+    }
+    *count = 1;
+    if (!timed) {
+        if (wake)
+            return ex->ops->take(ex->q, out);
+        int rc = ex->ops->poll(ex->q, TK__IDLE_RECHECK_NS, out);
+        return rc == TK_ETIMEDOUT ? TK_EINTR : rc; /* a slice ended: look again */
+    }
+    int64_t wait = atomic_load(&ex->keep_alive_ns);
+    /* The last worker stays while anything is queued (see
+     * tk__worker_retire): it need not wake every keep-alive. */
+    if (wait < TK__IDLE_RECHECK_NS && atomic_load(&ex->wc) <= 1 && ex->ops->size(ex->q) > 0)
+        wait = TK__IDLE_RECHECK_NS;
+    return ex->ops->poll(ex->q, wait, out);
+}
+
 int tk__worker_take(tk_executor *ex, tk_node **out, size_t *count) {
+    tk__worker *w = tk__current.worker;
+    bool wake = ex->ops->wake != NULL;
     for (;;) {
-        bool timed = may_time_out(ex, atomic_load(&ex->wc));
-        if (ex->batch && !timed && atomic_load(&ex->target) == 1) {
-            /* One thread: take a batch while the queue holds nodes;
-             * take_batch (which cannot time out) then waits for the first
-             * to fall due. An empty queue is waited on below, in slices, so
-             * that an idle worker notices a change of settings; one emptied
-             * by removals while take_batch waits notices it only when work
-             * arrives. A look at the head (peek) would spare that wait but
-             * costs the wheel its core_lock, which its tick thread holds
-             * for the whole pass that publishes a burst: the worker would
-             * start only once the last node of the burst is published. */
-            if (ex->ops->size(ex->q) > 0)
-                return ex->ops->take_batch(ex->q, TK__TAKE_BATCH, out, count);
+        if (wake) { /* before the settings are read: see the opening comment */
+            atomic_store(&w->seen_gen, atomic_load(&ex->settings_gen));
+            atomic_store(&w->waiting, true);
         }
-        *count = 1;
-        int64_t wait = TK__IDLE_RECHECK_NS;
-        if (timed) {
-            wait = atomic_load(&ex->keep_alive_ns);
-            /* The last worker stays while anything is queued (see
-             * tk__worker_retire): it need not wake every keep-alive. */
-            if (wait < TK__IDLE_RECHECK_NS && atomic_load(&ex->wc) <= 1 && ex->ops->size(ex->q) > 0)
-                wait = TK__IDLE_RECHECK_NS;
-        }
-        int rc = ex->ops->poll(ex->q, wait, out);
-        if (rc != TK_ETIMEDOUT)
+        int rc = take_once(ex, wake, out, count);
+        if (wake)
+            atomic_store_explicit(&w->waiting, false, memory_order_relaxed);
+        if (rc != TK_EINTR)
             return rc;
-        if (timed)
-            return TK_ETIMEDOUT;
-        /* an idle slice ended: read the settings again */
+        /* woken to read the settings again, or an idle slice ended */
+    }
+}
+
+void tk__wake_idle_workers(tk_executor *ex) {
+    uint64_t gen = atomic_fetch_add(&ex->settings_gen, 1) + 1;
+    if (ex->ops->wake == NULL)
+        return; /* the workers look again within TK__IDLE_RECHECK_NS */
+    for (unsigned round = 0;; round++) {
+        ex->ops->wake(ex->q);
+        bool behind = false;
+        pthread_mutex_lock(&ex->pool_lock);
+        for (const tk__worker *w = ex->workers; w != NULL && !behind; w = w->next)
+            behind = !w->exited && atomic_load(&w->waiting) && atomic_load(&w->seen_gen) < gen;
+        pthread_mutex_unlock(&ex->pool_lock);
+        if (!behind)
+            return;
+        /* a worker read the settings before the change and is not blocked
+         * yet: let it get there, then wake again */
+        if (round < 64) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
     }
 }
 
@@ -182,6 +232,8 @@ int tk_executor_set_core_pool_size(tk_executor *ex, unsigned n) {
     atomic_store(&ex->core, n);
     atomic_store(&ex->target, n > 0 ? n : 1);
     pthread_mutex_unlock(&ex->pool_lock);
+    if (n != old) /* excess workers may time out now; a one-thread pool's batches change */
+        tk__wake_idle_workers(ex);
     if (n <= old)
         return TK_OK; /* excess workers leave when idle (tk__worker_take) */
     /* JDK setCorePoolSize: start up to min(delta, queue size) threads,
@@ -208,11 +260,14 @@ int tk_executor_set_keep_alive(tk_executor *ex, int64_t ns) {
         return TK_EINVAL;
     int rc = TK_OK;
     pthread_mutex_lock(&ex->pool_lock);
+    int64_t old = atomic_load(&ex->keep_alive_ns);
     if (ns == 0 && atomic_load(&ex->allow_core_timeout))
         rc = TK_EINVAL; /* JDK: time is zero and allowsCoreThreadTimeOut */
     else
         atomic_store(&ex->keep_alive_ns, ns);
     pthread_mutex_unlock(&ex->pool_lock);
+    if (rc == TK_OK && ns < old)
+        tk__wake_idle_workers(ex); /* JDK: a shorter keep-alive interrupts idle workers */
     return rc;
 }
 
@@ -225,11 +280,14 @@ int tk_executor_allow_core_thread_timeout(tk_executor *ex, bool on) {
         return TK_EINVAL;
     int rc = TK_OK;
     pthread_mutex_lock(&ex->pool_lock);
+    bool old = atomic_load(&ex->allow_core_timeout);
     if (on && atomic_load(&ex->keep_alive_ns) <= 0)
         rc = TK_EINVAL; /* JDK: "Core threads must have nonzero keep alive times" */
     else
         atomic_store(&ex->allow_core_timeout, on);
     pthread_mutex_unlock(&ex->pool_lock);
+    if (rc == TK_OK && on && !old)
+        tk__wake_idle_workers(ex); /* JDK: interruptIdleWorkers() */
     return rc;
 }
 

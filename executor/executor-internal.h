@@ -4,8 +4,9 @@
  * executor.c  lifecycle, pool states, shutdown, termination, policies, stats
  * worker.c    worker threads and the run loop (one-shot and periodic runs)
  * submit.c    the scheduling calls and the rejection policies
- * future.c    task objects (allocation, recycling, reference counts), the
- *             future API (states, get and its abort) and the tk_run API
+ * future.c    reference counts, the future API (states, get and its abort)
+ *             and the tk_run API
+ * slab.c      task objects: the slabs of each shard, allocation and frees
  * invoke.c    bulk invocation: invoke_all, invoke_any
  * timer.c     embedded timers (tk_timer): the zero-allocation path
  * control.c   run-time control: core pool size, keep-alive and core thread
@@ -185,10 +186,15 @@ static inline int64_t tk__task_period(const tk__task *t) {
 enum { TK__CLASS_SMALL = 0, TK__CLASS_BIG = 1, TK__CLASSES = 2 };
 
 /* Slabs. A slab is one allocation from the executor's allocator: this
- * header, then TK__SLAB_PAGES pages of 4 KiB, 4 KiB-aligned, each holding
- * a tk__page header and objects of one class. A task finds its page by
- * rounding its address down, and the page names the executor and the slab:
- * a task stores neither. All mutable fields are guarded by ex->slab_lock.
+ * header, then TK__SLAB_PAGES pages of TK__PAGE_BYTES (64 KiB), aligned to
+ * their size, each holding a tk__page header and objects of one class. A
+ * task finds its page by rounding its address down, and the page names the
+ * executor and the slab, the slab its pool: a task stores none of them.
+ * The page headers of a million tasks fit in a few hundred cache lines, so
+ * a cancel finds its executor without a miss. The allocation's slack before
+ * the first page boundary and after the last page is never touched, so it
+ * costs address space, not memory. A slab belongs to the pool of one shard
+ * (tk__pool), whose lock guards all its mutable fields.
  * - Objects never used since the slab was (re)started are handed out in
  *   address order (`fresh`), so a burst of scheduling walks memory
  *   sequentially; freed objects go on the slab's LIFO free list, so the
@@ -196,11 +202,14 @@ enum { TK__CLASS_SMALL = 0, TK__CLASS_BIG = 1, TK__CLASSES = 2 };
  *   on its class's partial list while it has room; a free into a full slab
  *   puts it back at the head, and no other free moves it (a free touches
  *   only its own slab's header).
- * - A slab whose last object is freed is kept as its class's one spare
- *   (restarted: from its first object again, empty free list) or given
- *   back to the allocator, so memory returns after a mass cancellation. */
+ * - A slab whose last object is freed is kept as its class's one spare in
+ *   its pool (restarted: from its first object again, empty free list) or
+ *   given back to the allocator, so memory returns after a mass
+ *   cancellation. */
+typedef struct tk__pool tk__pool;
+
 typedef struct tk__slab {
-    tk_executor *ex;       /* immutable */
+    tk__pool *pool;        /* immutable */
     void *mem;             /* the allocation (immutable) */
     char *pages;           /* the first page (immutable) */
     struct tk__slab *prev; /* partial list links */
@@ -210,7 +219,7 @@ typedef struct tk__slab {
     uint32_t used;      /* objects handed out and not yet freed */
     uint32_t page_left; /* objects never handed out left in fresh's page */
     uint8_t cls;        /* TK__CLASS_* (immutable) */
-    bool on_partial;    /* on ex->slab_partial[cls] */
+    bool on_partial;    /* on its pool's partial[cls] */
 } tk__slab;
 
 /* The header of each page of a slab. */
@@ -219,7 +228,7 @@ typedef struct tk__page {
     tk_executor *ex;
 } tk__page;
 
-#define TK__PAGE_BYTES ((size_t)4096)
+#define TK__PAGE_BYTES ((size_t)65536)
 #define TK__SLAB_PAGES ((size_t)32)
 /* the header, the gap to the first page boundary, the pages */
 #define TK__SLAB_BYTES (sizeof(tk__slab) + TK__PAGE_BYTES + TK__SLAB_PAGES * TK__PAGE_BYTES)
@@ -227,6 +236,38 @@ typedef struct tk__page {
 static inline tk__page *tk__page_of(const void *obj) {
     return (tk__page *)((uintptr_t)obj & ~(uintptr_t)(TK__PAGE_BYTES - 1));
 }
+
+/* One shard's task objects (slab.c). `lock` guards the lists and every
+ * mutable field of the pool's slabs: a leaf lock, nothing is called while it
+ * is held (allocating or freeing a slab happens outside it). */
+struct tk__pool {
+    tk__spinlock lock;
+    tk__slab *partial[TK__CLASSES]; /* slabs with free room, per class */
+    tk__slab *spare[TK__CLASSES];   /* one empty slab per class kept for reuse */
+    /* Frees that found `lock` taken go here instead of waiting for it: a
+     * lock-free stack linked through the objects' first bytes, pushed by
+     * anyone, emptied whole (exchange) by the next holder of `lock`. */
+    _Atomic(struct tk_future *) remote;
+    tk_executor *ex; /* immutable */
+};
+
+/* A shard of the executor: what the threads whose slot (tk__thread_slot())
+ * maps to it write on their way (STYLE: shared state is a cost on every
+ * core). Each shard sits on cache lines of its own. Its counters are
+ * changed with atomic read-modify-writes, since threads whose slots map to
+ * one shard may race, but threads of different shards never write one line;
+ * tk_executor_stats_get() adds the shards up. */
+typedef struct tk__shard {
+    /* Scheduling calls that took a seq here (the count in the seq's high
+     * bits, tk__next_seq()), and those of them that were not accepted
+     * (accepted = seq - unaccepted: a call accepted costs no second atomic). */
+    _Atomic uint64_t seq;
+    _Atomic uint64_t unaccepted;
+    _Atomic uint64_t rejected;
+    _Atomic uint64_t cancelled;
+    _Atomic uint64_t removed;
+    _Alignas(TK__CACHELINE) tk__pool pool; /* on a line of its own (a worker's frees) */
+} tk__shard;
 
 /* A task's view of its own run (lives on the running thread's stack). */
 struct tk_run {
@@ -273,6 +314,12 @@ typedef struct tk__worker {
      * batch_left is also read without it (counters). */
     tk_node *batch;
     _Atomic size_t batch_left;
+    /* The settings generation the worker read before its current wait, and
+     * whether it is between that read and the end of the wait (control.c:
+     * how setters reach idle workers). Written by the worker, read by
+     * setters under pool_lock. */
+    _Atomic uint64_t seen_gen;
+    _Atomic bool waiting;
 } tk__worker;
 
 /* The executor. */
@@ -293,6 +340,7 @@ struct tk_executor {
     _Atomic unsigned target; /* max(core, 1): threads started on demand */
     _Atomic int64_t keep_alive_ns;
     _Atomic bool allow_core_timeout;
+    _Atomic uint64_t settings_gen;       /* bumped after a change idle workers must see */
     tk_rejection_policy rejection;       /* pool_lock */
     tk_reject_fn reject;                 /* pool_lock */
     void *reject_ctx;                    /* pool_lock */
@@ -309,21 +357,18 @@ struct tk_executor {
     _Atomic bool continue_periodic;
     _Atomic bool execute_delayed;
 
-    /* ---- submit-side counters ---- */
-    char pad2_[TK__CACHELINE];
-    _Atomic uint64_t seq; /* grows by 2 per scheduling call that gets this far:
-                             tasks take even values, timers odd */
-    /* Of those calls, the ones not accepted (accepted_count is seq / 2 minus
-     * this: a call accepted costs no second atomic). */
-    _Atomic uint64_t unaccepted_count;
-    _Atomic uint64_t rejected_count;
+    /* ---- the shards (immutable after create): counters and task objects
+     * of the threads whose slot maps to each (tk__shard_here()) ---- */
+    tk__shard *shards;   /* shard_mask + 1 of them, each on lines of its own */
+    unsigned shard_mask; /* a power of two, minus one */
+    void *mem;           /* this struct's allocation (it holds the shards too) */
+    size_t mem_bytes;
 
     /* ---- worker-side counters (workers count their own runs, completions
      * and activity in their tk__worker; these take the rest) ---- */
     char pad3_[TK__CACHELINE];
     _Atomic uint64_t completed_count;
     _Atomic uint64_t runs;
-    _Atomic uint64_t cancelled_count;
     _Atomic uint64_t failed_count;
     _Atomic uint64_t failed_periodic_count;
     _Atomic uint64_t skipped_periods;
@@ -331,7 +376,6 @@ struct tk_executor {
      * nodes that left the engine (or a worker's batch) other than by a
      * worker's take or a hand-back; tasks handed back by shutdown_now(). */
     _Atomic uint64_t requeued_count;
-    _Atomic uint64_t removed_count;
     _Atomic uint64_t handed_back_count;
 
     /* ---- pool lock: guards workers, thread_seq, largest, the state
@@ -347,19 +391,10 @@ struct tk_executor {
      * batch_lock; nothing else is taken or called while it is held. */
     tk__spinlock batch_lock;
 
-    /* ---- task objects: slab_lock guards the slab lists and every slab's
-     * mutable fields (a leaf lock: nothing is called while
-     * it is held; allocating or freeing a slab happens outside it) ---- */
+    /* ---- task objects (slab.c; the slabs themselves are the shards') ---- */
     char pad5_[TK__CACHELINE];
-    tk__spinlock slab_lock;
-    tk__slab *slab_partial[TK__CLASSES]; /* slabs with free room, per class */
-    tk__slab *slab_spare[TK__CLASSES];   /* one empty slab per class kept for reuse */
-    /* Frees that found slab_lock taken go here instead of waiting for it: a
-     * lock-free stack linked through the objects' first bytes, pushed by
-     * anyone, emptied whole (exchange) by the next holder of slab_lock. */
-    _Atomic(tk__task *) slab_remote;
-    /* Set once by destroy() (under slab_lock): emptied slabs are freed
-     * instead of kept, and frees must not leave objects on slab_remote. */
+    /* Set once by destroy(): emptied slabs are freed instead of kept, and
+     * frees must not leave objects on a pool's remote stack. */
     _Atomic bool slab_closed;
     /* Lifetime of this struct: 1 for the owner (dropped by destroy) + 1 per
      * slab allocated and not yet returned to the allocator. The struct is
@@ -388,11 +423,23 @@ typedef struct tk__tls {
 } tk__tls;
 extern _Thread_local tk__tls tk__current;
 
-/* ---- future.c ---- (no lock needed by any of these; slab_lock is taken
- * inside, as a leaf) */
-/* A zeroed task from a slab (a new slab from the allocator if needed): a
- * tk__task_big if `big`, its TK__TASK_BIG bit set; NULL on failure. */
+/* ---- slab.c ---- (no lock needed by any of these; a pool's lock is
+ * taken inside, as a leaf) */
+/* A zeroed task from a slab of the calling thread's shard (a new slab from
+ * the allocator if needed): a tk__task_big if `big`, its TK__TASK_BIG bit
+ * set; NULL on failure. */
 tk__task *tk__task_alloc(tk_executor *ex, bool big);
+/* Returns a task object to its slab (see slab.c for who frees where). */
+void tk__task_free(tk__task *t);
+/* Returns what a worker freed during its batch to the slabs. */
+void tk__worker_flush_frees(tk__worker *w);
+/* Drops one reference on the executor struct (ex->live); the last frees it. */
+void tk__executor_live_release(tk_executor *ex);
+/* Marks the executor destroyed (empty slabs are freed from now on) and frees
+ * the spare slabs. */
+void tk__slabs_drain(tk_executor *ex);
+
+/* ---- future.c ---- (no lock needed by any of these) */
 /* Records a run's non-zero status, or a veto, in u (fn is no longer needed)
  * and publishes it through `ran`. The running thread only. */
 void tk__task_set_status(tk__task *t, int status, bool vetoed);
@@ -401,7 +448,6 @@ void tk__task_set_status(tk__task *t, int status, bool vetoed);
 void tk__task_discard_unused(tk__task *t);
 /* Drops n references; the last one recycles or frees the task. */
 void tk__task_unref(tk__task *t, uint32_t n);
-void tk__worker_flush_frees(tk__worker *w);
 /* Moves PENDING/RUNNING -> terminal `to` by CAS from `from`; wakes waiters.
  * Returns true if this call made the transition. */
 bool tk__task_complete(tk__task *t, uint32_t from, uint32_t to);
@@ -417,11 +463,6 @@ void tk__task_cancel_and_remove(tk__task *t);
 /* Executor bookkeeping when its interest in t ends after a run: arg_free,
  * drop the executor reference (and `extra` more). */
 void tk__task_finish(tk__task *t, uint32_t extra);
-/* Drops one reference on the executor struct (ex->live); the last frees it. */
-void tk__executor_live_release(tk_executor *ex);
-/* Marks the executor destroyed (empty slabs are freed from now on) and frees
- * the spare slab. */
-void tk__slabs_drain(tk_executor *ex);
 /* Wakes every thread in tk__futex_wait_until() on word. */
 void tk__futex_wake_all(_Atomic uint32_t *word);
 /* Sleeps while *word == expected, until woken or the absolute
@@ -498,10 +539,15 @@ void tk__batch_publish(tk_executor *ex, tk__worker *w, tk_node *n, size_t count)
 void tk__requeue_periodic(tk_executor *ex, tk__task *t);
 
 /* ---- control.c ---- */
-/* How long an idle worker with no time-out waits before it re-reads the
- * pool's settings (core size, core thread time-out), so a change made while
- * it sleeps reaches it: the engines offer no way to wake a blocked take(). */
+/* On an engine without wake(): how long an idle worker with no time-out
+ * waits before it re-reads the pool's settings (core size, core thread
+ * time-out), so a change made while it sleeps reaches it. */
 #define TK__IDLE_RECHECK_NS ((int64_t)1000000000) /* 1 s */
+/* After a change of the settings the workers wait by (core size, keep-alive,
+ * core thread time-out): makes every idle worker read them again at once
+ * (the engine's wake()), or, on an engine without it, within
+ * TK__IDLE_RECHECK_NS. Takes pool_lock; call with no lock held. */
+void tk__wake_idle_workers(tk_executor *ex);
 /* A worker's wait for work (JDK getTask()): one node, or a batch (*count).
  * Waits at most the keep-alive time if the worker may time out (the core
  * thread time-out is allowed, or more workers than the core size are
@@ -582,6 +628,28 @@ static inline void tk__count(tk_executor *ex, bool run) {
         tk__bump(run ? &w->runs : &w->completed);
     else
         atomic_fetch_add_explicit(run ? &ex->runs : &ex->completed_count, 1, memory_order_relaxed);
+}
+
+/* The calling thread's shard of ex. */
+static inline tk__shard *tk__shard_here(tk_executor *ex) {
+    return &ex->shards[tk__thread_slot() & ex->shard_mask];
+}
+
+/* Adds n to a shard counter (threads of one shard may race). */
+static inline void tk__shard_add(_Atomic uint64_t *c, uint64_t n) {
+    atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+/* The seq of a scheduling call from this thread: the count of its shard's
+ * calls in the high bits, then the thread's slot as the node's shard key
+ * (tk_node_shard_key(), bits 1..7), then bit 0: 1 for a timer, 0 for a task.
+ * Calls of one thread get growing seqs (FIFO among equal deadlines); calls
+ * of different threads are ordered by their deadlines only. */
+static inline uint64_t tk__next_seq(tk_executor *ex, bool timer) {
+    unsigned slot = tk__thread_slot();
+    tk__shard *sh = &ex->shards[slot & ex->shard_mask];
+    uint64_t c = atomic_fetch_add_explicit(&sh->seq, 1, memory_order_relaxed);
+    return (c << 8) | ((uint64_t)slot << 1) | (timer ? 1u : 0u);
 }
 
 static inline tk__task *tk__task_of(tk_node *n) {

@@ -163,7 +163,7 @@ static long drop_list(tk_executor *ex, tk_node *n, bool cancel) {
         n = next;
         count++;
     }
-    atomic_fetch_add_explicit(&ex->removed_count, (uint64_t)count, memory_order_relaxed);
+    tk__shard_add(&tk__shard_here(ex)->removed, (uint64_t)count);
     return count;
 }
 
@@ -216,10 +216,24 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
         return TK_EINVAL;
 
     tk_allocator alloc = opt->allocator != NULL ? *opt->allocator : *tk_allocator_default();
-    tk_executor *ex = tk__alloc(&alloc, sizeof(*ex));
-    if (ex == NULL)
+    /* the struct, then its shards on lines of their own */
+    unsigned nshards = tk__shard_count();
+    size_t bytes = sizeof(tk_executor) + TK__CACHELINE + nshards * sizeof(tk__shard);
+    void *mem = tk__alloc(&alloc, bytes);
+    if (mem == NULL)
         return TK_ENOMEM;
-    memset(ex, 0, sizeof(*ex));
+    memset(mem, 0, bytes);
+    tk_executor *ex = mem;
+    ex->mem = mem;
+    ex->mem_bytes = bytes;
+    ex->shards =
+        (tk__shard *)(((uintptr_t)(ex + 1) + TK__CACHELINE - 1) & ~(uintptr_t)(TK__CACHELINE - 1));
+    ex->shard_mask = nshards - 1;
+    for (unsigned i = 0; i < nshards; i++) {
+        tk__spin_init(&ex->shards[i].pool.lock);
+        atomic_init(&ex->shards[i].pool.remote, NULL);
+        ex->shards[i].pool.ex = ex;
+    }
     ex->alloc = alloc;
     ex->ops = ops;
     atomic_init(&ex->core, opt->core_pool_size);
@@ -241,12 +255,10 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     atomic_init(&ex->continue_periodic, opt->continue_periodic_after_shutdown);
     atomic_init(&ex->execute_delayed, opt->execute_delayed_after_shutdown);
     atomic_init(&ex->live, 1);
-    atomic_init(&ex->slab_remote, NULL);
     atomic_init(&ex->slab_closed, false);
 
     int rc = TK_ENOMEM;
-    atomic_init(&ex->batch_lock.held, 0);
-    atomic_init(&ex->slab_lock.held, 0);
+    tk__spin_init(&ex->batch_lock);
     if (pthread_mutex_init(&ex->pool_lock, NULL) != 0)
         goto fail_pool;
     if (tk__cond_init_monotonic(&ex->term_cond) != 0)
@@ -270,7 +282,7 @@ fail_queue:
 fail_cond:
     pthread_mutex_destroy(&ex->pool_lock);
 fail_pool:
-    tk__free(&alloc, ex, sizeof(*ex));
+    tk__free(&alloc, mem, bytes);
     return rc;
 }
 
@@ -443,7 +455,7 @@ long tk_executor_shutdown_now(tk_executor *ex, tk_drop_fn drop, void *ctx) {
         n = next;
     }
     atomic_fetch_add_explicit(&ex->handed_back_count, (uint64_t)count, memory_order_relaxed);
-    atomic_fetch_add_explicit(&ex->removed_count, removed, memory_order_relaxed);
+    tk__shard_add(&tk__shard_here(ex)->removed, removed);
 
     pthread_mutex_lock(&ex->pool_lock);
     tk__try_terminate_locked(ex);
@@ -606,21 +618,24 @@ int tk_executor_stats_get(const tk_executor *cex, tk_executor_stats *out) {
         return TK_EINVAL;
     tk_executor *ex = (tk_executor *)cex;
     memset(out, 0, sizeof(*out));
-    /* Every call that took a seq was accepted, or counted unaccepted after
-     * taking it (release): a count read first (acquire) never exceeds the
-     * seqs read after it. */
-    uint64_t unaccepted = atomic_load_explicit(&ex->unaccepted_count, memory_order_acquire);
-    out->accepted_count = atomic_load_explicit(&ex->seq, memory_order_relaxed) / 2 - unaccepted;
+    /* The shards' counters. Every call that took a seq was accepted, or
+     * counted unaccepted after taking it (release): a count read first
+     * (acquire) never exceeds the seqs read after it. */
+    for (unsigned i = 0; i <= ex->shard_mask; i++) {
+        tk__shard *sh = &ex->shards[i];
+        uint64_t unaccepted = atomic_load_explicit(&sh->unaccepted, memory_order_acquire);
+        out->accepted_count += atomic_load_explicit(&sh->seq, memory_order_relaxed) - unaccepted;
+        out->removed_count += atomic_load_explicit(&sh->removed, memory_order_relaxed);
+        out->rejected_count += atomic_load_explicit(&sh->rejected, memory_order_relaxed);
+        out->cancelled_count += atomic_load_explicit(&sh->cancelled, memory_order_relaxed);
+    }
     out->requeued_count = atomic_load_explicit(&ex->requeued_count, memory_order_relaxed);
-    out->removed_count = atomic_load_explicit(&ex->removed_count, memory_order_relaxed);
     out->handed_back_count = atomic_load_explicit(&ex->handed_back_count, memory_order_relaxed);
     out->completed_count = atomic_load_explicit(&ex->completed_count, memory_order_relaxed);
     out->runs = atomic_load_explicit(&ex->runs, memory_order_relaxed);
     out->pool_size = atomic_load_explicit(&ex->wc, memory_order_relaxed);
     out->largest_pool_size = atomic_load_explicit(&ex->largest, memory_order_relaxed);
     out->queue_size = ex->ops->size(ex->q);
-    out->rejected_count = atomic_load_explicit(&ex->rejected_count, memory_order_relaxed);
-    out->cancelled_count = atomic_load_explicit(&ex->cancelled_count, memory_order_relaxed);
     out->failed_count = atomic_load_explicit(&ex->failed_count, memory_order_relaxed);
     out->failed_periodic_count =
         atomic_load_explicit(&ex->failed_periodic_count, memory_order_relaxed);

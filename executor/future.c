@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* timerkit executor: task objects, reference counts, futures, tk_run.
+/* timerkit executor: reference counts, futures, tk_run.
  *
- * Task objects live in the executor's slabs (see struct tk__slab; slab_lock
- * is a leaf lock held for a few pointer updates). References are counted
- * in t->refs (see the essay in executor.c); the object returns to its slab
- * when the count reaches zero. get() blocks on a futex word in the task
+ * Task objects live in the executor's slabs (slab.c). References are
+ * counted in t->refs (see the essay in executor.c); the object returns to
+ * its slab when the count reaches zero. get() blocks on a futex word in the task
  * (the get() protocol below), so no mutex or condition variable lives in a
  * task and a future stays usable after its executor is destroyed. */
 #define _GNU_SOURCE
@@ -69,297 +68,15 @@ void tk__task_wake(tk__task *t) {
     tk__invoke_any_notify(tk__task_ex(t));
 }
 
-/* ---- executor lifetime ------------------------------------------------- */
-
-static void slab_release(tk_executor *ex, tk__slab *s) {
-    tk__free(&ex->alloc, s->mem, TK__SLAB_BYTES);
-    tk__executor_live_release(ex);
-}
-
-static void remote_drain_locked(tk_executor *ex, tk__slab **gone, bool always);
-static void release_gone(tk_executor *ex, tk__slab *gone);
-
-void tk__slabs_drain(tk_executor *ex) {
-    /* Marks the executor destroyed under slab_lock, so an emptied slab is
-     * freed from now on instead of kept; slabs still holding objects are
-     * freed with their last object. */
-    tk__spin_lock(&ex->slab_lock);
-    atomic_store(&ex->slab_closed, true); /* before the drain: see task_free */
-    tk__slab *gone = NULL;
-    remote_drain_locked(ex, &gone, true);
-    for (unsigned c = 0; c < TK__CLASSES; c++) {
-        tk__slab *spare = ex->slab_spare[c];
-        ex->slab_spare[c] = NULL;
-        if (spare != NULL) {
-            spare->next = gone;
-            gone = spare;
-        }
-    }
-    tk__spin_unlock(&ex->slab_lock);
-    release_gone(ex, gone);
-}
-
-/* Drops one reference on the executor struct; the last one frees it. */
-void tk__executor_live_release(tk_executor *ex) {
-    if (atomic_fetch_sub_explicit(&ex->live, 1, memory_order_acq_rel) != 1)
-        return;
-    /* destroy() has run and every slab is gone: free the struct. */
-    pthread_mutex_destroy(&ex->pool_lock);
-    pthread_cond_destroy(&ex->term_cond);
-    tk_allocator a = ex->alloc;
-    tk__free(&a, ex, sizeof(*ex));
-}
-
-/* ---- task objects: slabs ------------------------------------------------ */
-
-/* Each class's object size, and how many fit in a page after its header. */
-static const size_t class_size[TK__CLASSES] = {TK__TASK_SIZE, TK__TASK_BIG_SIZE};
-#define PAGE_OBJS(size) ((uint32_t)((TK__PAGE_BYTES - sizeof(tk__page)) / (size)))
-static const uint32_t class_page_objs[TK__CLASSES] = {PAGE_OBJS(TK__TASK_SIZE),
-                                                      PAGE_OBJS(TK__TASK_BIG_SIZE)};
-_Static_assert(sizeof(tk__page) % 16 == 0, "objects after a page header stay 16-byte aligned");
-
-static inline void *free_link(const void *obj) {
-    void *next;
-    memcpy(&next, obj, sizeof(next));
-    return next;
-}
-
-static inline void set_free_link(void *obj, void *next) {
-    memcpy(obj, &next, sizeof(next));
-}
-
-/* Partial list operations (slab_lock). */
-static void partial_unlink(tk_executor *ex, tk__slab *s) {
-    if (s->prev != NULL)
-        s->prev->next = s->next;
-    else
-        ex->slab_partial[s->cls] = s->next;
-    if (s->next != NULL)
-        s->next->prev = s->prev;
-    s->prev = s->next = NULL;
-    s->on_partial = false;
-}
-
-static void partial_push_front(tk_executor *ex, tk__slab *s) {
-    s->prev = NULL;
-    s->next = ex->slab_partial[s->cls];
-    if (s->next != NULL)
-        s->next->prev = s;
-    ex->slab_partial[s->cls] = s;
-    s->on_partial = true;
-}
-
-/* Starts s over: every object never handed out, from the first. */
-static void slab_restart(tk__slab *s) {
-    s->free = NULL;
-    s->fresh = s->pages + sizeof(tk__page);
-    s->page_left = class_page_objs[s->cls];
-}
-
-/* A fresh slab of class cls from the allocator, not yet on any list. No
- * lock held. Only the header and the page headers are written: the pages'
- * objects are touched when handed out. */
-static tk__slab *slab_new(tk_executor *ex, unsigned cls) {
-    char *mem = tk__alloc(&ex->alloc, TK__SLAB_BYTES);
-    if (mem == NULL)
-        return NULL;
-    uintptr_t pages =
-        ((uintptr_t)mem + sizeof(tk__slab) + TK__PAGE_BYTES - 1) & ~(uintptr_t)(TK__PAGE_BYTES - 1);
-    tk__slab *s = (tk__slab *)mem;
-    memset(s, 0, sizeof(*s));
-    s->ex = ex;
-    s->mem = mem;
-    s->pages = (char *)pages;
-    s->cls = (uint8_t)cls;
-    slab_restart(s);
-    for (size_t i = 0; i < TK__SLAB_PAGES; i++) {
-        tk__page *pg = (tk__page *)(void *)(s->pages + i * TK__PAGE_BYTES);
-        pg->slab = s;
-        pg->ex = ex;
-    }
-    atomic_fetch_add_explicit(&ex->live, 1, memory_order_relaxed);
-    return s;
-}
-
-/* Takes one object from s (which has room). slab_lock held. */
-static void *slab_take_locked(tk_executor *ex, tk__slab *s) {
-    void *obj = s->free;
-    if (obj != NULL) {
-        s->free = free_link(obj);
-        if (s->free != NULL)
-            __builtin_prefetch(s->free, 1);
-    } else {
-        obj = s->fresh;
-        s->fresh += class_size[s->cls];
-        if (--s->page_left == 0) { /* on to the next page, if any */
-            size_t page = (size_t)((char *)obj - s->pages) / TK__PAGE_BYTES + 1;
-            s->fresh =
-                page < TK__SLAB_PAGES ? s->pages + page * TK__PAGE_BYTES + sizeof(tk__page) : NULL;
-            s->page_left = class_page_objs[s->cls];
-        }
-    }
-    s->used++;
-    if (s->free == NULL && s->fresh == NULL)
-        partial_unlink(ex, s); /* full */
-    return obj;
-}
-
-tk__task *tk__task_alloc(tk_executor *ex, bool big) {
-    unsigned cls = big ? TK__CLASS_BIG : TK__CLASS_SMALL;
-    tk__slab *fresh = NULL;
-    void *obj;
-    tk__slab *s;
-    tk__spin_lock(&ex->slab_lock);
-    for (;;) {
-        s = ex->slab_partial[cls];
-        if (s == NULL && ex->slab_spare[cls] != NULL) {
-            s = ex->slab_spare[cls];
-            ex->slab_spare[cls] = NULL;
-            partial_push_front(ex, s);
-        }
-        if (s == NULL && fresh != NULL) {
-            s = fresh;
-            fresh = NULL;
-            partial_push_front(ex, s);
-        }
-        if (s != NULL)
-            break;
-        /* No room anywhere: get a slab without holding the lock. */
-        tk__spin_unlock(&ex->slab_lock);
-        fresh = slab_new(ex, cls);
-        if (fresh == NULL)
-            return NULL;
-        tk__spin_lock(&ex->slab_lock);
-    }
-    obj = slab_take_locked(ex, s);
-    tk__slab *gone = NULL;
-    remote_drain_locked(ex, &gone, false); /* after the take: s stays in use */
-    tk__spin_unlock(&ex->slab_lock);
-    release_gone(ex, gone);
-    if (fresh != NULL) /* another thread made room meanwhile */
-        slab_release(ex, fresh);
-    tk__task *t = obj;
-    /* all atomics start at 0 / PENDING / false (constant sizes: inlined) */
-    if (big) {
-        memset(t, 0, TK__TASK_BIG_SIZE);
-        t->bits = TK__TASK_BIG;
-    } else {
-        memset(t, 0, TK__TASK_SIZE);
-    }
-    return t;
-}
-
-/* Returns t to its slab; an emptied slab becomes its class's spare or is
- * added to *gone (linked through next) for the caller to release after
- * unlocking. slab_lock held. */
-static void free_to_slab_locked(tk_executor *ex, tk__task *t, tk__slab **gone) {
-    tk__slab *s = tk__page_of(t)->slab;
-    set_free_link(t, s->free);
-    s->free = t;
-    if (--s->used == 0) {
-        /* Empty: keep it as the spare (restarted, so it is handed out in
-         * address order again) or give it back. */
-        if (s->on_partial)
-            partial_unlink(ex, s);
-        if (!atomic_load_explicit(&ex->slab_closed, memory_order_relaxed) &&
-            ex->slab_spare[s->cls] == NULL) {
-            slab_restart(s);
-            ex->slab_spare[s->cls] = s;
-        } else {
-            s->next = *gone;
-            *gone = s;
-        }
-    } else if (!s->on_partial) {
-        partial_push_front(ex, s); /* it was full: it has room again */
-    }
-}
-
-/* Empties the remote-free stack into the slabs. slab_lock held. Unless
- * `always`, a plain load first: the stack is almost always empty, and an
- * exchange would cost a locked instruction on every allocation and free.
- * destroy() passes `always`: its exchange must be ordered after its store
- * of slab_closed (see task_free). */
-static void remote_drain_locked(tk_executor *ex, tk__slab **gone, bool always) {
-    if (!always && atomic_load_explicit(&ex->slab_remote, memory_order_relaxed) == NULL)
-        return;
-    tk__task *t = atomic_exchange(&ex->slab_remote, NULL);
-    while (t != NULL) {
-        tk__task *next = free_link(t);
-        free_to_slab_locked(ex, t, gone);
-        t = next;
-    }
-}
-
-/* Releases the slabs of a `gone` list. No lock held. */
-static void release_gone(tk_executor *ex, tk__slab *gone) {
-    while (gone != NULL) {
-        tk__slab *next = gone->next;
-        slab_release(ex, gone);
-        gone = next;
-    }
-}
-
-/* Frees a task object. If slab_lock is taken (a worker or the wheel's tick
- * thread freeing while a producer allocates), the object goes on the
- * remote stack instead of waiting; once the executor is destroyed nobody
- * else may come to empty it, so the freeing thread then does it itself. All
- * four operations on slab_remote/slab_closed are sequentially consistent:
- * a push that lands after destroy's final drain sees slab_closed. */
-static void task_free(tk__task *t) {
-    tk_executor *ex = tk__task_ex(t);
-    tk__worker *w = tk__own_worker(ex);
-    if (w != NULL) {
-        /* a worker of t's executor: returned with the rest of its batch */
-        set_free_link(t, w->freed);
-        w->freed = t;
-        return;
-    }
-    if (!tk__spin_trylock(&ex->slab_lock)) {
-        tk__task *top = atomic_load(&ex->slab_remote);
-        do
-            set_free_link(t, top);
-        while (!atomic_compare_exchange_weak(&ex->slab_remote, &top, t));
-        if (!atomic_load(&ex->slab_closed))
-            return;
-        tk__spin_lock(&ex->slab_lock);
-        t = NULL; /* it is on the stack now */
-    }
-    tk__slab *gone = NULL;
-    remote_drain_locked(ex, &gone, t == NULL); /* t NULL: closed, see above */
-    if (t != NULL)
-        free_to_slab_locked(ex, t, &gone);
-    tk__spin_unlock(&ex->slab_lock);
-    release_gone(ex, gone);
-}
-
-void tk__worker_flush_frees(tk__worker *w) {
-    tk__task *t = w->freed;
-    if (t == NULL)
-        return;
-    w->freed = NULL;
-    tk_executor *ex = w->ex;
-    tk__slab *gone = NULL;
-    tk__spin_lock(&ex->slab_lock);
-    remote_drain_locked(ex, &gone, false);
-    while (t != NULL) {
-        tk__task *next = free_link(t);
-        free_to_slab_locked(ex, t, &gone);
-        t = next;
-    }
-    tk__spin_unlock(&ex->slab_lock);
-    release_gone(ex, gone);
-}
-
 void tk__task_discard_unused(tk__task *t) {
-    task_free(t);
+    tk__task_free(t);
 }
 
 void tk__task_unref(tk__task *t, uint32_t n) {
     uint32_t old = atomic_fetch_sub_explicit(&t->refs, n, memory_order_acq_rel);
     assert((old & TK__REF_COUNT_MASK) >= n);
     if ((old & TK__REF_COUNT_MASK) == n)
-        task_free(t);
+        tk__task_free(t);
 }
 
 bool tk__task_complete(tk__task *t, uint32_t from, uint32_t to) {
@@ -395,7 +112,7 @@ void tk__task_set_status(tk__task *t, int status, bool vetoed) {
 static bool cancel_pending_keep_ref(tk__task *t, bool hand_back) {
     if (!tk__task_complete(t, TK__TASK_PENDING, TK__TASK_CANCELLED))
         return false;
-    atomic_fetch_add_explicit(&tk__task_ex(t)->cancelled_count, 1, memory_order_relaxed);
+    tk__shard_add(&tk__shard_here(tk__task_ex(t))->cancelled, 1);
     if (!hand_back) /* hand_back: the caller took over fn/arg */
         tk__task_drop_arg(t);
     return true;
@@ -453,7 +170,7 @@ int tk_future_cancel(tk_future *f, bool may_interrupt) {
                 continue;
             if (may_interrupt)
                 atomic_fetch_or(&f->waiters, TK__WAIT_INTERRUPTED);
-            atomic_fetch_add_explicit(&tk__task_ex(f)->cancelled_count, 1, memory_order_relaxed);
+            tk__shard_add(&tk__shard_here(tk__task_ex(f))->cancelled, 1);
             /* The worker finishes the task when the run returns. */
             return TK_ERUNNING;
         }
@@ -634,7 +351,7 @@ int tk_future_release(tk_future *f) {
                                                     (old | TK__REF_USER_RELEASED) - 1,
                                                     memory_order_acq_rel, memory_order_relaxed));
     if ((old & TK__REF_COUNT_MASK) == 1)
-        task_free(f);
+        tk__task_free(f);
     return TK_OK;
 }
 

@@ -38,7 +38,7 @@
 int tk__queue_remove(tk_executor *ex, tk_node *n) {
     int rc = ex->ops->remove(ex->q, n);
     if (rc == TK_OK || rc == TK_EINPROGRESS)
-        atomic_fetch_add_explicit(&ex->removed_count, 1, memory_order_relaxed);
+        tk__shard_add(&tk__shard_here(ex)->removed, 1);
     return rc;
 }
 
@@ -91,7 +91,7 @@ bool tk__batch_steal(tk_executor *ex, tk_node *n) {
     tk__spin_unlock(&ex->batch_lock);
     pthread_mutex_unlock(&ex->pool_lock);
     if (found)
-        atomic_fetch_add_explicit(&ex->removed_count, 1, memory_order_relaxed);
+        tk__shard_add(&tk__shard_here(ex)->removed, 1);
     return found;
 }
 

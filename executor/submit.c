@@ -162,7 +162,7 @@ int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reas
         return TK_OK; /* discard */
     tk_node *n = NULL;
     if (ex->ops->remove_first(ex->q, &n) == TK_OK) {
-        atomic_fetch_add_explicit(&ex->removed_count, 1, memory_order_relaxed);
+        tk__shard_add(&tk__shard_here(ex)->removed, 1);
         tk__node_drop(ex, n, true); /* cancelled, the queue's reference back */
     }
     r->outcome = REJ_RETRY;
@@ -186,7 +186,7 @@ static const tk_reject_fn stock_handlers[] = {
 static int reject(tk_executor *ex, tk__task *t, int reason, tk_future **out, bool retried,
                   bool *accepted) {
     if (!retried)
-        atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+        tk__shard_add(&tk__shard_here(ex)->rejected, 1);
     pthread_mutex_lock(&ex->pool_lock); /* policy, handler and ctx: one set */
     tk_rejection_policy policy = ex->rejection;
     tk_reject_fn fn = ex->reject;
@@ -226,7 +226,7 @@ static void take_back(tk_executor *ex, tk__task *t, const tk_node *n) {
     }
     if (!tk__pull_if_queued(ex, n))
         return;
-    atomic_fetch_add_explicit(&ex->removed_count, 1, memory_order_relaxed);
+    tk__shard_add(&tk__shard_here(ex)->removed, 1);
     tk__task *q = tk__task_of((tk_node *)n);
     tk__task_cancel_pending(q, false); /* the executor's reference */
     tk__task_unref(q, 1);              /* the queue's, ours now */
@@ -308,7 +308,7 @@ void tk__requeue_periodic(tk_executor *ex, tk__task *t) {
         /* Stopped (TK_ECLOSED) or the engine's pending limit (TK_EFULL): the
          * task cannot go on; its future reports it cancelled. */
         if (rc == TK_EFULL)
-            atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+            tk__shard_add(&tk__shard_here(ex)->rejected, 1);
         tk__task_cancel_pending(t, false);
         tk__task_unref(t, 2);
         return;
@@ -380,13 +380,13 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
                            ? s.delay_ns
                            : tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);
     t->node.deadline_ns = deadline; /* not shared before offer() */
-    t->node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed); /* even: a task */
+    t->node.seq = tk__next_seq(ex, false);
     /* the executor's reference, and the user's (enqueue adds the queue's) */
     atomic_store_explicit(&t->refs, out != NULL ? 2 : 1, memory_order_relaxed);
     bool accepted = false;
     rc = enqueue(ex, t, out, false, &accepted);
-    if (!accepted) /* it took a seq: see unaccepted_count */
-        atomic_fetch_add_explicit(&ex->unaccepted_count, 1, memory_order_release);
+    if (!accepted) /* it took a seq: see tk__shard.unaccepted */
+        atomic_fetch_add_explicit(&tk__shard_here(ex)->unaccepted, 1, memory_order_release);
     return rc;
 }
 

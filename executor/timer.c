@@ -59,7 +59,7 @@ static void set_idle(tk_timer *tm) {
 
 void tk__timer_drop(tk_executor *ex, tk_timer *tm) {
     if (cas_state(tm, TK__TIMER_PENDING, TK__TIMER_IDLE))
-        atomic_fetch_add_explicit(&ex->cancelled_count, 1, memory_order_relaxed);
+        tk__shard_add(&tk__shard_here(ex)->cancelled, 1);
     else
         set_idle(tm); /* STOPPING: stop() counted it */
 }
@@ -115,7 +115,7 @@ static int unqueued(tk_timer *tm, int rc) {
 
 /* As unqueued(), for a start() that had taken a seq. */
 static int unaccepted(tk_executor *ex, tk_timer *tm, int rc) {
-    atomic_fetch_add_explicit(&ex->unaccepted_count, 1, memory_order_release);
+    atomic_fetch_add_explicit(&tk__shard_here(ex)->unaccepted, 1, memory_order_release);
     return unqueued(tm, rc);
 }
 
@@ -137,24 +137,24 @@ static int start(tk_executor *ex, tk_timer *timer, bool absolute, int64_t t) {
     }
     if (TK__UNLIKELY(rc != TK_OK)) {
         if (rc == TK_EREJECTED)
-            atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+            tk__shard_add(&tk__shard_here(ex)->rejected, 1);
         return unqueued(timer, rc);
     }
 
     __atomic_store_n(&timer->tk__owner, owner_tag(ex), __ATOMIC_RELAXED);
     int64_t deadline = absolute ? t : tk_deadline_after_ns(tk_clock_now_ns(), t);
     __atomic_store_n(&timer->tk__node.deadline_ns, deadline, __ATOMIC_RELAXED);
-    timer->tk__node.seq = atomic_fetch_add_explicit(&ex->seq, 2, memory_order_relaxed) | 1u;
+    timer->tk__node.seq = tk__next_seq(ex, true);
     rc = ex->ops->offer(ex->q, &timer->tk__node);
     if (TK__UNLIKELY(rc != TK_OK)) {
         if (rc == TK_EFULL || rc == TK_ECLOSED)
-            atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+            tk__shard_add(&tk__shard_here(ex)->rejected, 1);
         return unaccepted(ex, timer, rc == TK_ECLOSED ? TK_EREJECTED : rc);
     }
     /* From here on the timer may already have fired (and been freed). */
     if (TK__UNLIKELY(atomic_load(&ex->state) != TK_POOL_RUNNING) &&
         tk__shutdown_catch_up(ex, &timer->tk__node)) {
-        atomic_fetch_add_explicit(&ex->rejected_count, 1, memory_order_relaxed);
+        tk__shard_add(&tk__shard_here(ex)->rejected, 1);
         return unaccepted(ex, timer, TK_EREJECTED); /* it was still queued: ours */
     }
     if (TK__UNLIKELY(!tk__ensure_worker(ex)) && tk__pull_if_queued(ex, &timer->tk__node))
@@ -179,7 +179,7 @@ int tk_timer_stop(tk_executor *ex, tk_timer *timer) {
         return TK_EINVAL;
     if (!cas_state(timer, TK__TIMER_PENDING, TK__TIMER_STOPPING))
         return TK_ENOENT; /* fired or stopped meanwhile */
-    atomic_fetch_add_explicit(&ex->cancelled_count, 1, memory_order_relaxed);
+    tk__shard_add(&tk__shard_here(ex)->cancelled, 1);
     int rc = tk__queue_remove(ex, &timer->tk__node);
     /* Due and taken, but still waiting in a worker's batch: not started, so
      * still queued (queue-access.c), and taken out of there. */

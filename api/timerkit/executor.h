@@ -12,9 +12,13 @@
  *
  * Guarantees (every engine):
  * - Never early: a task never starts before its deadline.
- * - Order: due tasks start in (deadline, submission sequence) order; equal
- *   deadlines run FIFO. With more than one thread, tasks that start in order
- *   may of course overlap.
+ * - Order: due tasks start in (deadline, seq) order. A seq orders the tasks
+ *   and timers that one thread schedules: those of one thread given equal
+ *   deadlines run FIFO. Tasks of different threads given equal deadlines
+ *   start in an order left unspecified (each thread schedules into a shard
+ *   of its own, so that threads that schedule at once meet in no lock).
+ *   With more than one pool thread, tasks that start in order may of course
+ *   overlap.
  * - Fixed rate: run k is due at first + k * period; a late run is caught up
  *   (runs back to back, never overlapping) unless the task asked to skip
  *   missed periods (TK_TASK_SKIP_MISSED), which counts them instead.
@@ -42,8 +46,10 @@
  * - A run vetoed by the before_execute hook fails its task with the veto as
  *   status (Java leaves the future of a task whose beforeExecute threw
  *   pending for ever).
- * - An idle worker notices a smaller core size or core thread time-out set
- *   while it sleeps within about a second (Java interrupts it at once).
+ * - On an engine without wake() (tk_queue_ops), an idle worker notices a
+ *   smaller core size, a shorter keep-alive or core thread time-out set
+ *   while it sleeps within about a second; on every built-in engine it does
+ *   at once, as Java's interruptIdleWorkers() makes it.
  */
 #ifndef TIMERKIT_EXECUTOR_H
 #define TIMERKIT_EXECUTOR_H
@@ -120,7 +126,8 @@ typedef struct tk_task_info {
     tk_task_kind kind;   /**< one-shot, fixed rate, fixed delay */
     int64_t deadline_ns; /**< this run's deadline */
     int64_t period_ns;   /**< 0 for one-shot */
-    uint64_t seq;        /**< submission sequence number */
+    uint64_t seq;        /**< submission sequence number: grows with each call of the
+                            thread that scheduled the task (the Order guarantee) */
     uint64_t run_count;  /**< runs completed before this one */
 } tk_task_info;
 
