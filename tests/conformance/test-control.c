@@ -210,6 +210,53 @@ static void core_time_out_set_at_run_time_reaches_idle_workers(void **state) {
     assert_int_equal(stats_of(ex).pool_size, 1); /* kept again */
 }
 
+/* JDK ThreadPoolExecutor.allowCoreThreadTimeOut, setKeepAliveTime and setCorePoolSize each call
+ * interruptIdleWorkers(): the change reaches idle workers at once, not when their wait ends. On an
+ * engine with wake() (TK_QUEUE_CAP_WAKE) an idle worker waits without a time-out and a setter
+ * wakes it. Each change is made 200 ms after the workers went idle, so that a worker that only
+ * looked again at the settings once a second would take 800 ms or more; they leave within the
+ * 50 ms keep-alive plus the wake-up, and AT_ONCE leaves ten times that for a loaded machine. */
+#define AT_ONCE MS(600)
+
+/* The pool size reached `want` within AT_ONCE of the change made by `change`. */
+static void idle_workers_follow(ct *t, tk_executor *ex, int change, unsigned want) {
+    (void)t;
+    sleep_ns(MS(200)); /* every worker is asleep by now */
+    switch (change) {
+    case 0:
+        assert_int_equal(tk_executor_allow_core_thread_timeout(ex, true), TK_OK);
+        break;
+    case 1:
+        assert_int_equal(tk_executor_set_core_pool_size(ex, 0), TK_OK);
+        break;
+    default:
+        assert_int_equal(tk_executor_set_keep_alive(ex, KEEP_ALIVE), TK_OK);
+        break;
+    }
+    assert_int_equal(wait_stat(ex, st_pool, want, AT_ONCE), want);
+}
+
+static void settings_reach_idle_workers_at_once(void **state) {
+    ct *t = CT(state);
+    if ((t->eng->ops->caps & TK_QUEUE_CAP_WAKE) == 0)
+        skip(); /* the one-second look of an engine without wake(): the case above */
+    for (int change = 0; change < 3; change++) {
+        for (int queued = 0; queued < 2; queued++) {
+            /* change 2 shortens the keep-alive of workers that already may time out */
+            tk_executor *ex = timeout_pool(t, 2, change == 2);
+            if (change == 2)
+                assert_int_equal(tk_executor_set_keep_alive(ex, TK_NS_PER_S * 3600), TK_OK);
+            assert_int_equal(tk_executor_prestart_all_core_threads(ex), 2);
+            if (queued) /* the last worker stays for a task due in an hour (JDK getTask()) */
+                assert_int_equal(
+                    tk_executor_schedule(ex, counter_fn, counter_new(t), TK_NS_PER_S * 3600, NULL),
+                    TK_OK);
+            idle_workers_follow(t, ex, change, queued ? 1 : 0);
+            ct_destroy(t, ex);
+        }
+    }
+}
+
 /* ---- rejection handler and thread factory ------------------------------------------------- */
 
 typedef struct handler_log {
@@ -548,6 +595,8 @@ CONF_TABLE(control,
             a_delayed_task_runs_on_time_while_the_pool_may_shrink},
            {"core thread time-out set at run time reaches idle workers",
             core_time_out_set_at_run_time_reaches_idle_workers},
+           {"core time-out, core size and keep-alive set at run time reach idle workers at once",
+            settings_reach_idle_workers_at_once},
            {"rejection handler: read and set at run time",
             the_rejection_handler_is_read_and_set_at_run_time},
            {"thread factory: read and set at run time",
