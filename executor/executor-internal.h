@@ -577,10 +577,11 @@ void tk__reap_workers(tk_executor *ex);
 int tk__spec_check(const tk_task_spec *spec);
 
 /* ---- timer.c ---- */
-/* tk_timer.tk__state values. STOPPING: stop() won, but the engine (remove()
- * said TK_EINPROGRESS) or a worker (TK_ENOENT) still holds the node; whoever
- * holds it turns it IDLE when it lets go. */
-enum { TK__TIMER_IDLE = 0, TK__TIMER_PENDING = 1, TK__TIMER_STOPPING = 2 };
+/* tk_timer.tk__state values. STARTING: a start() claimed the timer and is
+ * writing its node (only that start() acts on it). STOPPING: stop() won, but
+ * the engine (remove() said TK_EINPROGRESS) or a worker (TK_ENOENT) still
+ * holds the node; whoever holds it turns it IDLE when it lets go. */
+enum { TK__TIMER_IDLE = 0, TK__TIMER_PENDING = 1, TK__TIMER_STOPPING = 2, TK__TIMER_STARTING = 3 };
 
 _Static_assert(sizeof(tk_timer) == 64, "a timer is one cache line");
 

@@ -7,14 +7,18 @@
  * ones), so no engine needs to know timers exist.
  *
  * States (tk__state, atomic; see executor-internal.h):
- *   IDLE --start()--> PENDING --worker takes it, CAS--> IDLE, then fn(timer)
+ *   IDLE --start()--> STARTING --node written--> PENDING
+ *                     PENDING --worker takes it, CAS--> IDLE, then fn(timer)
  *                     PENDING --stop() CAS--> STOPPING --node back--> IDLE
  *                     PENDING --sweep/drain/release--> IDLE (tk__timer_drop)
  * Who owns what:
- * - start() claims the timer with CAS IDLE -> PENDING, so two starts cannot
- *   both queue it; it writes the node before offer() and never touches the
- *   timer after a successful offer(): a worker may fire it at once and the
- *   callback may free it.
+ * - start() claims the timer with CAS IDLE -> STARTING, so two starts cannot
+ *   both queue it; it writes the node, then publishes PENDING (release), then
+ *   offers, and never touches the timer after a successful offer(): a worker
+ *   may fire it at once and the callback may free it. A stop() acts only on
+ *   PENDING, so it reads the node (its seq names the engine shard that will
+ *   hold it) only once start() has written it; it may still come before the
+ *   offer lands, and then finds nothing to remove (TK_ENOENT below).
  * - stop() wins only with CAS PENDING -> STOPPING; then exactly one party
  *   holds the node and turns it IDLE: stop() itself (remove() TK_OK, or the
  *   node was waiting in a worker's batch and stop() took it out), the
@@ -124,7 +128,7 @@ static int unaccepted(tk_executor *ex, tk_timer *tm, int rc) {
 static int start(tk_executor *ex, tk_timer *timer, bool absolute, int64_t t) {
     if (ex == NULL || timer == NULL || timer->tk__fn == NULL)
         return TK_EINVAL;
-    if (!cas_state(timer, TK__TIMER_IDLE, TK__TIMER_PENDING))
+    if (!cas_state(timer, TK__TIMER_IDLE, TK__TIMER_STARTING))
         return TK_ESTATE;
 
     int rc = TK_OK;
@@ -138,13 +142,16 @@ static int start(tk_executor *ex, tk_timer *timer, bool absolute, int64_t t) {
     if (TK__UNLIKELY(rc != TK_OK)) {
         if (rc == TK_EREJECTED)
             tk__shard_add(&tk__shard_here(ex)->rejected, 1);
-        return unqueued(timer, rc);
+        set_idle(timer); /* STARTING: nobody else acts on it */
+        return rc;
     }
 
     __atomic_store_n(&timer->tk__owner, owner_tag(ex), __ATOMIC_RELAXED);
     int64_t deadline = absolute ? t : tk_deadline_after_ns(tk_clock_now_ns(), t);
     __atomic_store_n(&timer->tk__node.deadline_ns, deadline, __ATOMIC_RELAXED);
     timer->tk__node.seq = tk__next_seq(ex, true);
+    __atomic_store_n(&timer->tk__state, TK__TIMER_PENDING,
+                     __ATOMIC_RELEASE); /* the node is written */
     rc = ex->ops->offer(ex->q, &timer->tk__node);
     if (TK__UNLIKELY(rc != TK_OK)) {
         if (rc == TK_EFULL || rc == TK_ECLOSED)
