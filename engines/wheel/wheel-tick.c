@@ -3,33 +3,37 @@
  *
  * wheel-adapter.c describes the engine as a whole (structure, node states,
  * ordering and accuracy, idle behaviour, locks); this file holds the tick
- * thread and what one of its passes does, in this order, with core_lock
- * held except while release callbacks run:
+ * thread and what one of its passes does, in this order, one function a
+ * step (tick_main() calls them), with core_lock held except while release
+ * callbacks run and while the thread sleeps:
  *
- *   1. cancelled nodes: takes the whole cancel stack and, RELEASE_CHUNK
- *      nodes at a time, unlinks them from their buckets (their neighbours
- *      prefetched together) and releases them with core_lock dropped;
- *   2. pending nodes: takes the whole pending stack into the backlog, nodes
- *      due within a revolution apart from the rest, and moves backlog nodes
- *      into buckets, near ones first: at most TRANSFER_LIMIT of them and
- *      about one tick of work per pass. A pass that takes FLOOD_POLL_MIN
- *      offers or more starts a flood (see "Idle behaviour" in
+ *   1. pass_cancels_locked(): takes the whole cancel stack and,
+ *      RELEASE_CHUNK nodes at a time, unlinks them from their buckets (their
+ *      neighbours prefetched together) and releases them with core_lock
+ *      dropped;
+ *   2. pass_pending_locked(): takes the whole pending stack into the
+ *      backlog, nodes due within a revolution apart from the rest, and moves
+ *      backlog nodes into buckets, near ones first: at most TRANSFER_LIMIT
+ *      of them and about one tick of work per pass. A pass that takes
+ *      FLOOD_POLL_MIN offers or more starts a flood (see "Idle behaviour" in
  *      wheel-adapter.c);
- *   3. expiry: advances the core towards the tick of the current time,
- *      whole ticks at a time (a tick of many nodes whose bucket is in key
- *      order a chunk at a time), and publishes each chunk of about EXPIRE_CHUNK
- *      nodes to the ready set before it expires the next. While the backlog
- *      is not empty it stops before the tick of the backlog's earliest
- *      deadline, so that a node the transfer left behind still joins its
- *      own tick;
- *   4. releases the zombie list (nodes found cancelled while pending, and
- *      those that other core_lock holders unlinked) with core_lock dropped;
- *   5. plans its sleep: to the next tick that can expire something (the
- *      next tick while a backlog remains or hand-offs arrived during the
- *      pass, at most FLOOD_POLL_NS ahead during a flood, without limit when
- *      the wheel is empty); publishes the wake threshold, the flood mark and
- *      sleep_long for producers and removers, then looks at the stacks once
- *      more (the Dekker protocol of the essay); and sleeps, busy-waiting the
+ *   3. pass_expire_locked(): advances the core towards the tick of the
+ *      current time, whole ticks at a time (a tick of many nodes whose
+ *      bucket is in key order a chunk at a time), and publishes each chunk
+ *      of about EXPIRE_CHUNK nodes to the ready set before it expires the
+ *      next. While the backlog is not empty it stops before the tick of the
+ *      backlog's earliest deadline, so that a node the transfer left behind
+ *      still joins its own tick;
+ *   4. pass_release_zombies_locked(): releases the zombie list (nodes found
+ *      cancelled while pending, and those that other core_lock holders
+ *      unlinked) with core_lock dropped;
+ *   5. plan_sleep_locked(): plans the sleep: to the next tick that can
+ *      expire something (the next tick while a backlog remains or hand-offs
+ *      arrived during the pass, at most FLOOD_POLL_NS ahead during a flood,
+ *      without limit when the wheel is empty); publishes the wake threshold,
+ *      the flood mark and sleep_long for producers and removers, then looks
+ *      at the stacks once more (the Dekker protocol of the essay);
+ *   6. sleep_to_plan(): sleeps, with core_lock dropped, busy-waiting the
  *      last spin_ns when that is set.
  *
  * Invariants. The pass moves a node on only by a CAS of its state word
@@ -378,6 +382,155 @@ void tk__wheel_release_list(struct tk_queue *q, tk_node *n) {
     if (k != 0)
         STAT_ADD(q, st_released, k);
 }
+/* ---- the tick thread's pass, step by step ------------------------------------- */
+
+/* Step 1: removed nodes, unlinked and released RELEASE_CHUNK at a time, each
+ * chunk while its nodes are still in cache. Needs core_lock, which it drops
+ * for the callbacks (the rest of the list is private to this thread, and its
+ * nodes stay cancel-linked in their buckets meanwhile). */
+static void pass_cancels_locked(struct tk_queue *q) {
+    for (tk_node *c = atomic_exchange(&q->cancel_top, NULL); c != NULL;) {
+        tk_node *z = NULL;
+        c = unlink_cancels_locked(q, c, RELEASE_CHUNK, &z);
+        unlock(&q->core_lock);
+        tk__wheel_release_list(q, z); /* user code: no lock held */
+        lock(&q->core_lock);
+    }
+}
+
+/* Step 2: takes the pending stack into the backlog and moves backlog nodes
+ * into buckets: at most TRANSFER_LIMIT of them and about a tick of work. A
+ * pass that takes FLOOD_POLL_MIN offers or more starts a flood, and any
+ * offer taken during one extends it: *flood_end is the instant it ends.
+ * Needs core_lock. */
+static void pass_pending_locked(struct tk_queue *q, int64_t *flood_end) {
+    size_t grabbed = tk__wheel_grab_pending_locked(q);
+    if (grabbed != 0) {
+        int64_t t = tk_clock_now_ns();
+        if (grabbed >= FLOOD_POLL_MIN || t < *flood_end)
+            *flood_end = tk__sat_add(t, FLOOD_QUIET_NS);
+    }
+    tk__wheel_transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
+}
+
+/* Step 3: expires up to the tick of `now_ns`, publishing every EXPIRE_CHUNK
+ * nodes or so (whole ticks, or parts of one in key order): when the thread
+ * is behind, the workers start on the earliest ticks while later ones are
+ * expired, and each chunk is sorted and linked while it is in cache. Needs
+ * core_lock. */
+static void pass_expire_locked(struct tk_queue *q, int64_t now_ns) {
+    uint64_t k = tk__wheel_core_tick_at(&q->core, now_ns);
+    if (!backlog_empty(q)) {
+        /* The transfer stopped short (its time or node limit): a node still
+         * in the backlog joins its bucket later, so no tick it may belong
+         * to is expired now, or the core would put it in the next tick,
+         * behind nodes with later keys. */
+        uint64_t cur = tk__wheel_core_current_tick(&q->core);
+        uint64_t kb = tk__wheel_core_tick_of(&q->core, q->backlog_min_ns);
+        uint64_t cap = (kb > cur + 1 ? kb : cur + 1) - 1;
+        if (k > cap)
+            k = cap;
+    }
+    while (k > tk__wheel_core_current_tick(&q->core)) {
+        size_t count = 0;
+        bool in_order = false;
+        tk_node *batch = tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count, &in_order);
+        if (batch != NULL)
+            STAT_ADD(q, st_expired, publish_ready_locked(q, batch, in_order));
+    }
+}
+
+/* Step 4: releases the zombie list (nodes found cancelled while pending, and
+ * those other core_lock holders unlinked). Needs core_lock, which it drops
+ * for the callbacks. */
+static void pass_release_zombies_locked(struct tk_queue *q) {
+    if (q->zombies == NULL)
+        return;
+    tk_node *z = q->zombies;
+    q->zombies = NULL;
+    unlock(&q->core_lock);
+    tk__wheel_release_list(q, z); /* user code: no lock held */
+    lock(&q->core_lock);
+}
+
+/* Step 5: plans the sleep and publishes the plan; returns the instant to
+ * wake at (INT64_MAX: until woken). The plan is the next tick that can
+ * expire something: the next tick while a backlog remains, at most
+ * FLOOD_POLL_NS ahead during a flood (now_ns < flood_end). Publishes the wake
+ * threshold, the flood mark and sleep_long, then looks at the stacks once
+ * more (Dekker with offer/remove, all seq_cst: either a producer sees the
+ * plan and wakes the thread, or the thread sees its node here). Needs
+ * core_lock. */
+static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flood_end) {
+    int64_t plan;
+    uint64_t next;
+    int64_t next_tick =
+        tk__wheel_core_tick_time(&q->core, tk__wheel_core_current_tick(&q->core) + 1);
+    if (!backlog_empty(q))
+        plan = next_tick;
+    else if (tk__wheel_core_next_candidate(&q->core, &next))
+        plan = tk__wheel_core_tick_time(&q->core, next);
+    else
+        plan = INT64_MAX;
+    if (now_ns < flood_end && plan > tk__sat_add(now_ns, FLOOD_POLL_NS))
+        plan = tk__sat_add(now_ns, FLOOD_POLL_NS); /* a flood: look again soon */
+    int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
+    if (threshold == AWAKE)
+        threshold = AWAKE + 1;
+    atomic_store_explicit(&q->flood_mark, atomic_load(&q->size) + FLOOD_OFFERS,
+                          memory_order_relaxed);
+    atomic_store(&q->wake_threshold, threshold);
+    atomic_store(&q->sleep_long, plan > tk__sat_add(now_ns, RECLAIM_NS));
+    if (atomic_load(&q->pending_top) != NULL || atomic_load(&q->cancel_top) != NULL ||
+        q->zombies != NULL) {
+        /* Hand-offs arrived during the pass (or other threads left nodes to
+         * release while we ran callbacks): pick them up at the next tick
+         * (soon enough for the lateness bound), not at once, so a stream of
+         * offers or removals is taken in batches instead of the thread
+         * spinning against the producers. */
+        atomic_store(&q->sleep_long, false);
+        if (next_tick < plan)
+            plan = next_tick;
+    }
+    return plan;
+}
+
+/* Step 6: sleeps until `plan` (INT64_MAX: until woken), or until an offer or
+ * a removal wakes the thread, or destroy() stops it; with spin_ns, sleeps
+ * until spin_ns before the plan and busy-waits the rest (see "Spinning" in
+ * wheel-adapter.c). Then marks the thread awake. No lock held; takes
+ * tick_lock. */
+static void sleep_to_plan(struct tk_queue *q, int64_t plan) {
+    int64_t sleep_until = plan == INT64_MAX ? plan : tk__sat_add(plan, -q->spin_ns);
+    bool slept_out = false;
+    lock(&q->tick_lock);
+    while (!q->wake_flag && !atomic_load(&q->stop)) {
+        if (sleep_until == INT64_MAX) {
+            pthread_cond_wait(&q->tick_cond, &q->tick_lock);
+        } else {
+            struct timespec ts = tk__ns_to_timespec(sleep_until);
+            if (pthread_cond_timedwait(&q->tick_cond, &q->tick_lock, &ts) == ETIMEDOUT) {
+                slept_out = true;
+                break;
+            }
+        }
+    }
+    if (slept_out && sleep_until != plan) {
+        unlock(&q->tick_lock);
+        /* ends early on stop, or on an offer due before the plan (it claims
+         * wake_threshold, see maybe_wake() in wheel-adapter.c) */
+        while (tk_clock_now_ns() < plan && !atomic_load_explicit(&q->stop, memory_order_relaxed) &&
+               atomic_load_explicit(&q->wake_threshold, memory_order_relaxed) != AWAKE)
+            tk__cpu_relax();
+        lock(&q->tick_lock);
+    }
+    q->wake_flag = false;
+    unlock(&q->tick_lock);
+    atomic_store(&q->wake_threshold, AWAKE);
+    atomic_store(&q->sleep_long, false);
+    STAT_ADD(q, st_wakeups, 1);
+}
+
 /* ---- the tick thread -------------------------------------------------------- */
 
 static void *tick_main(void *arg) {
@@ -390,127 +543,14 @@ static void *tick_main(void *arg) {
     lock(&q->core_lock);
     while (!atomic_load(&q->stop)) {
         STAT_ADD(q, st_loops, 1);
-        /* Removed nodes: unlinked and released RELEASE_CHUNK at a time, each
-         * chunk while its nodes are still in cache (core_lock dropped for
-         * the callbacks; the rest of the list is private to this thread and
-         * its nodes stay cancel-linked in their buckets meanwhile). */
-        for (tk_node *c = atomic_exchange(&q->cancel_top, NULL); c != NULL;) {
-            tk_node *z = NULL;
-            c = unlink_cancels_locked(q, c, RELEASE_CHUNK, &z);
-            unlock(&q->core_lock);
-            tk__wheel_release_list(q, z); /* user code: no lock held */
-            lock(&q->core_lock);
-        }
-        size_t grabbed = tk__wheel_grab_pending_locked(q);
-        if (grabbed != 0) {
-            int64_t t = tk_clock_now_ns();
-            if (grabbed >= FLOOD_POLL_MIN || t < flood_end)
-                flood_end = tk__sat_add(t, FLOOD_QUIET_NS);
-        }
-        /* a pass moves at most TRANSFER_LIMIT nodes and spends at most
-         * about a tick doing so */
-        tk__wheel_transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
-
-        /* Expire up to the current tick, publishing every EXPIRE_CHUNK
-         * nodes or so (whole ticks, or parts of one in key order): when the thread is behind, the
-         * worker starts on the earliest ticks while later ones are expired, and each chunk is
-         * sorted and linked while it is in cache. */
+        pass_cancels_locked(q);
+        pass_pending_locked(q, &flood_end);
         int64_t now = tk_clock_now_ns();
-        uint64_t k = tk__wheel_core_tick_at(&q->core, now);
-        if (!backlog_empty(q)) {
-            /* The transfer stopped short (its time or node limit): a node
-             * still in the backlog joins its bucket later, so no tick it may
-             * belong to is expired now, or the core would put it in the next
-             * tick, behind nodes with later keys. */
-            uint64_t cur = tk__wheel_core_current_tick(&q->core);
-            uint64_t kb = tk__wheel_core_tick_of(&q->core, q->backlog_min_ns);
-            uint64_t cap = (kb > cur + 1 ? kb : cur + 1) - 1;
-            if (k > cap)
-                k = cap;
-        }
-        while (k > tk__wheel_core_current_tick(&q->core)) {
-            size_t count = 0;
-            bool in_order = false;
-            tk_node *batch =
-                tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count, &in_order);
-            if (batch != NULL)
-                STAT_ADD(q, st_expired, publish_ready_locked(q, batch, in_order));
-        }
-
-        if (q->zombies != NULL) {
-            tk_node *z = q->zombies;
-            q->zombies = NULL;
-            unlock(&q->core_lock);
-            tk__wheel_release_list(q, z); /* user code: no lock held */
-            lock(&q->core_lock);
-        }
-
-        /* Plan the sleep: to the next tick that can expire something. */
-        int64_t plan;
-        uint64_t next;
-        int64_t next_tick =
-            tk__wheel_core_tick_time(&q->core, tk__wheel_core_current_tick(&q->core) + 1);
-        if (!backlog_empty(q))
-            plan = next_tick;
-        else if (tk__wheel_core_next_candidate(&q->core, &next))
-            plan = tk__wheel_core_tick_time(&q->core, next);
-        else
-            plan = INT64_MAX;
-        if (now < flood_end && plan > tk__sat_add(now, FLOOD_POLL_NS))
-            plan = tk__sat_add(now, FLOOD_POLL_NS); /* a flood: look again soon */
-        int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
-        if (threshold == AWAKE)
-            threshold = AWAKE + 1;
-        /* Publish, then look (Dekker with offer/remove, all seq_cst): either
-         * a producer sees the plan and wakes us, or we see its node here. */
-        atomic_store_explicit(&q->flood_mark, atomic_load(&q->size) + FLOOD_OFFERS,
-                              memory_order_relaxed);
-        atomic_store(&q->wake_threshold, threshold);
-        atomic_store(&q->sleep_long, plan > tk__sat_add(now, RECLAIM_NS));
-        if (atomic_load(&q->pending_top) != NULL || atomic_load(&q->cancel_top) != NULL ||
-            q->zombies != NULL) {
-            /* Hand-offs arrived during the pass (or other threads left nodes
-             * to release while we ran callbacks): pick them up at the next
-             * tick (soon enough for the lateness bound), not at once, so a
-             * stream of offers or removals is taken in batches instead of
-             * the thread spinning against the producers. */
-            atomic_store(&q->sleep_long, false);
-            if (next_tick < plan)
-                plan = next_tick;
-        }
+        pass_expire_locked(q, now);
+        pass_release_zombies_locked(q);
+        int64_t plan = plan_sleep_locked(q, now, flood_end);
         unlock(&q->core_lock);
-
-        /* With spin_ns, sleep until spin_ns before the plan and busy-wait the
-         * rest (see "Spinning"). */
-        int64_t sleep_until = plan == INT64_MAX ? plan : tk__sat_add(plan, -q->spin_ns);
-        bool slept_out = false;
-        lock(&q->tick_lock);
-        while (!q->wake_flag && !atomic_load(&q->stop)) {
-            if (sleep_until == INT64_MAX) {
-                pthread_cond_wait(&q->tick_cond, &q->tick_lock);
-            } else {
-                struct timespec ts = tk__ns_to_timespec(sleep_until);
-                if (pthread_cond_timedwait(&q->tick_cond, &q->tick_lock, &ts) == ETIMEDOUT) {
-                    slept_out = true;
-                    break;
-                }
-            }
-        }
-        if (slept_out && sleep_until != plan) {
-            unlock(&q->tick_lock);
-            /* ends early on stop, or on an offer due before the plan (it
-             * claims wake_threshold, see maybe_wake() in wheel-adapter.c) */
-            while (tk_clock_now_ns() < plan &&
-                   !atomic_load_explicit(&q->stop, memory_order_relaxed) &&
-                   atomic_load_explicit(&q->wake_threshold, memory_order_relaxed) != AWAKE)
-                tk__cpu_relax();
-            lock(&q->tick_lock);
-        }
-        q->wake_flag = false;
-        unlock(&q->tick_lock);
-        atomic_store(&q->wake_threshold, AWAKE);
-        atomic_store(&q->sleep_long, false);
-        STAT_ADD(q, st_wakeups, 1);
+        sleep_to_plan(q, plan);
         lock(&q->core_lock);
     }
     unlock(&q->core_lock);
