@@ -29,12 +29,18 @@
 
 /* ---- node state word ------------------------------------------------------ */
 
+/* A node's state word (see "Node state" in wheel-adapter.c): on a cancel
+ * stack, the link and ST_CANCEL_TAG; otherwise its state in the low three
+ * bits and, from bit ST_SHARD_SHIFT, the index of its shard, so that
+ * remove() finds the shard in the word it reads anyway. ST_NONE is 0. */
 #define ST_NONE UINT64_C(0)
 #define ST_PENDING UINT64_C(1)
 #define ST_BUCKETED UINT64_C(2)
 #define ST_READY UINT64_C(3)
 #define ST_CANCELLED_PENDING UINT64_C(4)
 #define ST_CANCEL_TAG UINT64_C(7) /* low bits of "removed, on the cancel stack" */
+#define ST_KIND_MASK UINT64_C(7)
+#define ST_SHARD_SHIFT 3
 
 _Static_assert(offsetof(tk__wheel_priv, state) == 3 * sizeof(uint64_t),
                "the state word is the last word of the private area");
@@ -58,7 +64,35 @@ static inline bool word_cas(tk_node *n, uint64_t *expected, uint64_t desired) {
 }
 
 static inline bool is_cancel_linked(uint64_t w) {
-    return (w & 7u) == ST_CANCEL_TAG;
+    return (w & ST_KIND_MASK) == ST_CANCEL_TAG;
+}
+
+/* The state of word w: ST_NONE .. ST_CANCELLED_PENDING, or ST_CANCEL_TAG. */
+static inline uint64_t st_kind(uint64_t w) {
+    return w & ST_KIND_MASK;
+}
+
+/* The word of a node of shard `shard` in state `kind`. */
+static inline uint64_t st_make(uint64_t kind, size_t shard) {
+    return kind | (uint64_t)shard << ST_SHARD_SHIFT;
+}
+
+/* Word w (not cancel-linked) with its state changed to `kind`. */
+static inline uint64_t st_with_kind(uint64_t w, uint64_t kind) {
+    return (w & ~ST_KIND_MASK) | kind;
+}
+
+/* The shard index in word w (not cancel-linked, not ST_NONE). */
+static inline size_t st_shard(uint64_t w) {
+    return (size_t)(w >> ST_SHARD_SHIFT);
+}
+
+/* Moves a node whose word says `from` to `to`, its shard kept: one CAS,
+ * after a load the caller's walk has usually brought into cache. False if
+ * the word says otherwise (a remover claimed the node first). */
+static inline bool word_move(tk_node *n, uint64_t from, uint64_t to) {
+    uint64_t w = word_load(n);
+    return st_kind(w) == from && word_cas(n, &w, st_with_kind(w, to));
 }
 
 #define NEXT(n) (tk__wheel_priv_of(n)->next)
@@ -188,9 +222,10 @@ struct tk_queue {
     _Atomic uint64_t st_ready_runs_max, st_ready_merges; /* written by the tick thread */
 };
 
-/* The shard a node is filed under. */
-static inline tk__wheel_shard *shard_of(const struct tk_queue *q, const tk_node *n) {
-    return &q->shards[tk_node_shard_key(n) & q->shard_mask];
+/* The index of the shard a node is filed under, from its seq (offer()
+ * writes it into the state word, where the other operations read it). */
+static inline size_t shard_index(const struct tk_queue *q, const tk_node *n) {
+    return tk_node_shard_key(n) & q->shard_mask;
 }
 
 #define STAT_ADD(q, field, v) atomic_fetch_add_explicit(&(q)->field, (v), memory_order_relaxed)

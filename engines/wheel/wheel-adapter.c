@@ -41,15 +41,20 @@
  *   to the previous run when it continues it), and a winner tree over the
  *   runs' heads hands the smallest out first (wheel-ready.h), so publishing
  *   costs O(batch), whatever the number of nodes already ready.
- * - remove() of a pending or bucketed node is an atomic state change (plus,
- *   for a bucketed node, a lock-free push onto its shard's cancel stack) and
- *   a fetch-add on its shard's count of removals, and returns TK_EINPROGRESS;
- *   size() drops at once. The tick thread unlinks it at its next pass,
- *   within RECLAIM_NS (10 ms; the remover wakes it if that pass is planned
- *   later), and runs the release callback with no lock held. A ready node
- *   is unlinked at once under ready_lock (TK_OK). Created without a release
- *   callback, the queue removes synchronously under core_lock instead and
- *   always answers TK_OK or TK_ENOENT.
+ * - remove() reads the node's state word, which names the node's shard too,
+ *   and claims a pending or bucketed node with one CAS of it (for a
+ *   bucketed node the CAS also links it into its shard's cancel stack), a
+ *   bucketed one then with one CAS pushing it onto that stack, and counts it
+ *   with one fetch-add on the shard's count of removals; it returns
+ *   TK_EINPROGRESS and size() drops at once. That is Netty's cancel (a CAS
+ *   on the timeout and an append to one queue shared by all threads) plus
+ *   the count, on the node's line and its shard's only. The tick thread
+ *   unlinks the node at its next pass, within RECLAIM_NS (10 ms; the
+ *   remover wakes it if that pass is planned later), and runs the release
+ *   callback with no lock held. A ready node is unlinked at once under
+ *   ready_lock (TK_OK). Created without a release callback, the queue
+ *   removes synchronously under core_lock instead and always answers TK_OK
+ *   or TK_ENOENT.
  *
  * Shards. The hand-off has tk__shard_count() shards, fixed at create() (a
  * power of two: the CPUs online, at most TK_NODE_SHARD_KEYS), and a node
@@ -74,7 +79,11 @@
  * transiently, and two offers racing for the last place do not both fail.
  *
  * Node state. The 64-bit word tk__wheel_priv.state (tk__priv.raw[3]),
- * accessed only atomically, is the node's state:
+ * accessed only atomically, is the node's state, in its low three bits, and
+ * (except NONE and ptr | 7) the index of the node's shard, above them
+ * (st_make()): remove() learns the shard from the word it must read anyway,
+ * where the seq that names the shard too may lie on another cache line of
+ * the caller's object. The states:
  *   NONE (0)      not in the queue (handed out, removed, released; a node
  *                 never offered must have a zeroed private area for remove()
  *                 to answer TK_ENOENT, as a zero-initialised task has);
@@ -83,14 +92,16 @@
  *                 finds it in the backlog;
  *   BUCKETED      in the core;
  *   READY         in the ready set (tk__wheel_priv.rounds: its run's slot);
- *   ptr | 7       removed while bucketed: it is on its shard's cancel stack and the
- *                 word is also the stack link (nodes are 8-byte aligned). The
- *                 bucket keeps using next/prev, so the cancel link cannot share
- *                 them; one CAS both claims the node and links it.
+ *   ptr | 7       removed while bucketed: it is on its shard's cancel stack
+ *                 and the word is also the stack link (nodes are 8-byte
+ *                 aligned). The bucket keeps using next/prev, so the cancel
+ *                 link cannot share them; one CAS both claims the node and
+ *                 links it.
  * Transitions PENDING -> BUCKETED and BUCKETED -> READY are CASes by the
- * core_lock holder, racing with remove()'s CASes: exactly one side wins. A
- * node the core expired while a remover claimed it is marked detached
- * (rounds = DETACHED) so the cancel pass does not unlink it twice.
+ * core_lock holder, which keep the shard bits (word_move()), racing with
+ * remove()'s CASes: exactly one side wins. A node the core expired while a
+ * remover claimed it is marked detached (rounds = DETACHED) so the cancel
+ * pass does not unlink it twice.
  *
  * Ordering and accuracy. Each expired chunk is sorted by (deadline, seq) (in
  * pieces, merged by the ready set's pops) and published whole under one hold
@@ -473,7 +484,7 @@ static void wheel_destroy(tk_queue *q) {
     for (int i = 0; i < 2; i++) {
         for (tk_node *n = q->backlog[i].head; n != NULL;) {
             tk_node *next = NEXT(n);
-            if (word_load(n) == ST_CANCELLED_PENDING)
+            if (st_kind(word_load(n)) == ST_CANCELLED_PENDING)
                 zombie_push_locked(q, n);
             n = next;
         }
@@ -505,7 +516,8 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
         return TK_EINVAL;
     if (atomic_load_explicit(&q->closed, memory_order_relaxed) == TK_QUEUE_CLOSE_NOW)
         return TK_ECLOSED;
-    tk__wheel_shard *s = shard_of(q, n);
+    size_t idx = shard_index(q, n);
+    tk__wheel_shard *s = &q->shards[idx];
     size_t offered; /* the shard's count of offers with this one */
     if (q->max_pending == 0)
         offered = atomic_fetch_add_explicit(&s->offered, 1, memory_order_relaxed) + 1;
@@ -520,7 +532,7 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
     }
     int64_t deadline_ns = n->deadline_ns; /* n may be gone once pushed */
     /* release: a remover that claims the node sees its offer counted */
-    word_store(n, ST_PENDING);
+    word_store(n, st_make(ST_PENDING, idx));
     tk_node *top = atomic_load_explicit(&s->pending_top, memory_order_relaxed);
     do {
         NEXT(n) = top;
@@ -631,7 +643,7 @@ static int wheel_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *coun
 /* remove() of a READY node. No lock held on entry. */
 static int remove_ready(struct tk_queue *q, tk_node *n) {
     lock(&q->ready_lock);
-    if (word_load(n) != ST_READY) {
+    if (st_kind(word_load(n)) != ST_READY) {
         unlock(&q->ready_lock);
         return TK_ENOENT; /* handed out (or removed) meanwhile */
     }
@@ -649,61 +661,71 @@ static int remove_sync(struct tk_queue *q, tk_node *n) {
     bool flushed = false;
     for (;;) {
         uint64_t w = word_load(n);
-        if (w == ST_PENDING && !flushed) {
+        if (st_kind(w) == ST_PENDING && !flushed) {
             tk__wheel_grab_pending_locked(q);
             tk__wheel_transfer_locked(q, SIZE_MAX, INT64_MAX);
             flushed = true;
             continue;
         }
-        if (w == ST_BUCKETED) {
+        if (st_kind(w) == ST_BUCKETED) {
+            size_t idx = st_shard(w);
             if (!word_cas(n, &w, ST_NONE))
                 continue;
             tk__wheel_core_remove(&q->core, n);
             unlock(&q->core_lock);
-            count_removed(q, shard_of(q, n), 1);
+            count_removed(q, &q->shards[idx], 1);
             STAT_ADD(q, st_cancelled_bucket, 1);
             return TK_OK;
         }
         unlock(&q->core_lock);
-        return w == ST_READY ? remove_ready(q, n) : TK_ENOENT;
+        return st_kind(w) == ST_READY ? remove_ready(q, n) : TK_ENOENT;
     }
 }
 
+/* remove(): see queue.h and "Structure". Reads the node's state word, which
+ * also names its shard (the seq, which names it too, may lie on another
+ * line of the caller's object), and claims a pending or bucketed node with
+ * one CAS of that word (for a bucketed node the CAS also links it into its
+ * shard's cancel stack), pushes a bucketed one with one CAS of that stack,
+ * and counts it with one fetch-add: the node's line and its shard's,
+ * nothing else. */
 static int wheel_remove(tk_queue *q, tk_node *n) {
     if (q == NULL || n == NULL)
         return TK_EINVAL;
     if (q->release == NULL)
         return remove_sync(q, n);
-    tk__wheel_shard *s = shard_of(q, n);
     uint64_t w = word_load(n);
+    tk__wheel_shard *s;
     for (;;) {
-        if (w == ST_PENDING) {
-            if (!word_cas(n, &w, ST_CANCELLED_PENDING))
-                continue;
-            count_removed(q, s, 1);
-            wake_for_release(q);
-            return TK_EINPROGRESS;
-        }
-        if (w == ST_BUCKETED) {
+        uint64_t kind = st_kind(w);
+        if (kind == ST_BUCKETED) {
+            s = &q->shards[st_shard(w)];
             tk_node *top = atomic_load_explicit(&s->cancel_top, memory_order_relaxed);
             if (!word_cas(n, &w, (uint64_t)(uintptr_t)top | ST_CANCEL_TAG))
                 continue;
             while (!atomic_compare_exchange_weak(&s->cancel_top, &top, n))
                 __atomic_store_n(word_of(n), (uint64_t)(uintptr_t)top | ST_CANCEL_TAG,
                                  __ATOMIC_RELAXED);
-            count_removed(q, s, 1);
-            wake_for_release(q);
-            return TK_EINPROGRESS;
+            break;
         }
-        if (w == ST_READY)
+        if (kind == ST_PENDING) {
+            s = &q->shards[st_shard(w)];
+            if (!word_cas(n, &w, st_with_kind(w, ST_CANCELLED_PENDING)))
+                continue;
+            break;
+        }
+        if (kind == ST_READY)
             return remove_ready(q, n);
-        return TK_ENOENT;
+        return TK_ENOENT; /* handed out, never offered, or removed already */
     }
+    count_removed(q, s, 1);
+    wake_for_release(q);
+    return TK_EINPROGRESS;
 }
 
 static bool accept_bucketed(const tk_node *n, void *ctx) {
     (void)ctx;
-    return word_load(n) == ST_BUCKETED;
+    return st_kind(word_load(n)) == ST_BUCKETED;
 }
 
 /* Finds the first node, due or not. Needs core_lock and ready_lock; the
@@ -730,13 +752,12 @@ static int wheel_remove_first(tk_queue *q, tk_node **out) {
         if (n == NULL)
             break;
         uint64_t w = word_load(n);
-        if (w == ST_READY) {
+        if (st_kind(w) == ST_READY) {
             tk__wheel_ready_remove(&q->ready, n);
             word_store(n, ST_NONE);
             break;
         }
-        w = ST_BUCKETED;
-        if (word_cas(n, &w, ST_NONE)) {
+        if (st_kind(w) == ST_BUCKETED && word_cas(n, &w, ST_NONE)) {
             tk__wheel_core_remove(&q->core, n);
             break;
         }
@@ -797,11 +818,11 @@ static bool take_ready_if(tk_node *n, void *arg) {
 /* Claims a bucketed node matching the predicate (BUCKETED -> NONE). */
 static bool claim_if(tk_node *n, void *arg) {
     extract_ctx *x = arg;
-    if (word_load(n) != ST_BUCKETED)
+    uint64_t w = word_load(n);
+    if (st_kind(w) != ST_BUCKETED)
         return false;
     if (x->pred != NULL && !x->pred(n, x->ctx))
         return false;
-    uint64_t w = ST_BUCKETED;
     return word_cas(n, &w, ST_NONE);
 }
 
@@ -859,15 +880,19 @@ static void wheel_close(tk_queue *q, tk_queue_close_mode mode) {
     unlock(&q->ready_lock);
 }
 
+/* Whether word w says `kind` and names n's shard. */
+static bool word_is(const struct tk_queue *q, const tk_node *n, uint64_t w, uint64_t kind) {
+    return st_kind(w) == kind && st_shard(w) == shard_index(q, n);
+}
+
+/* A node in the core is bucketed, or removed and on a cancel stack. */
 static bool check_core_node(const tk_node *n, void *ctx) {
-    (void)ctx;
     uint64_t w = word_load(n);
-    return w == ST_BUCKETED || is_cancel_linked(w);
+    return is_cancel_linked(w) || word_is(ctx, n, w, ST_BUCKETED);
 }
 
 static bool check_ready_node(const tk_node *n, void *ctx) {
-    (void)ctx;
-    return word_load(n) == ST_READY;
+    return word_is(ctx, n, word_load(n), ST_READY);
 }
 
 static int wheel_check(tk_queue *q) {
@@ -876,10 +901,10 @@ static int wheel_check(tk_queue *q) {
     int rc = TK_OK;
     lock(&q->core_lock);
     if (tk__wheel_core_check(&q->core) != TK_OK ||
-        !tk__wheel_core_foreach(&q->core, check_core_node, NULL))
+        !tk__wheel_core_foreach(&q->core, check_core_node, q))
         rc = TK_ESTATE;
     lock(&q->ready_lock);
-    if (rc == TK_OK && tk__wheel_ready_check(&q->ready, check_ready_node, NULL) != TK_OK)
+    if (rc == TK_OK && tk__wheel_ready_check(&q->ready, check_ready_node, q) != TK_OK)
         rc = TK_ESTATE;
     unlock(&q->ready_lock);
     unlock(&q->core_lock);

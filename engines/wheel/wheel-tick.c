@@ -326,8 +326,7 @@ void tk__wheel_transfer_locked(struct tk_queue *q, size_t limit, int64_t until_n
             b->head = NEXT(n);
             if (b->head == NULL)
                 b->tail = NULL;
-            uint64_t w = ST_PENDING;
-            if (word_cas(n, &w, ST_BUCKETED)) {
+            if (word_move(n, ST_PENDING, ST_BUCKETED)) {
                 tk__wheel_core_add(&q->core, n);
                 moved++;
             } else {
@@ -361,8 +360,7 @@ bool tk__wheel_flush_all_locked(struct tk_queue *q) {
  * finds the node linked). */
 static bool claim_ready(tk_node *n, void *ctx) {
     (void)ctx;
-    uint64_t w = ST_BUCKETED;
-    if (word_cas(n, &w, ST_READY))
+    if (word_move(n, ST_BUCKETED, ST_READY))
         return true;
     tk__wheel_priv_of(n)->rounds = DETACHED;
     return false;
