@@ -202,6 +202,9 @@ struct tk_queue {
     pthread_mutex_t ready_lock;
     pthread_cond_t ready_cond; /* takers wait here (CLOCK_MONOTONIC) */
     size_t ready_waiters;      /* takers inside a wait on ready_cond */
+    /* wake() calls so far: a taker that sees it change while it waits
+     * returns TK_EINTR */
+    uint64_t wake_gen;
     /* Nodes that left under ready_lock since create(): handed out, removed
      * while ready, or taken by remove_first/drain/remove_if. Written only
      * with ready_lock held; size() reads it without. */

@@ -189,7 +189,13 @@
  * not yet handed out or removed); past it offer() returns TK_EFULL (see
  * "Shards": bounded offers meet on bound_lock). The tick thread (named
  * thread_name, default "tk-wheel") starts on the first offer.
-
+ *
+ * Waking takers. wake() bumps wake_gen and broadcasts ready_cond under
+ * ready_lock. A taker reads wake_gen when it enters and, after each wait on
+ * ready_cond, returns TK_EINTR if it changed, having taken nothing (ready
+ * nodes stay for the next taker); one that enters after wake() returned
+ * reads the new value and is not affected. wake() holds ready_lock only to
+ * bump and broadcast: it never waits for a taker.
  *
  * Locks and order: core_lock -> ready_lock -> tick_lock; start_lock and
  * bound_lock (a spin lock a bounded offer holds while it sums the shards and
@@ -562,11 +568,14 @@ static void hand_out(tk_node *n, void *ctx) {
 /* Takes up to `max` (>= 1) ready nodes, or returns a status; waits until
  * `deadline_ns` if `timed`, else without limit. The nodes leave in the ready
  * set's order, linked through detached_next into *out; *count gets their
- * number. Returns TK_OK, TK_ECLOSED or TK_ETIMEDOUT (only if `timed`).
- * Takes ready_lock. */
+ * number. Returns TK_OK, TK_ECLOSED, TK_ETIMEDOUT (only if `timed`), or
+ * TK_EINTR when wake() was called while it waited (having taken nothing; the
+ * wake generation is read on entry, so a call that starts after wake()
+ * returned does not see that wake()). Takes ready_lock. */
 static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, size_t max,
                       tk_node **out, size_t *count) {
     lock(&q->ready_lock);
+    uint64_t gen = q->wake_gen;
     for (;;) {
         int closed = atomic_load(&q->closed);
         if (closed == TK_QUEUE_CLOSE_NOW) {
@@ -609,9 +618,15 @@ static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, size_
             pthread_cond_timedwait(&q->ready_cond, &q->ready_lock, &ts);
         }
         q->ready_waiters--;
+        if (q->wake_gen != gen) {
+            unlock(&q->ready_lock);
+            return TK_EINTR;
+        }
     }
 }
 
+/* take(): see queue.h. Returns TK_OK, TK_ECLOSED, TK_EINTR (wake()) or
+ * TK_EINVAL. */
 static int wheel_take(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
@@ -619,6 +634,8 @@ static int wheel_take(tk_queue *q, tk_node **out) {
     return take_until(q, false, 0, 1, out, &k);
 }
 
+/* poll(): see queue.h. Returns TK_OK, TK_ETIMEDOUT, TK_ECLOSED, TK_EINTR
+ * (wake()) or TK_EINVAL. */
 static int wheel_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
@@ -629,7 +646,8 @@ static int wheel_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
 
 /* take_batch(): see queue.h. One hold of ready_lock pops up to `max` nodes
  * (a fair share of the ready set while other takers wait) and counts them
- * gone once for all of them. */
+ * gone once for all of them. Returns TK_OK, TK_ECLOSED, TK_EINTR (wake())
+ * or TK_EINVAL. */
 static int wheel_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count) {
     if (out != NULL)
         *out = NULL;
@@ -638,6 +656,19 @@ static int wheel_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *coun
     if (q == NULL || out == NULL || count == NULL || max == 0)
         return TK_EINVAL;
     return take_until(q, false, 0, max, out, count);
+}
+
+/* wake(): see queue.h. Every taker waiting on ready_cond wakes, finds the
+ * wake generation changed and returns TK_EINTR. Holds ready_lock only to
+ * bump the generation and broadcast; waits for no taker. */
+static void wheel_wake(tk_queue *q) {
+    if (q == NULL)
+        return;
+    lock(&q->ready_lock);
+    q->wake_gen++;
+    if (q->ready_waiters != 0)
+        pthread_cond_broadcast(&q->ready_cond);
+    unlock(&q->ready_lock);
 }
 
 /* remove() of a READY node. No lock held on entry. */
@@ -933,7 +964,7 @@ static const tk_queue_ops wheel_ops = {
     .description = "hashed timing wheel with a tick thread (Netty's HashedWheelTimer)",
     .caps = TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_QUEUE_CAP_OWN_THREAD |
             TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_DEFERRED_RELEASE | TK_QUEUE_CAP_BATCH_TAKE |
-            TK_QUEUE_CAP_SHARDED,
+            TK_QUEUE_CAP_SHARDED | TK_QUEUE_CAP_WAKE,
     .create = wheel_create,
     .destroy = wheel_destroy,
     .offer = wheel_offer,
@@ -954,6 +985,7 @@ static const tk_queue_ops wheel_ops = {
     .params_size = sizeof(tk__wheel_params),
     .validate = tk__wheel_params_validate,
     .core = &tk__wheel_core_ops,
+    .wake = wheel_wake,
 };
 
 TK_API const tk_queue_ops *tk_engine_wheel(void) {
