@@ -155,10 +155,11 @@
  * either the producer sees the plan, or the tick thread sees the pushed node
  * before it sleeps, and then sleeps only to the next tick, so that a stream
  * of offers or removals is taken in per-tick batches rather than spun on.
- * One timer an hour ahead costs one wake-up, when it is due, and an empty
- * wheel none: not 3.6 million (Netty). Takers with nothing ready wait on
- * ready_cond without a time-out (take(), take_batch()), woken only by a
- * publish, close() or wake().
+ * One timer an hour ahead costs a wake-up to take it in (an offer to a
+ * thread that sleeps without a plan wakes it) and one when it is due, none
+ * in between, and an empty wheel none: not 3.6 million (Netty). Takers with
+ * nothing ready wait on ready_cond without a time-out (take(),
+ * take_batch()), woken only by a publish, close() or wake().
  * A flood is the exception: every FLOOD_OFFERS-th (4096th) offer into a
  * shard wakes the thread, whatever its deadline, so that a million timers
  * scheduled ahead are moved into buckets while they arrive, instead of
