@@ -3,66 +3,105 @@
  *
  * Files. This one: the queue operations behind tk_engine_wheel() and this
  * essay. wheel-tick.c: the tick thread and the work of its pass.
- * wheel-adapter-internal.h: what those two share (the queue struct, the
- * node state word). wheel-ready.c: the ready set. wheel-core.c: the pure
- * wheel the tick thread drives.
+ * wheel-adapter-internal.h: what those two share (the queue struct, its
+ * shards, the node state word). wheel-ready.c: the ready set. wheel-core.c:
+ * the pure wheel the tick thread drives.
  *
- * Structure. Netty's HashedWheelTimer, rebuilt for a delay queue:
+ * Structure. Netty's HashedWheelTimer, rebuilt for a delay queue, with its
+ * hand-off sharded:
  *
- *   user threads --offer--> pending stack --+
- *                --remove-> cancel stack ---+--> tick thread: core wheel
- *                                                 |  (buckets, bitmap)
- *   worker threads <--take/poll-- ready set <-----+  expired batches, sorted
+ *   user threads --offer--> shard k: pending stack --+
+ *                --remove->          cancel stack ---+--> tick thread: core wheel
+ *                           (k: the node's shard key)      |  (buckets, bitmap)
+ *   worker threads <--take/poll-- ready set <--------------+  expired batches, sorted
  *                 /take_batch   (sorted runs)
  *
- * - offer() pushes the node onto the pending stack, a lock-free Treiber stack
- *   linked through tk__wheel_priv.next that only the holder of core_lock
- *   empties, whole, with one atomic exchange (no ABA: nothing pops single
- *   nodes). Offering never touches the wheel or any lock: a fetch-add on the
- *   size, a store and a CAS, plus loads of the tick thread's wake threshold
- *   and flood mark.
+ * - offer() pushes the node onto its shard's pending stack, a lock-free
+ *   Treiber stack linked through tk__wheel_priv.next that only the holder of
+ *   core_lock empties, whole, with one atomic exchange (no ABA: nothing pops
+ *   single nodes). Offering never touches the wheel or any lock: a fetch-add
+ *   on the shard's count of offers, a store and a CAS, plus loads of
+ *   `closed` and of the tick thread's wake threshold.
  * - The tick thread owns the core (under core_lock). Each pass it unlinks the
  *   cancelled nodes and releases them, RELEASE_CHUNK at a time (the chunk's
- *   neighbours prefetched together, core_lock dropped for the callbacks, so a
- *   flood of removals goes back to its owner while still in cache, not after
- *   the whole flood was unlinked), moves pending nodes into buckets (at most
- *   TRANSFER_LIMIT and about one tick of work a pass, as Netty bounds it,
- *   so a flood of offers cannot starve expiry; unlike Netty, nodes due within a revolution go
- * first, so a flood of far timers cannot hold up a near one either; a pass that stops short expires
- * no tick a node left behind may belong to), advances the core to the tick
- * of the current time, and publishes the expired nodes to the ready set (under ready_lock), which
- * the executor's workers take from, in chunks of about EXPIRE_CHUNK nodes (see
- * "Catching up"): a chunk is cut into pieces of TK__NODE_SORT_PIECE nodes, each sorted while it
- * is in cache (the first before ready_lock is taken) and added as a sorted run (or appended to
- * the previous run when it continues it), and a winner tree over the runs' heads hands the
- * smallest out first (wheel-ready.h), so publishing costs O(batch), whatever the number of
- * nodes already ready.
- * - remove() of a pending or bucketed node is an atomic state change (plus,
- *   for a bucketed node, a lock-free push onto the cancel stack) and returns
- *   TK_EINPROGRESS; size() drops at once. The tick thread unlinks it at its
- *   next pass, within RECLAIM_NS (10 ms; the remover wakes it if that pass
- *   is planned later), and runs the release callback with no lock held. A ready node is unlinked at
- * once under ready_lock (TK_OK). Created without a release callback, the queue removes
- * synchronously under core_lock instead and always answers TK_OK or TK_ENOENT.
+ *   neighbours prefetched together, core_lock dropped for the callbacks, so
+ *   a flood of removals goes back to its owner while still in cache, not
+ *   after the whole flood was unlinked), takes every shard's pending stack
+ *   (the shards' nodes merged in key order), moves pending nodes into
+ *   buckets (at most TRANSFER_LIMIT and about one tick of work a pass, as
+ *   Netty bounds it, so a flood of offers cannot starve expiry; unlike
+ *   Netty, nodes due within a revolution go first, so a flood of far timers
+ *   cannot hold up a near one either; a pass that stops short expires no
+ *   tick a node left behind may belong to), advances the core to the tick
+ *   of the current time, and publishes the expired nodes to the ready set
+ *   (under ready_lock), which the executor's workers take from, in chunks of
+ *   about EXPIRE_CHUNK nodes (see "Catching up"): a chunk is cut into pieces
+ *   of TK__NODE_SORT_PIECE nodes, each sorted while it is in cache (the
+ *   first before ready_lock is taken) and added as a sorted run (or appended
+ *   to the previous run when it continues it), and a winner tree over the
+ *   runs' heads hands the smallest out first (wheel-ready.h), so publishing
+ *   costs O(batch), whatever the number of nodes already ready.
+ * - remove() reads the node's state word, which names the node's shard too,
+ *   and claims a pending or bucketed node with one CAS of it (for a
+ *   bucketed node the CAS also links it into its shard's cancel stack), a
+ *   bucketed one then with one CAS pushing it onto that stack, and counts it
+ *   with one fetch-add on the shard's count of removals; it returns
+ *   TK_EINPROGRESS and size() drops at once. That is Netty's cancel (a CAS
+ *   on the timeout and an append to one queue shared by all threads) plus
+ *   the count, on the node's line and its shard's only. The tick thread
+ *   unlinks the node at its next pass, within RECLAIM_NS (10 ms; the
+ *   remover wakes it if that pass is planned later), and runs the release
+ *   callback with no lock held. A ready node is unlinked at once under
+ *   ready_lock (TK_OK). Created without a release callback, the queue
+ *   removes synchronously under core_lock instead and always answers TK_OK
+ *   or TK_ENOENT.
  *
- * Node state. The 64-bit word that overlays tk__wheel_priv.state and .aux
- * (tk__priv.raw[3]), accessed only atomically, is the node's state:
+ * Shards. The hand-off has tk__shard_count() shards, fixed at create() (a
+ * power of two: the CPUs online, at most TK_NODE_SHARD_KEYS), and a node
+ * goes to shard tk_node_shard_key(n) & (shards - 1) when it is offered and
+ * when it is removed (its seq does not change meanwhile). A shard is one
+ * line pair (TK__WHEEL_LINE bytes) holding its pending stack, its cancel
+ * stack, its count of offers and its count of removals (pending or
+ * bucketed nodes that remove() took), so offers and removals of nodes in
+ * different shards write no common cache line; all of them read the line of
+ * `closed` and the tick thread's plan, which change rarely. The count of
+ * nodes that leave under ready_lock (handed out, removed while ready, taken
+ * by remove_first/drain/remove_if) is one more counter, `left`, beside that
+ * lock. size() is the sum of the shards' offers less their removals less
+ * `left`: exact (offered and not handed out or removed; a removed node
+ * awaiting release does not count), O(shards), with `left` and each shard's
+ * removals read before its offers, so that a concurrent read is never
+ * negative. What takers see does not depend on the shards: the tick thread
+ * empties every shard's stacks in each pass, and order is decided in the
+ * core and the ready set. A bounded queue (max_pending) is the exception to
+ * "no common line": its offers take bound_lock, sum the shards, and add
+ * only if the sum is below the limit, so the limit is never passed, even
+ * transiently, and two offers racing for the last place do not both fail.
+ *
+ * Node state. The 64-bit word tk__wheel_priv.state (tk__priv.raw[3]),
+ * accessed only atomically, is the node's state, in its low three bits, and
+ * (except NONE and ptr | 7) the index of the node's shard, above them
+ * (st_make()): remove() learns the shard from the word it must read anyway,
+ * where the seq that names the shard too may lie on another cache line of
+ * the caller's object. The states:
  *   NONE (0)      not in the queue (handed out, removed, released; a node
  *                 never offered must have a zeroed private area for remove()
  *                 to answer TK_ENOENT, as a zero-initialised task has);
- *   PENDING       on the pending stack or the tick thread's backlog;
- *   CANCELLED_PENDING  removed while pending; released when the stack is
- *                 emptied;
+ *   PENDING       on its shard's pending stack or the tick thread's backlog;
+ *   CANCELLED_PENDING  removed while pending; released when the tick thread
+ *                 finds it in the backlog;
  *   BUCKETED      in the core;
  *   READY         in the ready set (tk__wheel_priv.rounds: its run's slot);
- *   ptr | 7       removed while bucketed: it is on the cancel stack and the
- *                 word is also the stack link (nodes are 8-byte aligned). The
- *                 bucket keeps using next/prev, so the cancel link cannot share
- *                 them; one CAS both claims the node and links it.
+ *   ptr | 7       removed while bucketed: it is on its shard's cancel stack
+ *                 and the word is also the stack link (nodes are 8-byte
+ *                 aligned). The bucket keeps using next/prev, so the cancel
+ *                 link cannot share them; one CAS both claims the node and
+ *                 links it.
  * Transitions PENDING -> BUCKETED and BUCKETED -> READY are CASes by the
- * core_lock holder, racing with remove()'s CASes: exactly one side wins. A
- * node the core expired while a remover claimed it is marked detached
- * (rounds = DETACHED) so the cancel pass does not unlink it twice.
+ * core_lock holder, which keep the shard bits (word_move()), racing with
+ * remove()'s CASes: exactly one side wins. A node the core expired while a
+ * remover claimed it is marked detached (rounds = DETACHED) so the cancel
+ * pass does not unlink it twice.
  *
  * Ordering and accuracy. Each expired chunk is sorted by (deadline, seq) (in
  * pieces, merged by the ready set's pops) and published whole under one hold
@@ -116,32 +155,52 @@
  * either the producer sees the plan, or the tick thread sees the pushed node
  * before it sleeps, and then sleeps only to the next tick, so that a stream
  * of offers or removals is taken in per-tick batches rather than spun on.
- * One timer an hour ahead costs one wake-up, not 3.6 million (Netty).
- * A flood is the exception: the offer that brings the size FLOOD_OFFERS
- * (4096) above its value when the thread went to sleep wakes it, whatever
- * its deadline, so that a million timers scheduled ahead are moved into
- * buckets while they arrive, instead of being grabbed and moved all at once
- * at the first expiry, which that work would make late. And while a flood
- * lasts (a pass took FLOOD_POLL_MIN = 4096 offers or more, until
- * FLOOD_QUIET_NS = 40 ms pass without an offer taken) the thread sleeps at
- * most FLOOD_POLL_NS (10 ms), so the flood's tail, the up to 4095 offers
- * after its last flood wake-up, is in buckets 10 ms after the flood ends
- * rather than moved at the first expiry. Those looks cost a few wake-ups
- * per flood, none when idle. A flood that resumes after a pause longer than
- * FLOOD_QUIET_NS (which ended the looks) wakes the thread again within
- * FLOOD_OFFERS offers, so at most that many wait for the first expiry, for
- * one wake-up per FLOOD_OFFERS offers to a thread that planned a long sleep
- * (docs/engine-notes.md: how the flood limits were chosen).
+ * One timer an hour ahead costs a wake-up to take it in (an offer to a
+ * thread that sleeps without a plan wakes it) and one when it is due, none
+ * in between, and an empty wheel none: not 3.6 million (Netty). Takers with
+ * nothing ready wait on ready_cond without a time-out (take(),
+ * take_batch()), woken only by a publish, close() or wake().
+ * A flood is the exception: every FLOOD_OFFERS-th (4096th) offer into a
+ * shard wakes the thread, whatever its deadline, so that a million timers
+ * scheduled ahead are moved into buckets while they arrive, instead of
+ * being grabbed and moved all at once at the first expiry, which that work
+ * would make late. The grid counts a shard's offers since create(), so the
+ * offer decides from the count its own fetch-add returned, reading no other
+ * shard; the shards' counts are staggered (flood_phase: the shard's index
+ * bit-reversed, in steps of FLOOD_OFFERS / shards), so that offers spread
+ * evenly over the shards, or over the first 2^j of them (threads take slots
+ * in turn), wake the thread about every FLOOD_OFFERS offers in all, as one
+ * shard's do; at most FLOOD_OFFERS offers per shard in use wait for a flood
+ * wake-up. And while a flood lasts (a pass took FLOOD_POLL_MIN = 2048 offers
+ * or more, until FLOOD_QUIET_NS = 40 ms pass without an offer taken) the
+ * thread sleeps at most FLOOD_POLL_NS (10 ms), so the flood's tail, the
+ * offers after its last flood wake-up, is in buckets 10 ms after the flood
+ * ends rather than moved at the first expiry. Those looks cost a few
+ * wake-ups per flood, none when idle. A flood that resumes after a pause
+ * longer than FLOOD_QUIET_NS (which ended the looks) wakes the thread again
+ * within FLOOD_OFFERS offers per shard in use, so at most that many wait for
+ * the first expiry, for about one wake-up per FLOOD_OFFERS offers to a
+ * thread that planned a long sleep (docs/engine-notes.md: how the flood
+ * limits were chosen).
  *
  * Configuration. tick_ns: default 1 ms, floor TK__WHEEL_MIN_TICK_NS (10 us,
  * see wheel-internal.h), below it TK_EINVAL. ticks_per_wheel: default 512,
  * rounded up to a power of two, above 2^24 TK_EINVAL. max_pending bounds
  * size() (Netty's maxPendingTimeouts counts the same: every node offered and
- * not yet handed out or removed); past it offer() returns TK_EFULL. The tick
- * thread (named thread_name, default "tk-wheel") starts on the first offer.
+ * not yet handed out or removed); past it offer() returns TK_EFULL (see
+ * "Shards": bounded offers meet on bound_lock). The tick thread (named
+ * thread_name, default "tk-wheel") starts on the first offer.
  *
- * Locks and order: core_lock -> ready_lock -> tick_lock; start_lock is taken
- * alone. No callback runs with any of them held except remove_if()'s `pred`
+ * Waking takers. wake() bumps wake_gen and broadcasts ready_cond under
+ * ready_lock. A taker reads wake_gen when it enters and, after each wait on
+ * ready_cond, returns TK_EINTR if it changed, having taken nothing (ready
+ * nodes stay for the next taker); one that enters after wake() returned
+ * reads the new value and is not affected. wake() holds ready_lock only to
+ * bump and broadcast: it never waits for a taker.
+ *
+ * Locks and order: core_lock -> ready_lock -> tick_lock; start_lock and
+ * bound_lock (a spin lock a bounded offer holds while it sums the shards and
+ * adds) are taken alone. No callback runs with any of them held except remove_if()'s `pred`
  * (allowed by queue.h). A chunk whose expiry walk found it in key order
  * already (one producer's nodes leave their bucket in offer order) is
  * linked PUBLISH_PIECE (1024) nodes per hold of ready_lock, and takers take
@@ -156,19 +215,22 @@
  * ready_waiters, so that publishing and taking signal ready_cond only when
  * someone waits, and wake no more takers than there are new nodes.
  * take_batch() pops up to its `max` ready nodes under one hold of ready_lock
- * and drops the size once for them all, cutting whole stretches of a run
+ * and counts them in `left` once for them all, cutting whole stretches of a run
  * that lead every other run (tk__wheel_ready_pop_batch()), so it costs less
  * per node than take() and the engine says so (TK_QUEUE_CAP_BATCH_TAKE);
  * while others wait it takes at most a fair share, max(1, ready /
  * (ready_waiters + 1)), and a taker that leaves ready nodes behind with
  * someone waiting signals one of them (the baton).
- * Complexity: offer O(1) lock-free; remove O(1) (lock-free,
- * or ready_lock for a ready node, plus O(log runs) if it heads its run);
+ * Complexity: offer O(1) lock-free (bounded: O(shards) under bound_lock);
+ * remove O(1) (lock-free, or ready_lock for a ready node, plus O(log runs)
+ * if it heads its run); size O(shards);
  * take/poll O(log runs) (at most TK__WHEEL_READY_RUNS = 256 runs; one in the
  * steady state), take_batch O(k + cuts log runs) for k nodes; per tick pass
- * O(cancelled + moved + expired log min(expired, TK__NODE_SORT_PIECE)), the
- * last term O(expired) when the batch is already in order (the usual case);
- * peek/remove_first flush the pending stack and scan the earliest buckets;
+ * O(shards + cancelled + taken log shards + moved + expired log
+ * min(expired, TK__NODE_SORT_PIECE)) (taken: offers taken off the stacks,
+ * merged across the shards that had some), the last term O(expired) when
+ * the batch is already in order (the usual case);
+ * peek/remove_first flush the pending stacks and scan the earliest buckets;
  * drain/remove_if O(n).
  *
  * Reference: Netty io.netty.util.HashedWheelTimer; G. Varghese and T. Lauck,
@@ -212,6 +274,13 @@ static void maybe_wake(struct tk_queue *q, int64_t deadline_ns, bool flood) {
     }
 }
 
+/* Whether the offer that brought shard s's count of offers to `offered` is
+ * on the flood grid: every FLOOD_OFFERS-th offer of a shard, the shards'
+ * counts staggered by flood_phase (see "Idle behaviour"). */
+static inline bool on_flood_grid(const tk__wheel_shard *s, size_t offered) {
+    return ((offered + s->flood_phase) & (FLOOD_OFFERS - 1)) == 0;
+}
+
 /* Wakes the tick thread if removed nodes would otherwise wait more than
  * RECLAIM_NS for release. Any thread, no lock held (takes tick_lock). */
 static void wake_for_release(struct tk_queue *q) {
@@ -222,19 +291,102 @@ static void wake_for_release(struct tk_queue *q) {
         signal_tick(q);
 }
 
-/* Drops the size by k; wakes takers if a WHEN_EMPTY queue became empty.
- * `ready_locked`: the caller holds ready_lock. */
-static void size_sub(struct tk_queue *q, size_t k, bool ready_locked) {
+/* The number of nodes queued: the shards' offers less their removals and
+ * less the nodes that left under ready_lock. `left` is read first and each
+ * shard's removals before its offers, so that a node whose leaving is
+ * counted has its offer counted too (its offer happened before): concurrent
+ * changes may make the sum stale, never negative. Any thread, no lock
+ * needed. O(shards). */
+static size_t size_sum(struct tk_queue *q) {
+    size_t out = atomic_load(&q->left), in = 0;
+    for (size_t i = 0; i <= q->shard_mask; i++) {
+        out += atomic_load(&q->shards[i].removed);
+        in += atomic_load(&q->shards[i].offered);
+    }
+    size_t d = in - out; /* the counters wrap together */
+    return d <= SIZE_MAX / 2 ? d : 0;
+}
+
+/* A closed queue that became empty releases its takers (TK_ECLOSED). Called
+ * after a node left; `ready_locked`: the caller holds ready_lock. The
+ * count's change and this look at `closed` are seq_cst, as close()'s store
+ * and a taker's look at both are, so a taker that saw a node counted sees
+ * this broadcast. */
+static void wake_takers_if_emptied(struct tk_queue *q, bool ready_locked) {
+    if (TK__LIKELY(atomic_load(&q->closed) == 0) || size_sum(q) != 0)
+        return;
+    if (!ready_locked)
+        lock(&q->ready_lock);
+    pthread_cond_broadcast(&q->ready_cond);
+    if (!ready_locked)
+        unlock(&q->ready_lock);
+}
+
+/* Counts k nodes of shard s as removed (taken by remove() while pending or
+ * bucketed, or an offer undone). No lock needed. */
+static void count_removed(struct tk_queue *q, tk__wheel_shard *s, size_t k) {
+    atomic_fetch_add(&s->removed, k);
+    wake_takers_if_emptied(q, false);
+}
+
+/* Counts k nodes as having left under ready_lock (handed out, removed while
+ * ready, taken by remove_first/drain/remove_if). Needs ready_lock. */
+static void count_left_locked(struct tk_queue *q, size_t k) {
     if (k == 0)
         return;
-    size_t old = atomic_fetch_sub(&q->size, k);
-    if (old == k && atomic_load(&q->closed) != 0) {
-        if (!ready_locked)
-            lock(&q->ready_lock);
-        pthread_cond_broadcast(&q->ready_cond);
-        if (!ready_locked)
-            unlock(&q->ready_lock);
+    atomic_fetch_add(&q->left, k);
+    wake_takers_if_emptied(q, true);
+}
+
+/* Counts an offer into shard s if the queue holds fewer than max_pending
+ * nodes, and stores the shard's new count of offers in *offered. Bounded
+ * offers hold bound_lock while they count and add, so that two of them
+ * never both take the last place; a node leaving meanwhile may make the
+ * count read high (the offer then answers TK_EFULL, as if it came first),
+ * never low. Takes bound_lock. */
+static bool admit_bounded(struct tk_queue *q, tk__wheel_shard *s, size_t *offered) {
+    tk__spin_lock(&q->bound_lock);
+    bool ok = size_sum(q) < q->max_pending;
+    if (ok)
+        *offered = atomic_fetch_add(&s->offered, 1) + 1;
+    tk__spin_unlock(&q->bound_lock);
+    return ok;
+}
+
+/* The phase of shard i of `shards` (a power of two) against the flood grid:
+ * i's bits reversed, in steps of FLOOD_OFFERS / shards, so that the first
+ * 2^j shards (threads take their slots in turn from 0) are spread evenly
+ * over the grid. */
+static size_t flood_phase_of(size_t i, size_t shards) {
+    size_t r = 0;
+    for (size_t bit = 1; bit < shards; bit <<= 1) {
+        r <<= 1;
+        r |= (i & bit) != 0;
     }
+    return r * (FLOOD_OFFERS / shards);
+}
+
+/* Allocates and initialises `n` shards (a power of two, 1 ..
+ * TK__THREAD_SLOTS). Returns TK_OK or TK_ENOMEM. */
+static int shards_create(struct tk_queue *q, size_t n) {
+    _Static_assert(TK__THREAD_SLOTS <= FLOOD_OFFERS, "each shard has a phase of its own");
+    q->shard_block_size = n * sizeof(tk__wheel_shard) + TK__WHEEL_LINE - 1;
+    q->shard_block = tk__alloc(q->allocator, q->shard_block_size);
+    if (q->shard_block == NULL)
+        return TK_ENOMEM;
+    uintptr_t at =
+        ((uintptr_t)q->shard_block + TK__WHEEL_LINE - 1) & ~(uintptr_t)(TK__WHEEL_LINE - 1);
+    q->shards = (tk__wheel_shard *)at;
+    q->shard_mask = n - 1;
+    for (size_t i = 0; i < n; i++) {
+        tk__wheel_shard *s = &q->shards[i];
+        atomic_init(&s->pending_top, NULL);
+        atomic_init(&s->cancel_top, NULL);
+        atomic_init(&s->offered, 0);
+        atomic_init(&s->removed, 0);
+        s->flood_phase = flood_phase_of(i, n);
+    }
+    return TK_OK;
 }
 
 /* ---- operations ----------------------------------------------------------- */
@@ -243,9 +395,17 @@ static void wheel_destroy(tk_queue *q);
 
 static int wheel_create(const tk_queue_ops *self, const tk_queue_config *cfg,
                         tk_queue_release_fn release, void *release_ctx, tk_queue **out) {
+    return tk__wheel_create_sharded(self, cfg, release, release_ctx, tk__shard_count(), out);
+}
+
+int tk__wheel_create_sharded(const tk_queue_ops *self, const tk_queue_config *cfg,
+                             tk_queue_release_fn release, void *release_ctx, unsigned shards,
+                             tk_queue **out) {
     if (out == NULL)
         return TK_EINVAL;
     *out = NULL;
+    if (shards == 0 || shards > TK__THREAD_SLOTS || (shards & (shards - 1)) != 0)
+        return TK_EINVAL;
     tk_queue_config c;
     if (tk__queue_config_resolve(self != NULL ? self : tk_engine_wheel(), cfg, &c, NULL, 0) !=
         TK_OK)
@@ -267,19 +427,22 @@ static int wheel_create(const tk_queue_ops *self, const tk_queue_config *cfg,
     q->max_pending = c.max_pending;
     q->tick_ns = prm->tick_ns;
     strncpy(q->thread_name, c.thread_name, sizeof(q->thread_name) - 1);
-    atomic_init(&q->pending_top, NULL);
-    atomic_init(&q->cancel_top, NULL);
-    atomic_init(&q->size, 0);
     atomic_init(&q->closed, 0);
     atomic_init(&q->wake_threshold, AWAKE);
-    atomic_init(&q->flood_mark, FLOOD_OFFERS);
     atomic_init(&q->sleep_long, false);
     atomic_init(&q->started, false);
     atomic_init(&q->stop, false);
+    tk__spin_init(&q->bound_lock);
+    atomic_init(&q->left, 0);
 
-    int rc =
-        tk__wheel_core_init(&q->core, c.allocator, prm->tick_ns, prm->slots, tk_clock_now_ns());
+    int rc = shards_create(q, shards);
     if (rc != TK_OK) {
+        tk__free(c.allocator, q, sizeof(*q));
+        return rc;
+    }
+    rc = tk__wheel_core_init(&q->core, c.allocator, prm->tick_ns, prm->slots, tk_clock_now_ns());
+    if (rc != TK_OK) {
+        tk__free(c.allocator, q->shard_block, q->shard_block_size);
         tk__free(c.allocator, q, sizeof(*q));
         return rc;
     }
@@ -305,6 +468,7 @@ static int wheel_create(const tk_queue_ops *self, const tk_queue_config *cfg,
     if (made > 0)
         pthread_mutex_destroy(&q->core_lock);
     tk__wheel_core_destroy(&q->core);
+    tk__free(c.allocator, q->shard_block, q->shard_block_size);
     tk__free(c.allocator, q, sizeof(*q));
     return err == ENOMEM ? TK_ENOMEM : TK_EINVAL;
 }
@@ -327,7 +491,7 @@ static void wheel_destroy(tk_queue *q) {
     for (int i = 0; i < 2; i++) {
         for (tk_node *n = q->backlog[i].head; n != NULL;) {
             tk_node *next = NEXT(n);
-            if (word_load(n) == ST_CANCELLED_PENDING)
+            if (st_kind(word_load(n)) == ST_CANCELLED_PENDING)
                 zombie_push_locked(q, n);
             n = next;
         }
@@ -347,41 +511,41 @@ static void wheel_destroy(tk_queue *q) {
     pthread_mutex_destroy(&q->ready_lock);
     pthread_mutex_destroy(&q->core_lock);
     tk__wheel_core_destroy(&q->core);
+    tk__free(q->allocator, q->shard_block, q->shard_block_size);
     tk__free(q->allocator, q, sizeof(*q));
 }
 
+/* offer(): see queue.h and "Structure". Writes only the node and its shard's
+ * line (a bounded queue also takes bound_lock); reads `closed` and the tick
+ * thread's plan. */
 static int wheel_offer(tk_queue *q, tk_node *n) {
     if (q == NULL || n == NULL)
         return TK_EINVAL;
     if (atomic_load_explicit(&q->closed, memory_order_relaxed) == TK_QUEUE_CLOSE_NOW)
         return TK_ECLOSED;
-    size_t size; /* the size this offer makes */
-    if (q->max_pending == 0) {
-        size = atomic_fetch_add(&q->size, 1) + 1;
-    } else {
-        /* exact limit: never count past it, even transiently */
-        size_t cur = atomic_load_explicit(&q->size, memory_order_relaxed);
-        do {
-            if (cur >= q->max_pending)
-                return TK_EFULL;
-        } while (!atomic_compare_exchange_weak(&q->size, &cur, cur + 1));
-        size = cur + 1;
-    }
+    size_t idx = shard_index(q, n);
+    tk__wheel_shard *s = &q->shards[idx];
+    size_t offered; /* the shard's count of offers with this one */
+    if (q->max_pending == 0)
+        offered = atomic_fetch_add_explicit(&s->offered, 1, memory_order_relaxed) + 1;
+    else if (!admit_bounded(q, s, &offered))
+        return TK_EFULL;
     if (TK__UNLIKELY(!atomic_load_explicit(&q->started, memory_order_acquire))) {
         int rc = tk__wheel_start_thread(q);
         if (rc != TK_OK) {
-            size_sub(q, 1, false);
+            count_removed(q, s, 1);
             return rc;
         }
     }
     int64_t deadline_ns = n->deadline_ns; /* n may be gone once pushed */
-    __atomic_store_n(word_of(n), ST_PENDING, __ATOMIC_RELAXED);
-    tk_node *top = atomic_load_explicit(&q->pending_top, memory_order_relaxed);
+    /* release: a remover that claims the node sees its offer counted */
+    word_store(n, st_make(ST_PENDING, idx));
+    tk_node *top = atomic_load_explicit(&s->pending_top, memory_order_relaxed);
     do {
         NEXT(n) = top;
-    } while (!atomic_compare_exchange_weak_explicit(&q->pending_top, &top, n, memory_order_seq_cst,
+    } while (!atomic_compare_exchange_weak_explicit(&s->pending_top, &top, n, memory_order_seq_cst,
                                                     memory_order_relaxed));
-    maybe_wake(q, deadline_ns, size == atomic_load_explicit(&q->flood_mark, memory_order_relaxed));
+    maybe_wake(q, deadline_ns, on_flood_grid(s, offered));
     return TK_OK;
 }
 
@@ -405,10 +569,14 @@ static void hand_out(tk_node *n, void *ctx) {
 /* Takes up to `max` (>= 1) ready nodes, or returns a status; waits until
  * `deadline_ns` if `timed`, else without limit. The nodes leave in the ready
  * set's order, linked through detached_next into *out; *count gets their
- * number. Takes ready_lock. */
+ * number. Returns TK_OK, TK_ECLOSED, TK_ETIMEDOUT (only if `timed`), or
+ * TK_EINTR when wake() was called while it waited (having taken nothing; the
+ * wake generation is read on entry, so a call that starts after wake()
+ * returned does not see that wake()). Takes ready_lock. */
 static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, size_t max,
                       tk_node **out, size_t *count) {
     lock(&q->ready_lock);
+    uint64_t gen = q->wake_gen;
     for (;;) {
         int closed = atomic_load(&q->closed);
         if (closed == TK_QUEUE_CLOSE_NOW) {
@@ -427,7 +595,7 @@ static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, size_
             } else {
                 head = tk__wheel_ready_pop_batch(&q->ready, limit, hand_out, NULL, &k);
             }
-            size_sub(q, k, true);
+            count_left_locked(q, k);
             if (q->ready_waiters != 0 && q->ready.size != 0)
                 pthread_cond_signal(&q->ready_cond); /* pass the baton */
             unlock(&q->ready_lock);
@@ -435,27 +603,31 @@ static int take_until(struct tk_queue *q, bool timed, int64_t deadline_ns, size_
             *count = k;
             return TK_OK;
         }
-        if (closed == TK_QUEUE_CLOSE_WHEN_EMPTY && atomic_load(&q->size) == 0) {
+        if (closed == TK_QUEUE_CLOSE_WHEN_EMPTY && size_sum(q) == 0) {
             unlock(&q->ready_lock);
             return TK_ECLOSED;
         }
+        if (timed && tk_clock_now_ns() >= deadline_ns) {
+            unlock(&q->ready_lock);
+            return TK_ETIMEDOUT;
+        }
+        q->ready_waiters++;
         if (!timed) {
-            q->ready_waiters++;
             pthread_cond_wait(&q->ready_cond, &q->ready_lock);
-            q->ready_waiters--;
         } else {
-            if (tk_clock_now_ns() >= deadline_ns) {
-                unlock(&q->ready_lock);
-                return TK_ETIMEDOUT;
-            }
             struct timespec ts = tk__ns_to_timespec(deadline_ns);
-            q->ready_waiters++;
             pthread_cond_timedwait(&q->ready_cond, &q->ready_lock, &ts);
-            q->ready_waiters--;
+        }
+        q->ready_waiters--;
+        if (q->wake_gen != gen) {
+            unlock(&q->ready_lock);
+            return TK_EINTR;
         }
     }
 }
 
+/* take(): see queue.h. Returns TK_OK, TK_ECLOSED, TK_EINTR (wake()) or
+ * TK_EINVAL. */
 static int wheel_take(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
@@ -463,6 +635,8 @@ static int wheel_take(tk_queue *q, tk_node **out) {
     return take_until(q, false, 0, 1, out, &k);
 }
 
+/* poll(): see queue.h. Returns TK_OK, TK_ETIMEDOUT, TK_ECLOSED, TK_EINTR
+ * (wake()) or TK_EINVAL. */
 static int wheel_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
@@ -472,8 +646,9 @@ static int wheel_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
 }
 
 /* take_batch(): see queue.h. One hold of ready_lock pops up to `max` nodes
- * (a fair share of the ready set while other takers wait) and drops the size
- * once for all of them. */
+ * (a fair share of the ready set while other takers wait) and counts them
+ * gone once for all of them. Returns TK_OK, TK_ECLOSED, TK_EINTR (wake())
+ * or TK_EINVAL. */
 static int wheel_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count) {
     if (out != NULL)
         *out = NULL;
@@ -484,16 +659,29 @@ static int wheel_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *coun
     return take_until(q, false, 0, max, out, count);
 }
 
+/* wake(): see queue.h. Every taker waiting on ready_cond wakes, finds the
+ * wake generation changed and returns TK_EINTR. Holds ready_lock only to
+ * bump the generation and broadcast; waits for no taker. */
+static void wheel_wake(tk_queue *q) {
+    if (q == NULL)
+        return;
+    lock(&q->ready_lock);
+    q->wake_gen++;
+    if (q->ready_waiters != 0)
+        pthread_cond_broadcast(&q->ready_cond);
+    unlock(&q->ready_lock);
+}
+
 /* remove() of a READY node. No lock held on entry. */
 static int remove_ready(struct tk_queue *q, tk_node *n) {
     lock(&q->ready_lock);
-    if (word_load(n) != ST_READY) {
+    if (st_kind(word_load(n)) != ST_READY) {
         unlock(&q->ready_lock);
         return TK_ENOENT; /* handed out (or removed) meanwhile */
     }
     tk__wheel_ready_remove(&q->ready, n);
     word_store(n, ST_NONE);
-    size_sub(q, 1, true);
+    count_left_locked(q, 1);
     unlock(&q->ready_lock);
     STAT_ADD(q, st_removed_ready, 1);
     return TK_OK;
@@ -505,60 +693,71 @@ static int remove_sync(struct tk_queue *q, tk_node *n) {
     bool flushed = false;
     for (;;) {
         uint64_t w = word_load(n);
-        if (w == ST_PENDING && !flushed) {
+        if (st_kind(w) == ST_PENDING && !flushed) {
             tk__wheel_grab_pending_locked(q);
             tk__wheel_transfer_locked(q, SIZE_MAX, INT64_MAX);
             flushed = true;
             continue;
         }
-        if (w == ST_BUCKETED) {
+        if (st_kind(w) == ST_BUCKETED) {
+            size_t idx = st_shard(w);
             if (!word_cas(n, &w, ST_NONE))
                 continue;
             tk__wheel_core_remove(&q->core, n);
             unlock(&q->core_lock);
-            size_sub(q, 1, false);
+            count_removed(q, &q->shards[idx], 1);
             STAT_ADD(q, st_cancelled_bucket, 1);
             return TK_OK;
         }
         unlock(&q->core_lock);
-        return w == ST_READY ? remove_ready(q, n) : TK_ENOENT;
+        return st_kind(w) == ST_READY ? remove_ready(q, n) : TK_ENOENT;
     }
 }
 
+/* remove(): see queue.h and "Structure". Reads the node's state word, which
+ * also names its shard (the seq, which names it too, may lie on another
+ * line of the caller's object), and claims a pending or bucketed node with
+ * one CAS of that word (for a bucketed node the CAS also links it into its
+ * shard's cancel stack), pushes a bucketed one with one CAS of that stack,
+ * and counts it with one fetch-add: the node's line and its shard's,
+ * nothing else. */
 static int wheel_remove(tk_queue *q, tk_node *n) {
     if (q == NULL || n == NULL)
         return TK_EINVAL;
     if (q->release == NULL)
         return remove_sync(q, n);
     uint64_t w = word_load(n);
+    tk__wheel_shard *s;
     for (;;) {
-        if (w == ST_PENDING) {
-            if (!word_cas(n, &w, ST_CANCELLED_PENDING))
-                continue;
-            size_sub(q, 1, false);
-            wake_for_release(q);
-            return TK_EINPROGRESS;
-        }
-        if (w == ST_BUCKETED) {
-            tk_node *top = atomic_load_explicit(&q->cancel_top, memory_order_relaxed);
+        uint64_t kind = st_kind(w);
+        if (kind == ST_BUCKETED) {
+            s = &q->shards[st_shard(w)];
+            tk_node *top = atomic_load_explicit(&s->cancel_top, memory_order_relaxed);
             if (!word_cas(n, &w, (uint64_t)(uintptr_t)top | ST_CANCEL_TAG))
                 continue;
-            while (!atomic_compare_exchange_weak(&q->cancel_top, &top, n))
+            while (!atomic_compare_exchange_weak(&s->cancel_top, &top, n))
                 __atomic_store_n(word_of(n), (uint64_t)(uintptr_t)top | ST_CANCEL_TAG,
                                  __ATOMIC_RELAXED);
-            size_sub(q, 1, false);
-            wake_for_release(q);
-            return TK_EINPROGRESS;
+            break;
         }
-        if (w == ST_READY)
+        if (kind == ST_PENDING) {
+            s = &q->shards[st_shard(w)];
+            if (!word_cas(n, &w, st_with_kind(w, ST_CANCELLED_PENDING)))
+                continue;
+            break;
+        }
+        if (kind == ST_READY)
             return remove_ready(q, n);
-        return TK_ENOENT;
+        return TK_ENOENT; /* handed out, never offered, or removed already */
     }
+    count_removed(q, s, 1);
+    wake_for_release(q);
+    return TK_EINPROGRESS;
 }
 
 static bool accept_bucketed(const tk_node *n, void *ctx) {
     (void)ctx;
-    return word_load(n) == ST_BUCKETED;
+    return st_kind(word_load(n)) == ST_BUCKETED;
 }
 
 /* Finds the first node, due or not. Needs core_lock and ready_lock; the
@@ -585,20 +784,19 @@ static int wheel_remove_first(tk_queue *q, tk_node **out) {
         if (n == NULL)
             break;
         uint64_t w = word_load(n);
-        if (w == ST_READY) {
+        if (st_kind(w) == ST_READY) {
             tk__wheel_ready_remove(&q->ready, n);
             word_store(n, ST_NONE);
             break;
         }
-        w = ST_BUCKETED;
-        if (word_cas(n, &w, ST_NONE)) {
+        if (st_kind(w) == ST_BUCKETED && word_cas(n, &w, ST_NONE)) {
             tk__wheel_core_remove(&q->core, n);
             break;
         }
         /* claimed by a remover meanwhile: look again */
     }
     if (n != NULL)
-        size_sub(q, 1, true);
+        count_left_locked(q, 1);
     unlock(&q->ready_lock);
     unlock(&q->core_lock);
     if (zombies)
@@ -629,8 +827,9 @@ static int wheel_peek(tk_queue *q, int64_t *deadline_ns, uint64_t *seq) {
     return n != NULL ? TK_OK : TK_ENOENT;
 }
 
+/* size(): see queue.h. Sums the shards' counts: O(shards), no lock. */
 static size_t wheel_size(tk_queue *q) {
-    return q != NULL ? atomic_load(&q->size) : 0;
+    return q != NULL ? size_sum(q) : 0;
 }
 
 typedef struct extract_ctx {
@@ -651,11 +850,11 @@ static bool take_ready_if(tk_node *n, void *arg) {
 /* Claims a bucketed node matching the predicate (BUCKETED -> NONE). */
 static bool claim_if(tk_node *n, void *arg) {
     extract_ctx *x = arg;
-    if (word_load(n) != ST_BUCKETED)
+    uint64_t w = word_load(n);
+    if (st_kind(w) != ST_BUCKETED)
         return false;
     if (x->pred != NULL && !x->pred(n, x->ctx))
         return false;
-    uint64_t w = ST_BUCKETED;
     return word_cas(n, &w, ST_NONE);
 }
 
@@ -676,7 +875,7 @@ static tk_node *extract(struct tk_queue *q, extract_ctx *x, size_t *count) {
         ready = next;
     }
     k += r;
-    size_sub(q, k, true);
+    count_left_locked(q, k);
     unlock(&q->ready_lock);
     unlock(&q->core_lock);
     if (zombies)
@@ -713,15 +912,19 @@ static void wheel_close(tk_queue *q, tk_queue_close_mode mode) {
     unlock(&q->ready_lock);
 }
 
+/* Whether word w says `kind` and names n's shard. */
+static bool word_is(const struct tk_queue *q, const tk_node *n, uint64_t w, uint64_t kind) {
+    return st_kind(w) == kind && st_shard(w) == shard_index(q, n);
+}
+
+/* A node in the core is bucketed, or removed and on a cancel stack. */
 static bool check_core_node(const tk_node *n, void *ctx) {
-    (void)ctx;
     uint64_t w = word_load(n);
-    return w == ST_BUCKETED || is_cancel_linked(w);
+    return is_cancel_linked(w) || word_is(ctx, n, w, ST_BUCKETED);
 }
 
 static bool check_ready_node(const tk_node *n, void *ctx) {
-    (void)ctx;
-    return word_load(n) == ST_READY;
+    return word_is(ctx, n, word_load(n), ST_READY);
 }
 
 static int wheel_check(tk_queue *q) {
@@ -730,10 +933,10 @@ static int wheel_check(tk_queue *q) {
     int rc = TK_OK;
     lock(&q->core_lock);
     if (tk__wheel_core_check(&q->core) != TK_OK ||
-        !tk__wheel_core_foreach(&q->core, check_core_node, NULL))
+        !tk__wheel_core_foreach(&q->core, check_core_node, q))
         rc = TK_ESTATE;
     lock(&q->ready_lock);
-    if (rc == TK_OK && tk__wheel_ready_check(&q->ready, check_ready_node, NULL) != TK_OK)
+    if (rc == TK_OK && tk__wheel_ready_check(&q->ready, check_ready_node, q) != TK_OK)
         rc = TK_ESTATE;
     unlock(&q->ready_lock);
     unlock(&q->core_lock);
@@ -761,7 +964,8 @@ static const tk_queue_ops wheel_ops = {
     .name = "wheel",
     .description = "hashed timing wheel with a tick thread (Netty's HashedWheelTimer)",
     .caps = TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_QUEUE_CAP_OWN_THREAD |
-            TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_DEFERRED_RELEASE | TK_QUEUE_CAP_BATCH_TAKE,
+            TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_DEFERRED_RELEASE | TK_QUEUE_CAP_BATCH_TAKE |
+            TK_QUEUE_CAP_SHARDED | TK_QUEUE_CAP_WAKE,
     .create = wheel_create,
     .destroy = wheel_destroy,
     .offer = wheel_offer,
@@ -782,6 +986,7 @@ static const tk_queue_ops wheel_ops = {
     .params_size = sizeof(tk__wheel_params),
     .validate = tk__wheel_params_validate,
     .core = &tk__wheel_core_ops,
+    .wake = wheel_wake,
 };
 
 TK_API const tk_queue_ops *tk_engine_wheel(void) {

@@ -42,6 +42,14 @@ int tk__wheel_params_validate(const void *params, char *err, size_t err_len);
  * the wheel's own adapter drives wheel-core.c directly. */
 extern const tk_core_ops tk__wheel_core_ops;
 
+/* The wheel's create() with the number of shards of its hand-off chosen (a
+ * power of two, 1 .. TK_NODE_SHARD_KEYS) instead of tk__shard_count(), so
+ * that tests reach many shards on a machine with few CPUs. Otherwise as
+ * tk_queue_ops.create of tk_engine_wheel(); TK_EINVAL for another count. */
+int tk__wheel_create_sharded(const tk_queue_ops *self, const tk_queue_config *cfg,
+                             tk_queue_release_fn release, void *release_ctx, unsigned shards,
+                             tk_queue **out);
+
 /* Counters of one wheel queue, read with relaxed atomics (a snapshot, not a
  * consistent cut). */
 typedef struct tk__wheel_stats {

@@ -3,33 +3,37 @@
  *
  * wheel-adapter.c describes the engine as a whole (structure, node states,
  * ordering and accuracy, idle behaviour, locks); this file holds the tick
- * thread and what one of its passes does, in this order, with core_lock
- * held except while release callbacks run:
+ * thread and what one of its passes does, in this order, one function a
+ * step (tick_main() calls them), with core_lock held except while release
+ * callbacks run and while the thread sleeps:
  *
- *   1. cancelled nodes: takes the whole cancel stack and, RELEASE_CHUNK
- *      nodes at a time, unlinks them from their buckets (their neighbours
- *      prefetched together) and releases them with core_lock dropped;
- *   2. pending nodes: takes the whole pending stack into the backlog, nodes
- *      due within a revolution apart from the rest, and moves backlog nodes
- *      into buckets, near ones first: at most TRANSFER_LIMIT of them and
- *      about one tick of work per pass. A pass that takes FLOOD_POLL_MIN
- *      offers or more starts a flood (see "Idle behaviour" in
- *      wheel-adapter.c);
- *   3. expiry: advances the core towards the tick of the current time,
- *      whole ticks at a time (a tick of many nodes whose bucket is in key
- *      order a chunk at a time), and publishes each chunk of about EXPIRE_CHUNK
- *      nodes to the ready set before it expires the next. While the backlog
- *      is not empty it stops before the tick of the backlog's earliest
- *      deadline, so that a node the transfer left behind still joins its
- *      own tick;
- *   4. releases the zombie list (nodes found cancelled while pending, and
- *      those that other core_lock holders unlinked) with core_lock dropped;
- *   5. plans its sleep: to the next tick that can expire something (the
- *      next tick while a backlog remains or hand-offs arrived during the
- *      pass, at most FLOOD_POLL_NS ahead during a flood, without limit when
- *      the wheel is empty); publishes the wake threshold, the flood mark and
- *      sleep_long for producers and removers, then looks at the stacks once
- *      more (the Dekker protocol of the essay); and sleeps, busy-waiting the
+ *   1. pass_cancels_locked(): takes each shard's whole cancel stack and,
+ *      RELEASE_CHUNK nodes at a time, unlinks them from their buckets (their
+ *      neighbours prefetched together) and releases them with core_lock
+ *      dropped;
+ *   2. pass_pending_locked(): takes every shard's whole pending stack into
+ *      the backlog (the shards' nodes merged in key order), nodes due within
+ *      a revolution apart from the rest, and moves backlog nodes into
+ *      buckets, near ones first: at most TRANSFER_LIMIT of them and about
+ *      one tick of work per pass. A pass that takes FLOOD_POLL_MIN offers or
+ *      more starts a flood (see "Idle behaviour" in wheel-adapter.c);
+ *   3. pass_expire_locked(): advances the core towards the tick of the
+ *      current time, whole ticks at a time (a tick of many nodes whose
+ *      bucket is in key order a chunk at a time), and publishes each chunk
+ *      of about EXPIRE_CHUNK nodes to the ready set before it expires the
+ *      next. While the backlog is not empty it stops before the tick of the
+ *      backlog's earliest deadline, so that a node the transfer left behind
+ *      still joins its own tick;
+ *   4. pass_release_zombies_locked(): releases the zombie list (nodes found
+ *      cancelled while pending, and those that other core_lock holders
+ *      unlinked) with core_lock dropped;
+ *   5. plan_sleep_locked(): plans the sleep: to the next tick that can
+ *      expire something (the next tick while a backlog remains or hand-offs
+ *      arrived during the pass, at most FLOOD_POLL_NS ahead during a flood,
+ *      without limit when the wheel is empty); publishes the wake threshold
+ *      and sleep_long for producers and removers, then looks at the stacks
+ *      once more (the Dekker protocol of the essay);
+ *   6. sleep_to_plan(): sleeps, with core_lock dropped, busy-waiting the
  *      last spin_ns when that is set.
  *
  * Invariants. The pass moves a node on only by a CAS of its state word
@@ -42,9 +46,12 @@
  * the first part of a tick whose bucket is in key order, so the keys of
  * successive chunks never interleave.
  *
- * Complexity per pass: O(cancelled + moved + expired log min(expired,
- * TK__NODE_SORT_PIECE)), the last term O(expired) when a chunk is in key
- * order already (the usual case).
+ * Complexity per pass: O(shards + cancelled + taken log shards + moved +
+ * expired log min(expired, TK__NODE_SORT_PIECE)), `taken` the offers taken
+ * off the stacks (the log only when several shards had some), the last term
+ * O(expired) when a chunk is in key order already (the usual case). The
+ * pass reads an idle shard's line only; it writes a shard's line (its
+ * exchange) only when that shard's stack holds a node.
  *
  * Accuracy. A node reaches the ready set only once the clock has reached a
  * tick instant at or after its deadline: never early. Its lateness is at
@@ -88,14 +95,17 @@
  * in wheel-adapter.c). */
 #define EXPIRE_CHUNK ((size_t)1024)
 
-/* A pass that takes at least FLOOD_POLL_MIN offers off the pending stack
+/* A pass that takes at least FLOOD_POLL_MIN offers off the pending stacks
  * starts a flood; every pass that takes any offer during a flood extends it
  * to FLOOD_QUIET_NS after that pass. During a flood the thread sleeps at
- * most FLOOD_POLL_NS: it looks again soon, so the flood's tail (fewer than
- * FLOOD_OFFERS, which would wake it) is in buckets shortly after the flood
- * ends rather than moved at the first expiry; a pause of the producer
- * shorter than FLOOD_QUIET_NS does not end the flood. */
-#define FLOOD_POLL_MIN ((size_t)4096)
+ * most FLOOD_POLL_NS: it looks again soon, so the flood's tail (the offers
+ * after the last flood wake-up) is in buckets shortly after the flood ends
+ * rather than moved at the first expiry; a pause of the producer shorter
+ * than FLOOD_QUIET_NS does not end the flood. FLOOD_POLL_MIN is half of
+ * FLOOD_OFFERS: a flood wake-up, which comes on a grid of each shard's
+ * offers, not a count from the sleep, may find somewhat fewer than
+ * FLOOD_OFFERS nodes on the stacks. */
+#define FLOOD_POLL_MIN (FLOOD_OFFERS / 2)
 #define FLOOD_POLL_NS (10 * TK_NS_PER_MS)
 #define FLOOD_QUIET_NS (40 * TK_NS_PER_MS)
 
@@ -155,56 +165,135 @@ static tk_node *unlink_cancels_locked(struct tk_queue *q, tk_node *n, size_t lim
     return n;
 }
 
-/* Unlinks every node on the cancel stack from the core; they await release
- * on the zombie list. Needs core_lock. */
+/* Unlinks every node on every shard's cancel stack from the core; they await
+ * release on the zombie list. Needs core_lock. */
 void tk__wheel_process_cancels_locked(struct tk_queue *q) {
-    tk_node *n = atomic_exchange(&q->cancel_top, NULL);
-    while (n != NULL)
-        n = unlink_cancels_locked(q, n, SIZE_MAX, &q->zombies);
+    for (size_t i = 0; i <= q->shard_mask; i++) {
+        tk__wheel_shard *s = &q->shards[i];
+        if (atomic_load_explicit(&s->cancel_top, memory_order_relaxed) == NULL)
+            continue; /* leave an idle shard's line alone */
+        tk_node *n = atomic_exchange(&s->cancel_top, NULL);
+        while (n != NULL)
+            n = unlink_cancels_locked(q, n, SIZE_MAX, &q->zombies);
+    }
 }
 
 static inline bool backlog_empty(const struct tk_queue *q) {
     return q->backlog[0].head == NULL && q->backlog[1].head == NULL;
 }
 
-/* Appends the whole pending stack, oldest first, to the backlog: nodes due
- * within a revolution to backlog[0], which is moved into buckets first, so a
- * flood of far timers does not hold up a near one. Returns the number of
- * nodes taken. Needs core_lock. */
-size_t tk__wheel_grab_pending_locked(struct tk_queue *q) {
-    tk_node *n = atomic_exchange(&q->pending_top, NULL);
-    if (n == NULL)
-        return 0;
+/* Merges two lists linked through next (each head to tail), in key order as
+ * far as they are in it: the usual case, each shard's nodes in key order, is
+ * merged exactly; a's node goes first on equal keys. */
+static struct backlog merge_lists(struct backlog a, struct backlog b) {
+    if (a.head == NULL)
+        return b;
+    if (b.head == NULL)
+        return a;
+    if (!tk_node_before(b.head, a.tail)) { /* b follows a: often so */
+        NEXT(a.tail) = b.head;
+        return (struct backlog){a.head, b.tail};
+    }
+    tk_node *head = NULL, **link = &head, *x = a.head, *y = b.head;
+    while (x != NULL && y != NULL) {
+        if (tk_node_before(y, x)) {
+            *link = y;
+            link = &NEXT(y);
+            y = NEXT(y);
+        } else {
+            *link = x;
+            link = &NEXT(x);
+            x = NEXT(x);
+        }
+    }
+    *link = x != NULL ? x : y;
+    return (struct backlog){head, x != NULL ? a.tail : b.tail};
+}
+
+/* Lists merged as the bins of a binary counter: bin[i] holds the merge of
+ * 2^i lists, so that each node takes part in O(log lists) merges. */
+#define MERGE_BINS 9 /* 2^8 > the most shards (TK__THREAD_SLOTS) */
+typedef struct merge_bins {
+    struct backlog bin[MERGE_BINS];
+} merge_bins;
+
+static void bins_add(merge_bins *m, struct backlog l) {
+    if (l.head == NULL)
+        return;
+    for (int i = 0; i < MERGE_BINS - 1; i++) {
+        if (m->bin[i].head == NULL) {
+            m->bin[i] = l;
+            return;
+        }
+        l = merge_lists(m->bin[i], l);
+        m->bin[i] = (struct backlog){NULL, NULL};
+    }
+    m->bin[MERGE_BINS - 1] = merge_lists(m->bin[MERGE_BINS - 1], l);
+}
+
+static struct backlog bins_merge(merge_bins *m) {
+    struct backlog acc = {NULL, NULL};
+    for (int i = MERGE_BINS; i-- > 0;)
+        acc = merge_lists(acc, m->bin[i]);
+    return acc;
+}
+
+/* Splits a pending stack (newest first) into its two classes, oldest first:
+ * [0] due at or before `horizon`, [1] the rest (one walk, each node likely
+ * a miss: pushing every node on the front of its class's list reverses it;
+ * the first node pushed on a list is its tail). Lowers *min_ns to the
+ * earliest deadline; returns the number of nodes. */
+static size_t split_stack(tk_node *n, int64_t horizon, struct backlog out[2], int64_t *min_ns) {
     size_t k = 0;
-    const tk__wheel_core *w = &q->core;
-    int64_t horizon = tk__wheel_core_tick_time(w, tk__wheel_core_current_tick(w) + 1 +
-                                                      (uint64_t)w->ticks_per_wheel);
-    /* One walk (each node is likely a miss): the stack is newest first, so
-     * pushing every node on the front of its class's list leaves the lists
-     * oldest first; the first node pushed on a list is its tail. */
-    tk_node *head[2] = {NULL, NULL}, *tail[2] = {NULL, NULL};
-    int64_t min_ns = q->backlog_min_ns;
+    out[0] = out[1] = (struct backlog){NULL, NULL};
     while (n != NULL) {
         tk_node *next = NEXT(n);
-        if (n->deadline_ns < min_ns)
-            min_ns = n->deadline_ns;
+        if (n->deadline_ns < *min_ns)
+            *min_ns = n->deadline_ns;
         int far = n->deadline_ns > horizon;
-        if (head[far] == NULL)
-            tail[far] = n;
-        NEXT(n) = head[far];
-        head[far] = n;
+        if (out[far].head == NULL)
+            out[far].tail = n;
+        NEXT(n) = out[far].head;
+        out[far].head = n;
         n = next;
         k++;
     }
+    return k;
+}
+
+/* Appends every shard's whole pending stack to the backlog: nodes due within
+ * a revolution to backlog[0], which is moved into buckets first, so a flood
+ * of far timers does not hold up a near one. The shards' lists are merged
+ * in key order, so that nodes offered in key order (one producer's,
+ * spread over the shards by their keys) still reach each bucket in it, the
+ * order the core's in-order expiry needs (wheel-core.h). Returns the
+ * number of nodes taken. Needs core_lock. */
+size_t tk__wheel_grab_pending_locked(struct tk_queue *q) {
+    const tk__wheel_core *w = &q->core;
+    int64_t horizon = tk__wheel_core_tick_time(w, tk__wheel_core_current_tick(w) + 1 +
+                                                      (uint64_t)w->ticks_per_wheel);
+    merge_bins m[2] = {0};
+    size_t k = 0;
+    int64_t min_ns = q->backlog_min_ns;
+    for (size_t i = 0; i <= q->shard_mask; i++) {
+        tk__wheel_shard *s = &q->shards[i];
+        if (atomic_load_explicit(&s->pending_top, memory_order_relaxed) == NULL)
+            continue; /* leave an idle shard's line alone */
+        struct backlog got[2];
+        k += split_stack(atomic_exchange(&s->pending_top, NULL), horizon, got, &min_ns);
+        bins_add(&m[0], got[0]);
+        bins_add(&m[1], got[1]);
+    }
     for (int i = 0; i < 2; i++) {
-        if (head[i] == NULL)
+        struct backlog l = bins_merge(&m[i]);
+        if (l.head == NULL)
             continue;
         struct backlog *b = &q->backlog[i];
         if (b->tail != NULL)
-            NEXT(b->tail) = head[i];
+            NEXT(b->tail) = l.head;
         else
-            b->head = head[i];
-        b->tail = tail[i];
+            b->head = l.head;
+        b->tail = l.tail;
     }
     q->backlog_min_ns = min_ns;
     return k;
@@ -237,8 +326,7 @@ void tk__wheel_transfer_locked(struct tk_queue *q, size_t limit, int64_t until_n
             b->head = NEXT(n);
             if (b->head == NULL)
                 b->tail = NULL;
-            uint64_t w = ST_PENDING;
-            if (word_cas(n, &w, ST_BUCKETED)) {
+            if (word_move(n, ST_PENDING, ST_BUCKETED)) {
                 tk__wheel_core_add(&q->core, n);
                 moved++;
             } else {
@@ -266,14 +354,13 @@ bool tk__wheel_flush_all_locked(struct tk_queue *q) {
 }
 
 /* Claims an expired node for the ready set (BUCKETED -> READY); a node a
- * remover claimed first is on the cancel stack: it is marked detached and
+ * remover claimed first is on a cancel stack: it is marked detached and
  * left out. Called by tk__wheel_ready_publish(); needs core_lock and
  * ready_lock (a remover that sees READY then waits for ready_lock, so it
  * finds the node linked). */
 static bool claim_ready(tk_node *n, void *ctx) {
     (void)ctx;
-    uint64_t w = ST_BUCKETED;
-    if (word_cas(n, &w, ST_READY))
+    if (word_move(n, ST_BUCKETED, ST_READY))
         return true;
     tk__wheel_priv_of(n)->rounds = DETACHED;
     return false;
@@ -378,6 +465,167 @@ void tk__wheel_release_list(struct tk_queue *q, tk_node *n) {
     if (k != 0)
         STAT_ADD(q, st_released, k);
 }
+/* ---- the tick thread's pass, step by step ------------------------------------- */
+
+/* Step 1: removed nodes, shard by shard, unlinked and released RELEASE_CHUNK
+ * at a time, each chunk while its nodes are still in cache. Needs core_lock, which it drops
+ * for the callbacks (the rest of the list is private to this thread, and its
+ * nodes stay cancel-linked in their buckets meanwhile). */
+static void pass_cancels_locked(struct tk_queue *q) {
+    for (size_t i = 0; i <= q->shard_mask; i++) {
+        tk__wheel_shard *s = &q->shards[i];
+        if (atomic_load_explicit(&s->cancel_top, memory_order_relaxed) == NULL)
+            continue; /* leave an idle shard's line alone */
+        for (tk_node *c = atomic_exchange(&s->cancel_top, NULL); c != NULL;) {
+            tk_node *z = NULL;
+            c = unlink_cancels_locked(q, c, RELEASE_CHUNK, &z);
+            unlock(&q->core_lock);
+            tk__wheel_release_list(q, z); /* user code: no lock held */
+            lock(&q->core_lock);
+        }
+    }
+}
+
+/* Step 2: takes the pending stacks into the backlog and moves backlog nodes
+ * into buckets: at most TRANSFER_LIMIT of them and about a tick of work. A
+ * pass that takes FLOOD_POLL_MIN offers or more starts a flood, and any
+ * offer taken during one extends it: *flood_end is the instant it ends.
+ * Needs core_lock. */
+static void pass_pending_locked(struct tk_queue *q, int64_t *flood_end) {
+    size_t grabbed = tk__wheel_grab_pending_locked(q);
+    if (grabbed != 0) {
+        int64_t t = tk_clock_now_ns();
+        if (grabbed >= FLOOD_POLL_MIN || t < *flood_end)
+            *flood_end = tk__sat_add(t, FLOOD_QUIET_NS);
+    }
+    tk__wheel_transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
+}
+
+/* Step 3: expires up to the tick of `now_ns`, publishing every EXPIRE_CHUNK
+ * nodes or so (whole ticks, or parts of one in key order): when the thread
+ * is behind, the workers start on the earliest ticks while later ones are
+ * expired, and each chunk is sorted and linked while it is in cache. Needs
+ * core_lock. */
+static void pass_expire_locked(struct tk_queue *q, int64_t now_ns) {
+    uint64_t k = tk__wheel_core_tick_at(&q->core, now_ns);
+    if (!backlog_empty(q)) {
+        /* The transfer stopped short (its time or node limit): a node still
+         * in the backlog joins its bucket later, so no tick it may belong
+         * to is expired now, or the core would put it in the next tick,
+         * behind nodes with later keys. */
+        uint64_t cur = tk__wheel_core_current_tick(&q->core);
+        uint64_t kb = tk__wheel_core_tick_of(&q->core, q->backlog_min_ns);
+        uint64_t cap = (kb > cur + 1 ? kb : cur + 1) - 1;
+        if (k > cap)
+            k = cap;
+    }
+    while (k > tk__wheel_core_current_tick(&q->core)) {
+        size_t count = 0;
+        bool in_order = false;
+        tk_node *batch = tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count, &in_order);
+        if (batch != NULL)
+            STAT_ADD(q, st_expired, publish_ready_locked(q, batch, in_order));
+    }
+}
+
+/* Step 4: releases the zombie list (nodes found cancelled while pending, and
+ * those other core_lock holders unlinked). Needs core_lock, which it drops
+ * for the callbacks. */
+static void pass_release_zombies_locked(struct tk_queue *q) {
+    if (q->zombies == NULL)
+        return;
+    tk_node *z = q->zombies;
+    q->zombies = NULL;
+    unlock(&q->core_lock);
+    tk__wheel_release_list(q, z); /* user code: no lock held */
+    lock(&q->core_lock);
+}
+
+/* Whether any shard's stack holds a node (seq_cst loads: the tick thread's
+ * half of the Dekker protocol, after it published its plan). */
+static bool hand_offs_waiting(struct tk_queue *q) {
+    for (size_t i = 0; i <= q->shard_mask; i++)
+        if (atomic_load(&q->shards[i].pending_top) != NULL ||
+            atomic_load(&q->shards[i].cancel_top) != NULL)
+            return true;
+    return false;
+}
+
+/* Step 5: plans the sleep and publishes the plan; returns the instant to
+ * wake at (INT64_MAX: until woken). The plan is the next tick that can
+ * expire something: the next tick while a backlog remains, at most
+ * FLOOD_POLL_NS ahead during a flood (now_ns < flood_end). Publishes the wake
+ * threshold and sleep_long, then looks at every shard's stacks once
+ * more (Dekker with offer/remove, all seq_cst: either a producer sees the
+ * plan and wakes the thread, or the thread sees its node here). Needs
+ * core_lock. */
+static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flood_end) {
+    int64_t plan;
+    uint64_t next;
+    int64_t next_tick =
+        tk__wheel_core_tick_time(&q->core, tk__wheel_core_current_tick(&q->core) + 1);
+    if (!backlog_empty(q))
+        plan = next_tick;
+    else if (tk__wheel_core_next_candidate(&q->core, &next))
+        plan = tk__wheel_core_tick_time(&q->core, next);
+    else
+        plan = INT64_MAX;
+    if (now_ns < flood_end && plan > tk__sat_add(now_ns, FLOOD_POLL_NS))
+        plan = tk__sat_add(now_ns, FLOOD_POLL_NS); /* a flood: look again soon */
+    int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
+    if (threshold == AWAKE)
+        threshold = AWAKE + 1;
+    atomic_store(&q->wake_threshold, threshold);
+    atomic_store(&q->sleep_long, plan > tk__sat_add(now_ns, RECLAIM_NS));
+    if (hand_offs_waiting(q) || q->zombies != NULL) {
+        /* Hand-offs arrived during the pass (or other threads left nodes to
+         * release while we ran callbacks): pick them up at the next tick
+         * (soon enough for the lateness bound), not at once, so a stream of
+         * offers or removals is taken in batches instead of the thread
+         * spinning against the producers. */
+        atomic_store(&q->sleep_long, false);
+        if (next_tick < plan)
+            plan = next_tick;
+    }
+    return plan;
+}
+
+/* Step 6: sleeps until `plan` (INT64_MAX: until woken), or until an offer or
+ * a removal wakes the thread, or destroy() stops it; with spin_ns, sleeps
+ * until spin_ns before the plan and busy-waits the rest (see "Spinning" in
+ * wheel-adapter.c). Then marks the thread awake. No lock held; takes
+ * tick_lock. */
+static void sleep_to_plan(struct tk_queue *q, int64_t plan) {
+    int64_t sleep_until = plan == INT64_MAX ? plan : tk__sat_add(plan, -q->spin_ns);
+    bool slept_out = false;
+    lock(&q->tick_lock);
+    while (!q->wake_flag && !atomic_load(&q->stop)) {
+        if (sleep_until == INT64_MAX) {
+            pthread_cond_wait(&q->tick_cond, &q->tick_lock);
+        } else {
+            struct timespec ts = tk__ns_to_timespec(sleep_until);
+            if (pthread_cond_timedwait(&q->tick_cond, &q->tick_lock, &ts) == ETIMEDOUT) {
+                slept_out = true;
+                break;
+            }
+        }
+    }
+    if (slept_out && sleep_until != plan) {
+        unlock(&q->tick_lock);
+        /* ends early on stop, or on an offer due before the plan (it claims
+         * wake_threshold, see maybe_wake() in wheel-adapter.c) */
+        while (tk_clock_now_ns() < plan && !atomic_load_explicit(&q->stop, memory_order_relaxed) &&
+               atomic_load_explicit(&q->wake_threshold, memory_order_relaxed) != AWAKE)
+            tk__cpu_relax();
+        lock(&q->tick_lock);
+    }
+    q->wake_flag = false;
+    unlock(&q->tick_lock);
+    atomic_store(&q->wake_threshold, AWAKE);
+    atomic_store(&q->sleep_long, false);
+    STAT_ADD(q, st_wakeups, 1);
+}
+
 /* ---- the tick thread -------------------------------------------------------- */
 
 static void *tick_main(void *arg) {
@@ -390,127 +638,14 @@ static void *tick_main(void *arg) {
     lock(&q->core_lock);
     while (!atomic_load(&q->stop)) {
         STAT_ADD(q, st_loops, 1);
-        /* Removed nodes: unlinked and released RELEASE_CHUNK at a time, each
-         * chunk while its nodes are still in cache (core_lock dropped for
-         * the callbacks; the rest of the list is private to this thread and
-         * its nodes stay cancel-linked in their buckets meanwhile). */
-        for (tk_node *c = atomic_exchange(&q->cancel_top, NULL); c != NULL;) {
-            tk_node *z = NULL;
-            c = unlink_cancels_locked(q, c, RELEASE_CHUNK, &z);
-            unlock(&q->core_lock);
-            tk__wheel_release_list(q, z); /* user code: no lock held */
-            lock(&q->core_lock);
-        }
-        size_t grabbed = tk__wheel_grab_pending_locked(q);
-        if (grabbed != 0) {
-            int64_t t = tk_clock_now_ns();
-            if (grabbed >= FLOOD_POLL_MIN || t < flood_end)
-                flood_end = tk__sat_add(t, FLOOD_QUIET_NS);
-        }
-        /* a pass moves at most TRANSFER_LIMIT nodes and spends at most
-         * about a tick doing so */
-        tk__wheel_transfer_locked(q, TRANSFER_LIMIT, tk__sat_add(tk_clock_now_ns(), q->tick_ns));
-
-        /* Expire up to the current tick, publishing every EXPIRE_CHUNK
-         * nodes or so (whole ticks, or parts of one in key order): when the thread is behind, the
-         * worker starts on the earliest ticks while later ones are expired, and each chunk is
-         * sorted and linked while it is in cache. */
+        pass_cancels_locked(q);
+        pass_pending_locked(q, &flood_end);
         int64_t now = tk_clock_now_ns();
-        uint64_t k = tk__wheel_core_tick_at(&q->core, now);
-        if (!backlog_empty(q)) {
-            /* The transfer stopped short (its time or node limit): a node
-             * still in the backlog joins its bucket later, so no tick it may
-             * belong to is expired now, or the core would put it in the next
-             * tick, behind nodes with later keys. */
-            uint64_t cur = tk__wheel_core_current_tick(&q->core);
-            uint64_t kb = tk__wheel_core_tick_of(&q->core, q->backlog_min_ns);
-            uint64_t cap = (kb > cur + 1 ? kb : cur + 1) - 1;
-            if (k > cap)
-                k = cap;
-        }
-        while (k > tk__wheel_core_current_tick(&q->core)) {
-            size_t count = 0;
-            bool in_order = false;
-            tk_node *batch =
-                tk__wheel_core_expire_some(&q->core, k, EXPIRE_CHUNK, &count, &in_order);
-            if (batch != NULL)
-                STAT_ADD(q, st_expired, publish_ready_locked(q, batch, in_order));
-        }
-
-        if (q->zombies != NULL) {
-            tk_node *z = q->zombies;
-            q->zombies = NULL;
-            unlock(&q->core_lock);
-            tk__wheel_release_list(q, z); /* user code: no lock held */
-            lock(&q->core_lock);
-        }
-
-        /* Plan the sleep: to the next tick that can expire something. */
-        int64_t plan;
-        uint64_t next;
-        int64_t next_tick =
-            tk__wheel_core_tick_time(&q->core, tk__wheel_core_current_tick(&q->core) + 1);
-        if (!backlog_empty(q))
-            plan = next_tick;
-        else if (tk__wheel_core_next_candidate(&q->core, &next))
-            plan = tk__wheel_core_tick_time(&q->core, next);
-        else
-            plan = INT64_MAX;
-        if (now < flood_end && plan > tk__sat_add(now, FLOOD_POLL_NS))
-            plan = tk__sat_add(now, FLOOD_POLL_NS); /* a flood: look again soon */
-        int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
-        if (threshold == AWAKE)
-            threshold = AWAKE + 1;
-        /* Publish, then look (Dekker with offer/remove, all seq_cst): either
-         * a producer sees the plan and wakes us, or we see its node here. */
-        atomic_store_explicit(&q->flood_mark, atomic_load(&q->size) + FLOOD_OFFERS,
-                              memory_order_relaxed);
-        atomic_store(&q->wake_threshold, threshold);
-        atomic_store(&q->sleep_long, plan > tk__sat_add(now, RECLAIM_NS));
-        if (atomic_load(&q->pending_top) != NULL || atomic_load(&q->cancel_top) != NULL ||
-            q->zombies != NULL) {
-            /* Hand-offs arrived during the pass (or other threads left nodes
-             * to release while we ran callbacks): pick them up at the next
-             * tick (soon enough for the lateness bound), not at once, so a
-             * stream of offers or removals is taken in batches instead of
-             * the thread spinning against the producers. */
-            atomic_store(&q->sleep_long, false);
-            if (next_tick < plan)
-                plan = next_tick;
-        }
+        pass_expire_locked(q, now);
+        pass_release_zombies_locked(q);
+        int64_t plan = plan_sleep_locked(q, now, flood_end);
         unlock(&q->core_lock);
-
-        /* With spin_ns, sleep until spin_ns before the plan and busy-wait the
-         * rest (see "Spinning"). */
-        int64_t sleep_until = plan == INT64_MAX ? plan : tk__sat_add(plan, -q->spin_ns);
-        bool slept_out = false;
-        lock(&q->tick_lock);
-        while (!q->wake_flag && !atomic_load(&q->stop)) {
-            if (sleep_until == INT64_MAX) {
-                pthread_cond_wait(&q->tick_cond, &q->tick_lock);
-            } else {
-                struct timespec ts = tk__ns_to_timespec(sleep_until);
-                if (pthread_cond_timedwait(&q->tick_cond, &q->tick_lock, &ts) == ETIMEDOUT) {
-                    slept_out = true;
-                    break;
-                }
-            }
-        }
-        if (slept_out && sleep_until != plan) {
-            unlock(&q->tick_lock);
-            /* ends early on stop, or on an offer due before the plan (it
-             * claims wake_threshold, see maybe_wake() in wheel-adapter.c) */
-            while (tk_clock_now_ns() < plan &&
-                   !atomic_load_explicit(&q->stop, memory_order_relaxed) &&
-                   atomic_load_explicit(&q->wake_threshold, memory_order_relaxed) != AWAKE)
-                tk__cpu_relax();
-            lock(&q->tick_lock);
-        }
-        q->wake_flag = false;
-        unlock(&q->tick_lock);
-        atomic_store(&q->wake_threshold, AWAKE);
-        atomic_store(&q->sleep_long, false);
-        STAT_ADD(q, st_wakeups, 1);
+        sleep_to_plan(q, plan);
         lock(&q->core_lock);
     }
     unlock(&q->core_lock);
