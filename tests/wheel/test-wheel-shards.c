@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "test-rng.h"
+#include "rng.h"
 #include "timerkit/clock.h"
 #include "timerkit/engine.h"
 #include "timerkit/queue.h"
