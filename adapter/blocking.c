@@ -151,28 +151,10 @@
  * `wake_gen` under `lock` and broadcasts; a taker compares the generation
  * it saw on entry after each wait.
  *
- * Removals in batches. A queue created with a release callback, on a core
- * that can tell whether it holds a node from the node alone (holds()),
- * takes a removal as a note: remove() checks that the node is held (and not
- * noted already), puts it in its shard's batch (`gone`, up to GONE_MAX),
- * takes it off the count and answers TK_EINPROGRESS. The core's work, the
- * part that touches memory no one else has touched (a heap's entries and
- * the nodes its sifts move), is done for the whole batch under one hold of
- * the lock (flush_locked), with no locked instruction between one node and
- * the next, so the misses of many nodes overlap; the nodes then come back
- * through `release`, called with no lock held by the thread that carried
- * the batch out. What carries a batch out: the removal that finds it full;
- * any operation that looks at what the core holds (a take's expire, first,
- * peek, remove_first, remove_if, drain; so a noted node is never handed
- * out nor seen by a predicate); destroy(); and, at the latest RECLAIM_NS
- * after the first note of a batch, a taker: the shard publishes that
- * instant (`flush_due`), the takers wait for it as for a node, and the
- * first note wakes the room if it waits for something later. Without a
- * release callback, or on a core without holds(), remove() completes at
- * once (TK_OK or TK_ENOENT) and `release` is never called, so create()
+ * remove() always completes at once (TK_OK or TK_ENOENT): the adapter never
+ * returns TK_EINPROGRESS and never calls the `release` callback, so create()
  * accepts a NULL one. */
 #define _GNU_SOURCE
-#include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -191,11 +173,6 @@
 /* tk_queue.closed holds OPEN or the strongest tk_queue_close_mode received so
  * far (TK_QUEUE_CLOSE_NOW > TK_QUEUE_CLOSE_WHEN_EMPTY > open). */
 enum { OPEN = 0 };
-
-/* Removals a shard notes before it carries them out (see "Removals in
- * batches"), and how long a noted removal waits at most for its batch. */
-#define GONE_MAX 64u
-#define RECLAIM_NS (10 * TK_NS_PER_MS)
 
 /* A removal looks whether its shard's array should shrink once in this
  * many removals (and when the shard empties): the look costs two calls into
@@ -216,14 +193,8 @@ typedef struct shard {
     tk__spinlock lock;        /* guards state and resizing; count, head_due written under it */
     bool resizing;            /* lock: a thread has claimed a resize and builds the block */
     _Atomic int64_t head_due; /* no later than the earliest due node; read anywhere */
-    _Atomic size_t count;     /* the core's count() less the noted removals; read anywhere */
+    _Atomic size_t count;     /* the core's count(); read anywhere */
     void *state;              /* lock: the core's state (in the queue's allocation) */
-    /* Removals noted and not yet carried out (deferred mode): the nodes,
-     * still in the core; when the batch is due at the latest (INT64_MAX:
-     * none), read by the takers. */
-    unsigned ngone;            /* lock */
-    _Atomic int64_t flush_due; /* written under lock, read anywhere */
-    tk_node *gone[GONE_MAX];   /* lock */
 } shard;
 
 struct tk_queue {
@@ -236,9 +207,6 @@ struct tk_queue {
     unsigned nshards;              /* a power of two */
     int64_t spin_ns;               /* see "Spinning" */
     size_t max_pending;            /* 0 or the pending limit */
-    tk_queue_release_fn release;   /* NULL: removals are carried out at once */
-    void *release_ctx;
-    bool deferred; /* removals in batches: a release callback and a core with holds() */
 
     /* Nodes queued, kept only when max_pending is set (an offer reserves its
      * place here first): the one line every shard shares in a bounded queue. */
@@ -279,45 +247,7 @@ static void shard_refresh_locked(tk_queue *q, shard *sh) {
         when = INT64_MAX;
     if (atomic_load_explicit(&sh->head_due, memory_order_relaxed) != when)
         atomic_store(&sh->head_due, when);
-    atomic_store_explicit(&sh->count, q->core->count(sh->state) - sh->ngone, memory_order_relaxed);
-}
-
-/* When a take must look at the shard at the latest: its head, or its batch
- * of removals. */
-static inline int64_t shard_due(shard *sh) {
-    int64_t h = atomic_load(&sh->head_due);
-    int64_t f = atomic_load(&sh->flush_due);
-    return h < f ? h : f;
-}
-
-/* Carries out the removals noted in sh: each node leaves the core and is
- * pushed on *released, for release_list() once no lock is held. The nodes
- * were held when noted, and whatever else takes nodes out of the core
- * carries the batch out first, so each is still held. Shard lock held. */
-static void flush_locked(tk_queue *q, shard *sh, tk_node **released) {
-    unsigned k = sh->ngone;
-    if (k == 0)
-        return;
-    for (unsigned i = 0; i < k; i++) {
-        tk_node *n = sh->gone[i];
-        int rc = q->core->remove(sh->state, n);
-        TK__UNUSED(rc);
-        assert(rc == TK_OK);
-        n->tk__priv.detached_next = *released; /* the caller's again */
-        *released = n;
-    }
-    sh->ngone = 0;
-    atomic_store(&sh->flush_due, INT64_MAX);
-}
-
-/* Hands back, through the release callback, the nodes flush_locked() took
- * out. No lock held. */
-static void release_list(tk_queue *q, tk_node *l) {
-    while (l != NULL) {
-        tk_node *next = tk_node_next_detached(l); /* the callback may reuse the node */
-        q->release(q->release_ctx, l);
-        l = next;
-    }
+    atomic_store_explicit(&sh->count, q->core->count(sh->state), memory_order_relaxed);
 }
 
 static size_t total_count(const tk_queue *q) {
@@ -331,21 +261,16 @@ static size_t total_count(const tk_queue *q) {
 static int64_t min_head_due(const tk_queue *q) {
     int64_t m = INT64_MAX;
     for (unsigned i = 0; i < q->nshards; i++) {
-        int64_t d = shard_due(shard_at(q, i));
+        int64_t d = atomic_load(&shard_at(q, i)->head_due);
         if (d < m)
             m = d;
     }
     return m;
 }
 
-/* Locks every shard in index order and carries out their noted removals
- * (onto *released, for release_list() after unlock_all()). */
-static void lock_all(tk_queue *q, tk_node **released) {
-    for (unsigned i = 0; i < q->nshards; i++) {
-        shard *sh = shard_at(q, i);
-        tk__spin_lock(&sh->lock);
-        flush_locked(q, sh, released);
-    }
+static void lock_all(tk_queue *q) {
+    for (unsigned i = 0; i < q->nshards; i++)
+        tk__spin_lock(&shard_at(q, i)->lock);
 }
 
 static void unlock_all(tk_queue *q) {
@@ -542,7 +467,7 @@ static scan scan_shards(tk_queue *q, int64_t now) {
     scan s = {INT64_MAX, 0, NULL, false};
     for (unsigned i = 0; i < q->nshards; i++) {
         shard *sh = shard_at(q, i);
-        int64_t d = shard_due(sh);
+        int64_t d = atomic_load(&sh->head_due);
         if (atomic_load_explicit(&sh->count, memory_order_relaxed) != 0)
             s.any = true;
         if (d <= now)
@@ -565,7 +490,7 @@ static size_t batch_limit_locked(tk_queue *q, int64_t now, size_t max) {
     size_t due = 0;
     for (unsigned i = 0; i < q->nshards && due < enough; i++) {
         shard *sh = shard_at(q, i);
-        if (shard_due(sh) > now)
+        if (atomic_load(&sh->head_due) > now)
             continue;
         tk__spin_lock(&sh->lock);
         due += q->core->count_due(sh->state, now, enough - due);
@@ -578,16 +503,14 @@ static size_t batch_limit_locked(tk_queue *q, int64_t now, size_t max) {
 /* Among the shards with head_due <= now, the one whose first node has the
  * smallest (deadline, seq); NULL if none holds a node. lock held (the
  * shards' locks are taken one at a time). */
-static shard *earliest_due_shard(tk_queue *q, int64_t now, tk_node **released) {
+static shard *earliest_due_shard(tk_queue *q, int64_t now) {
     shard *best = NULL;
     tk_node key = {0, 0, {0}};
     for (unsigned i = 0; i < q->nshards; i++) {
         shard *sh = shard_at(q, i);
-        if (shard_due(sh) > now)
+        if (atomic_load(&sh->head_due) > now)
             continue;
         tk__spin_lock(&sh->lock);
-        flush_locked(q, sh, released);
-        shard_refresh_locked(q, sh);
         const tk_node *f = q->core->first(sh->state);
         if (f != NULL && (best == NULL || tk_node_before(f, &key))) {
             best = sh;
@@ -601,11 +524,9 @@ static shard *earliest_due_shard(tk_queue *q, int64_t now, tk_node **released) {
 
 /* Expires from one shard at most `max` nodes due at `now`, appending them
  * to *tail. lock held. Returns how many. */
-static size_t expire_from(tk_queue *q, shard *sh, int64_t now, size_t max, tk_node ***tail,
-                          tk_node **released) {
+static size_t expire_from(tk_queue *q, shard *sh, int64_t now, size_t max, tk_node ***tail) {
     size_t k = 0;
     tk__spin_lock(&sh->lock);
-    flush_locked(q, sh, released);
     tk_node *list = q->core->expire(sh->state, now, max, &k);
     shard_refresh_locked(q, sh);
     tk__spin_unlock(&sh->lock);
@@ -624,17 +545,17 @@ static size_t expire_from(tk_queue *q, shard *sh, int64_t now, size_t max, tk_no
  * them) as a detached list in (deadline, seq) order. lock held. Returns how
  * many (0: next() was a lower bound, or a removal got there first). */
 static size_t expire_due_locked(tk_queue *q, const scan *s, int64_t now, size_t limit,
-                                tk_node **out, tk_node **released) {
+                                tk_node **out) {
     tk_node *head = NULL, **tail = &head;
     size_t k;
     if (s->due == 1) {
-        k = expire_from(q, s->first, now, limit, &tail, released);
+        k = expire_from(q, s->first, now, limit, &tail);
     } else {
         /* several shards due: one node at a time from the earliest */
         k = 0;
         shard *sh;
-        while (k < limit && (sh = earliest_due_shard(q, now, released)) != NULL) {
-            size_t got = expire_from(q, sh, now, 1, &tail, released);
+        while (k < limit && (sh = earliest_due_shard(q, now)) != NULL) {
+            size_t got = expire_from(q, sh, now, 1, &tail);
             if (got == 0)
                 break;
             k += got;
@@ -650,8 +571,7 @@ static size_t expire_due_locked(tk_queue *q, const scan *s, int64_t now, size_t 
  * `max` due ones (*out is a list linked through detached_next, *count their
  * number). lock held (dropped while waiting, spinning or shrinking).
  * Returns TK_OK, TK_ETIMEDOUT, TK_ECLOSED or TK_EINTR. */
-static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **out, size_t *count,
-                       tk_node **released) {
+static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **out, size_t *count) {
     char me = 0; /* this thread's leader token: its address is unique while we wait */
     bool shrink_tried = false;
     bool due_left = false; /* a batch left due nodes behind */
@@ -668,7 +588,7 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
         if (s.due > 0) {
             size_t limit = count == NULL ? 1 : batch_limit_locked(q, now, max);
             tk_node *list = NULL;
-            size_t k = expire_due_locked(q, &s, now, limit, &list, released);
+            size_t k = expire_due_locked(q, &s, now, limit, &list);
             if (k == 0)
                 continue; /* next() was a lower bound (a cascade): it has moved on */
             *out = list;
@@ -693,15 +613,6 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
         if (q->wake_gen != gen) {
             rc = TK_EINTR;
             break;
-        }
-        if (*released != NULL) {
-            /* removals carried out on the way: hand them back before waiting */
-            tk_node *l = *released;
-            *released = NULL;
-            pthread_mutex_unlock(&q->lock);
-            release_list(q, l);
-            pthread_mutex_lock(&q->lock);
-            continue; /* the lock was dropped: look again */
         }
         if (!any && !shrink_tried && q->core->resize != NULL) {
             /* about to idle on an empty queue: return its memory first */
@@ -769,6 +680,8 @@ static void destroy_cores(tk_queue *q, unsigned n) {
 
 int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
                        tk_queue_release_fn release, void *release_ctx, tk_queue **out) {
+    TK__UNUSED(release);
+    TK__UNUSED(release_ctx);
     if (out == NULL)
         return TK_EINVAL;
     *out = NULL;
@@ -798,9 +711,6 @@ int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
     q->shards = (shard *)(((uintptr_t)(q + 1) + LINE - 1) & ~(uintptr_t)(LINE - 1));
     q->spin_ns = c.spin_ns;
     q->max_pending = c.max_pending;
-    q->release = release;
-    q->release_ctx = release_ctx;
-    q->deferred = release != NULL && core->holds != NULL;
     q->leader = NULL;
     atomic_init(&q->closed, OPEN);
     atomic_init(&q->bounded, 0);
@@ -814,7 +724,6 @@ int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
         shard *sh = shard_at(q, made);
         tk__spin_init(&sh->lock);
         atomic_init(&sh->head_due, INT64_MAX);
-        atomic_init(&sh->flush_due, INT64_MAX);
         atomic_init(&sh->count, 0);
         sh->state = (char *)sh + LINE_UP(sizeof(shard));
         rc = core->init(sh->state, tk__queue_config_params(&c), a, origin);
@@ -847,10 +756,6 @@ fail_mutex:
 void tk_blocking_destroy(tk_queue *q) {
     if (q == NULL)
         return;
-    tk_node *released = NULL; /* noted removals come back before the queue goes */
-    for (unsigned i = 0; i < q->nshards; i++)
-        flush_locked(q, shard_at(q, i), &released);
-    release_list(q, released);
     destroy_cores(q, q->nshards);
     pthread_cond_destroy(&q->available);
     pthread_mutex_destroy(&q->lock);
@@ -924,11 +829,9 @@ int tk_blocking_offer(tk_queue *q, tk_node *n) {
 int tk_blocking_take(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
-    tk_node *released = NULL;
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, INT64_MAX, 1, out, NULL, &released);
+    int rc = take_locked(q, INT64_MAX, 1, out, NULL);
     pthread_mutex_unlock(&q->lock);
-    release_list(q, released);
     return rc;
 }
 
@@ -938,11 +841,9 @@ int tk_blocking_poll(tk_queue *q, int64_t timeout_ns, tk_node **out) {
     int64_t give_up = tk_deadline_after_ns(tk_clock_now_ns(), timeout_ns);
     if (give_up == INT64_MAX)
         give_up = INT64_MAX - 1; /* INT64_MAX means "never" to take_locked */
-    tk_node *released = NULL;
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, give_up, 1, out, NULL, &released);
+    int rc = take_locked(q, give_up, 1, out, NULL);
     pthread_mutex_unlock(&q->lock);
-    release_list(q, released);
     return rc;
 }
 
@@ -955,11 +856,9 @@ int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count
         return TK_EINVAL;
     tk_node *list = NULL;
     size_t k = 0;
-    tk_node *released = NULL;
     pthread_mutex_lock(&q->lock);
-    int rc = take_locked(q, INT64_MAX, max, &list, &k, &released);
+    int rc = take_locked(q, INT64_MAX, max, &list, &k);
     pthread_mutex_unlock(&q->lock);
-    release_list(q, released);
     if (rc == TK_OK) {
         *out = list;
         *count = k;
@@ -967,53 +866,10 @@ int tk_blocking_take_batch(tk_queue *q, size_t max, tk_node **out, size_t *count
     return rc;
 }
 
-/* Whether n is among the removals sh has noted. Shard lock held. */
-static bool noted_locked(const shard *sh, const tk_node *n) {
-    bool found = false;
-    for (unsigned i = 0; i < sh->ngone; i++)
-        found |= sh->gone[i] == n;
-    return found;
-}
-
-/* remove() in deferred mode: notes the removal (see "Removals in batches"). */
-static int remove_deferred(tk_queue *q, shard *sh, tk_node *n) {
-    tk_node *released = NULL;
-    int64_t flush_due = INT64_MAX;
-    tk__spin_lock(&sh->lock);
-    if (!q->core->holds(sh->state, n) || noted_locked(sh, n)) {
-        tk__spin_unlock(&sh->lock);
-        return TK_ENOENT;
-    }
-    bool full = sh->ngone == GONE_MAX;
-    if (full)
-        flush_locked(q, sh, &released); /* the batch: the core's work for many at once */
-    if (sh->ngone == 0) {
-        flush_due = tk_deadline_after_ns(tk_clock_now_ns(), RECLAIM_NS);
-        atomic_store(&sh->flush_due, flush_due);
-    }
-    sh->gone[sh->ngone++] = n;
-    atomic_store_explicit(&sh->count, atomic_load_explicit(&sh->count, memory_order_relaxed) - 1,
-                          memory_order_relaxed);
-    if (TK__UNLIKELY(full && q->core->resize != NULL)) {
-        spare_block spare = {NULL, 0, sh->state};
-        shard_unlock_after_op(q, sh, &spare); /* shrinks after a mass cancellation */
-    } else {
-        tk__spin_unlock(&sh->lock);
-    }
-    release_list(q, released);
-    if (flush_due != INT64_MAX)
-        offer_wake(q, flush_due); /* a taker carries the batch out by then */
-    bound_release(q, 1);
-    wake_if_closed_and_empty(q);
-    return TK_EINPROGRESS;
-}
-
 int tk_blocking_remove(tk_queue *q, tk_node *n) {
     if (q == NULL || n == NULL)
         return TK_EINVAL;
     shard *sh = shard_of(q, n);
-    if (q->deferred)
-        return remove_deferred(q, sh, n);
     tk__spin_lock(&sh->lock);
     if (q->core->remove(sh->state, n) != TK_OK) {
         spare_block spare = {NULL, 0, sh->state};
@@ -1038,8 +894,7 @@ int tk_blocking_remove(tk_queue *q, tk_node *n) {
 int tk_blocking_remove_first(tk_queue *q, tk_node **out) {
     if (q == NULL || out == NULL)
         return TK_EINVAL;
-    tk_node *released = NULL;
-    lock_all(q, &released);
+    lock_all(q);
     shard *best = NULL;
     tk_node *n = NULL;
     for (unsigned i = 0; i < q->nshards; i++) {
@@ -1053,7 +908,6 @@ int tk_blocking_remove_first(tk_queue *q, tk_node **out) {
     if (n != NULL && q->core->remove(best->state, n) != TK_OK)
         n = NULL; /* a core that breaks its contract: report nothing rather than a node it holds */
     unlock_all(q);
-    release_list(q, released);
     if (n == NULL)
         return TK_ENOENT;
     bound_release(q, 1);
@@ -1065,8 +919,7 @@ int tk_blocking_remove_first(tk_queue *q, tk_node **out) {
 int tk_blocking_peek(tk_queue *q, int64_t *deadline_ns, uint64_t *seq) {
     if (q == NULL)
         return TK_EINVAL;
-    tk_node *released = NULL;
-    lock_all(q, &released);
+    lock_all(q);
     const tk_node *n = NULL;
     for (unsigned i = 0; i < q->nshards; i++) {
         const tk_node *f = q->core->first(shard_at(q, i)->state);
@@ -1080,7 +933,6 @@ int tk_blocking_peek(tk_queue *q, int64_t *deadline_ns, uint64_t *seq) {
             *seq = n->seq;
     }
     unlock_all(q);
-    release_list(q, released);
     return n != NULL ? TK_OK : TK_ENOENT;
 }
 
@@ -1105,9 +957,8 @@ tk_node *tk_blocking_drain(tk_queue *q) {
     if (q == NULL)
         return NULL;
     tk_node *list = NULL, **tail = &list;
-    tk_node *released = NULL;
     size_t drained = 0;
-    lock_all(q, &released);
+    lock_all(q);
     for (unsigned i = 0; i < q->nshards; i++) {
         size_t k = 0;
         append(&tail, q->core->remove_if(shard_at(q, i)->state, take_all, NULL, &k));
@@ -1118,7 +969,6 @@ tk_node *tk_blocking_drain(tk_queue *q) {
      * lock) to find that the node is no longer queued. */
     list = tk__node_sort(list, NULL);
     unlock_all(q);
-    release_list(q, released);
     bound_release(q, drained);
     if (list != NULL) {
         wake_if_closed_and_empty(q);
@@ -1136,12 +986,9 @@ tk_node *tk_blocking_remove_if(tk_queue *q, bool (*pred)(const tk_node *n, void 
         shard *sh = shard_at(q, i);
         spare_block spare = {NULL, 0, sh->state};
         size_t k = 0;
-        tk_node *released = NULL;
         tk__spin_lock(&sh->lock);
-        flush_locked(q, sh, &released); /* so that pred sees no removed node */
         tk_node *l = q->core->remove_if(sh->state, pred, ctx, &k);
         shard_unlock_after_op(q, sh, &spare);
-        release_list(q, released);
         if (k > 0) {
             append(&tail, l);
             removed += k;
@@ -1200,8 +1047,7 @@ int tk_blocking_check(tk_queue *q) {
     if (q == NULL)
         return TK_EINVAL;
     pthread_mutex_lock(&q->lock);
-    for (unsigned i = 0; i < q->nshards; i++) /* as it is: no noted removal carried out */
-        tk__spin_lock(&shard_at(q, i)->lock);
+    lock_all(q);
     int rc = TK_OK;
     for (unsigned i = 0; i < q->nshards && rc == TK_OK; i++) {
         shard *sh = shard_at(q, i);
@@ -1214,12 +1060,8 @@ int tk_blocking_check(tk_queue *q) {
         const tk_node *f = q->core->first(sh->state);
         int64_t due = f != NULL ? q->core->due(sh->state, f->deadline_ns) : INT64_MAX;
         int64_t head = atomic_load(&sh->head_due);
-        if (head > due || atomic_load(&sh->count) != q->core->count(sh->state) - sh->ngone ||
-            (sh->ngone == 0) != (atomic_load(&sh->flush_due) == INT64_MAX))
+        if (head > due || atomic_load(&sh->count) != q->core->count(sh->state))
             rc = TK_ESTATE;
-        for (unsigned g = 0; g < sh->ngone; g++) /* noted removals are still held */
-            if (!q->core->holds(sh->state, sh->gone[g]))
-                rc = TK_ESTATE;
         shard_look look = {i, q->nshards - 1u, false};
         size_t none = 0;
         (void)q->core->remove_if(sh->state, misfiled, &look, &none);

@@ -202,16 +202,6 @@ struct tk_core_ops {
 
     /** Optional: owner-driven resizing (see tk_core_resize_ops), or NULL. */
     const tk_core_resize_ops *resize;
-
-    /** Optional (NULL if the core cannot tell so cheaply): whether `n` is
-     * held, answered from n's private area alone, in O(1), reading no other
-     * memory; true from insert() until the node leaves by any way (expire,
-     * remove, remove_if), false for a zeroed area. Like remove(), it cannot
-     * tell this core from another core of the same engine. With it, the
-     * generic adapter takes removals in batches (a removal is a note, the
-     * core's work is done for many at once, and the node comes back through
-     * the queue's release callback). */
-    bool (*holds)(const void *core, const tk_node *n);
 };
 
 /* ---- the generic blocking adapter ----------------------------------------------- */
@@ -225,11 +215,8 @@ struct tk_core_ops {
  * deadline; followers wait untimed, so one due node wakes one thread), the
  * spin_ns and max_pending settings, fair take_batch(), and array resizing
  * outside the lock for cores that offer it. It never wakes for an empty
- * tick: it sleeps until core->next(). Created with a release callback on a
- * core with holds(), remove() notes the removal (TK_EINPROGRESS) and the
- * core's work is done for a batch of them, the nodes coming back through
- * `release` within about 10 ms; otherwise remove() completes at once and
- * `release` is never called.
+ * tick: it sleeps until core->next(). remove() always completes at once
+ * (never TK_EINPROGRESS) and `release` is never called.
  *
  * Fill a table with TK_BLOCKING_ADAPTER, declare TK_BLOCKING_CAPS among the
  * caps and list TK_BLOCKING_PARAMS in the parameter table. */
@@ -264,12 +251,9 @@ TK_API void tk_blocking_wake(tk_queue *q);
     .wakeups = tk_blocking_wakeups, .wake = tk_blocking_wake
 
 /** What the generic adapter provides: the pending limit, cheap batches, a
- * shard per CPU, wake(), and removals in batches (TK_EINPROGRESS and the
- * release callback) for a queue created with a release callback on a core
- * with holds(); otherwise remove() completes at once. */
+ * shard per CPU and wake(). */
 #define TK_BLOCKING_CAPS                                                                           \
-    (TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_BATCH_TAKE | TK_QUEUE_CAP_SHARDED | TK_QUEUE_CAP_WAKE |   \
-     TK_QUEUE_CAP_DEFERRED_RELEASE)
+    (TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_BATCH_TAKE | TK_QUEUE_CAP_SHARDED | TK_QUEUE_CAP_WAKE)
 
 /** Largest spin_ns an engine accepts. */
 #define TK_SPIN_MAX_NS TK_NS_PER_S

@@ -18,9 +18,7 @@
  *   - start + size <= capacity and min_capacity <= capacity;
  *   - slots 0 .. size-1 hold distinct non-NULL nodes;
  *   - slot i has the same (deadline_ns, seq) as its node;
- *   - slot i's node has tk__heap_priv.index == first + i and held == 1 (a
- *     node that left has held == 0, so tk__heap_core_holds() answers from
- *     the node alone);
+ *   - slot i's node has tk__heap_priv.index == first + i;
  *   - no slot is less than its parent, ordering by (deadline_ns, seq), so
  *     slot 0 is the smallest and equal deadlines leave FIFO by seq;
  *   - if `sorted`, no slot is less than the one before it.
@@ -269,7 +267,6 @@ static void heap_remove_at(tk__heap_core *h, size_t i) {
             h->start = 0; /* nothing to move: rewind */
     }
     tk__heap_priv_of(gone)->index = HEAP_NO_INDEX;
-    tk__heap_priv_of(gone)->held = 0;
     heap_maybe_shrink(h);
 }
 
@@ -320,7 +317,6 @@ int tk__heap_core_push(tk__heap_core *h, tk_node *n) {
     tk__heap_entry *a = heap_base(h);
     if (h->sorted && h->size > 0 && entry_less(&e, &a[h->size - 1]))
         h->sorted = false;
-    tk__heap_priv_of(n)->held = 1;
     sift_up(a, h->first, h->size++, e);
     return TK_OK;
 }
@@ -429,7 +425,6 @@ tk_node *tk__heap_core_remove_if(tk__heap_core *h, bool (*pred)(const tk_node *n
         for (size_t r = 0; r < h->size; r++) {
             tk__heap_entry e = a[r];
             if (pred(e.node, ctx)) {
-                tk__heap_priv_of(e.node)->held = 0;
                 *tail = e.node; /* overwrites the index: it is out of the heap */
                 tail = &e.node->tk__priv.detached_next;
                 count++;
@@ -529,8 +524,7 @@ int tk__heap_core_check(const tk__heap_core *h) {
     const tk__heap_entry *a = heap_base(h);
     for (size_t i = 0; i < h->size; i++) {
         const tk__heap_entry *e = &a[i];
-        if (e->node == NULL || tk__heap_priv_of(e->node)->index != h->first + i ||
-            tk__heap_priv_of(e->node)->held != 1)
+        if (e->node == NULL || tk__heap_priv_of(e->node)->index != h->first + i)
             return TK_ESTATE;
         if (e->deadline_ns != e->node->deadline_ns || e->seq != e->node->seq)
             return TK_ESTATE;

@@ -44,12 +44,9 @@
 #endif
 
 /* A node's private area (tk_node_priv()) as the heap lays it out: the slot
- * number (the first word, which is also the detached link once the node has
- * left), and whether the node is in a heap, which stays readable after it
- * left (a zeroed area: not held). Only the core writes it. */
+ * number. Only the core writes it. */
 typedef struct tk__heap_priv {
     size_t index;
-    size_t held; /* 1 while in a heap, else 0 */
 } tk__heap_priv;
 
 static inline tk__heap_priv *tk__heap_priv_of(const tk_node *n) {
@@ -111,12 +108,6 @@ int tk__heap_core_push(tk__heap_core *h, tk_node *n);
  * Returns TK_OK, TK_ENOENT (n is not in this heap, or NULL) or TK_EINVAL
  * (h NULL). */
 int tk__heap_core_remove(tk__heap_core *h, tk_node *n);
-
-/* Whether `n` is in a heap, from its private area alone (O(1), no other
- * memory read): true from its push until it leaves by any way. */
-static inline bool tk__heap_core_holds(const tk_node *n) {
-    return tk__heap_priv_of(n)->held != 0;
-}
 
 /* Returns the node with the smallest (deadline_ns, seq) without removing it;
  * NULL if the heap is empty (or h is NULL). O(1). */

@@ -106,11 +106,6 @@ static int core_check(const void *core) {
     return tk__heap_core_check(core);
 }
 
-static bool core_holds(const void *core, const tk_node *n) {
-    TK__UNUSED(core);
-    return tk__heap_core_holds(n);
-}
-
 static size_t core_count_due(const void *core, int64_t now_ns, size_t limit) {
     return tk__heap_core_count_due(core, now_ns, limit);
 }
@@ -171,7 +166,6 @@ static const tk_core_ops heap_core = {
     .check = core_check,
     .count_due = core_count_due,
     .resize = &heap_resize,
-    .holds = core_holds,
 };
 
 static const tk_queue_ops heap_ops = {

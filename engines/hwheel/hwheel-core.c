@@ -1166,13 +1166,6 @@ static int hw_check(const void *core) {
     return total == w->count ? TK_OK : TK_ESTATE;
 }
 
-/* A node is held while its `where` says where (every way out sets HW_NONE,
- * and a zeroed area is HW_NONE). */
-static bool hw_holds(const void *core, const tk_node *n) {
-    (void)core;
-    return CPV(n)->where != HW_NONE;
-}
-
 const tk_core_ops tk__hwheel_core_ops = {
     .size = sizeof(hwheel),
     .init = hw_init,
@@ -1187,5 +1180,4 @@ const tk_core_ops tk__hwheel_core_ops = {
     .remove_if = hw_remove_if,
     .check = hw_check,
     .count_due = hw_count_due,
-    .holds = hw_holds,
 };

@@ -62,8 +62,7 @@ static void ops_table_is_named_heap_has_exact_order_and_every_op(void **state) {
     assert_string_equal(ops->name, "heap");
     assert_int_equal(ops->caps, TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_BATCH_TAKE |
                                     TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_SHARDED |
-                                    TK_QUEUE_CAP_WAKE | TK_QUEUE_CAP_DEFERRED_RELEASE);
-    assert_non_null(tk_engine_heap()->core);
+                                    TK_QUEUE_CAP_WAKE);
     assert_non_null(ops->create);
     assert_non_null(ops->destroy);
     assert_non_null(ops->offer);
