@@ -462,11 +462,11 @@ TK_API const tk_queue_ops *tk_executor_engine(const tk_executor *ex);
  * the last one and tasks are still queued (delayed ones included): then it
  * stays, so a queued task is never stranded nor run late (Java's
  * processWorkerExit keeps one thread while the queue is not empty). A
- * worker that may not time out waits for work without a time limit, but
- * re-reads these settings about once a second while idle, so a change made
- * while it sleeps reaches it within about a second (Java interrupts idle
- * workers at once). New workers start as work arrives, up to the core size
- * (at least one). */
+ * worker that may not time out waits for work without a time limit. A
+ * change of these settings reaches idle workers at once, as Java's
+ * interruptIdleWorkers() makes it (through the engine's wake(); on an
+ * engine without it, within about a second). New workers start as work
+ * arrives, up to the core size (at least one). */
 /** @{ */
 
 /** Sets the core pool size (Java setCorePoolSize): 0 to
