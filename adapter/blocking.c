@@ -101,7 +101,10 @@
  * An offer that finds its shard's core full (TK_EFULL) waits (yielding) for
  * a resize under way, or claims one and grows the array itself, then
  * inserts again; only a failed allocation makes it return TK_ENOMEM (core
- * unchanged). Who pays: offer (growth, and a shrink that takes left due)
+ * unchanged). An offer asks the core only when its shard is near its
+ * capacity or down to a quarter of it (near_a_resize): the look is two
+ * calls into the core, and most offers land in between. Who pays: offer
+ * (growth, and a shrink that takes left due)
  * and the removal calls (shrink; remove() looks once in SHRINK_EVERY
  * removals and when its shard empties) do the work on their own time, after
  * their operation is complete. take(), poll() and take_batch() never resize on
@@ -190,8 +193,9 @@ enum { OPEN = 0 };
 
 /* One shard: a core and what the takers read of it. */
 typedef struct shard {
-    tk__spinlock lock;        /* guards state and resizing; count, head_due written under it */
-    bool resizing;            /* lock: a thread has claimed a resize and builds the block */
+    tk__spinlock lock; /* guards state and resizing; count, head_due written under it */
+    bool resizing;     /* lock: a thread has claimed a resize and builds the block */
+    size_t capacity;   /* lock: the core's resize->capacity() (only resizes here change it) */
     _Atomic int64_t head_due; /* no later than the earliest due node; read anywhere */
     _Atomic size_t count;     /* the core's count(); read anywhere */
     void *state;              /* lock: the core's state (in the queue's allocation) */
@@ -231,6 +235,16 @@ struct tk_queue {
 };
 
 /* ---- shards ------------------------------------------------------------------ */
+
+/* Sets a list link: the detached link of a node (or the head of a list).
+ * A list of nodes from several shards is joined with no lock held of the
+ * shard the earlier node came from, while a remove() racing on another
+ * thread may read that node's private area under that lock (to find that
+ * the node has left): the store is atomic, and cores read that word
+ * atomically where it may be so written (the heap's index word). */
+static inline void link_to(tk_node **link, tk_node *next) {
+    __atomic_store_n(link, next, __ATOMIC_RELAXED);
+}
 
 static inline shard *shard_at(const tk_queue *q, unsigned i) {
     return (shard *)(void *)((char *)q->shards + (size_t)i * q->shard_stride);
@@ -345,6 +359,7 @@ static bool resize_claimed_locked(tk_queue *q, shard *sh, size_t capacity, spare
         spare->block = block; /* no longer wanted: the size moved meanwhile */
         spare->capacity = capacity;
     }
+    sh->capacity = q->core->resize->capacity(sh->state);
     return true;
 }
 
@@ -357,6 +372,16 @@ static size_t resize_due_locked(tk_queue *q, shard *sh) {
         return 0;
     size_t want = r->wanted(sh->state);
     return want != r->capacity(sh->state) ? want : 0;
+}
+
+/* Whether an offer that brought sh to `count` nodes should ask the core
+ * about a resize: near its capacity (growing ahead of need) or down to a
+ * quarter of it. Between the two the look, two calls into the core, is
+ * skipped; a core that wants to move inside that band is moved at its next
+ * look (and a full core still answers TK_EFULL, which grows it). Shard lock
+ * held. */
+static inline bool near_a_resize(const shard *sh, size_t count) {
+    return count + count / 8 + 8 >= sh->capacity || count <= sh->capacity / 4;
 }
 
 /* Ends an operation on sh: does any resize that is due (a few steps at
@@ -532,7 +557,7 @@ static size_t expire_from(tk_queue *q, shard *sh, int64_t now, size_t max, tk_no
     tk__spin_unlock(&sh->lock);
     bound_release(q, k);
     if (k > 0) {
-        **tail = list;
+        link_to(*tail, list);
         tk_node *last = list;
         while (tk_node_next_detached(last) != NULL)
             last = tk_node_next_detached(last);
@@ -729,8 +754,10 @@ int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
         rc = core->init(sh->state, tk__queue_config_params(&c), a, origin);
         if (rc != TK_OK)
             break;
-        if (core->resize != NULL)
+        if (core->resize != NULL) {
             core->resize->manual(sh->state); /* we resize, outside the locks */
+            sh->capacity = core->resize->capacity(sh->state);
+        }
     }
     if (rc != TK_OK) {
         destroy_cores(q, made);
@@ -813,9 +840,10 @@ int tk_blocking_offer(tk_queue *q, tk_node *n) {
     bool earliest = due < atomic_load_explicit(&sh->head_due, memory_order_relaxed);
     if (earliest)
         atomic_store(&sh->head_due, due); /* sequentially consistent: see the essay */
-    atomic_store_explicit(&sh->count, atomic_load_explicit(&sh->count, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    if (TK__UNLIKELY(q->core->resize != NULL && resize_due_locked(q, sh) != 0)) {
+    size_t count = atomic_load_explicit(&sh->count, memory_order_relaxed) + 1;
+    atomic_store_explicit(&sh->count, count, memory_order_relaxed);
+    if (TK__UNLIKELY(q->core->resize != NULL && near_a_resize(sh, count) &&
+                     resize_due_locked(q, sh) != 0)) {
         shard_unlock_after_op(q, sh, &spare); /* grows ahead of need */
     } else {
         tk__spin_unlock(&sh->lock);
@@ -948,7 +976,7 @@ static bool take_all(const tk_node *n, void *ctx) {
 
 /* Appends the list `l` to the list ending at *tail. */
 static void append(tk_node ***tail, tk_node *l) {
-    **tail = l;
+    link_to(*tail, l);
     while (**tail != NULL)
         *tail = &(**tail)->tk__priv.detached_next;
 }

@@ -77,8 +77,10 @@ bool tk__batch_steal(tk_executor *ex, tk_node *n) {
             if (cur == n) {
                 /* the batch is counted, not NULL-terminated: the last node's
                  * link is not looked at */
+                /* atomic: a remove() of a neighbour racing on another
+                 * thread reads this word (the heap reads it as its index) */
                 if (i + 1 < left)
-                    *link = tk_node_next_detached(cur);
+                    __atomic_store_n(link, tk_node_next_detached(cur), __ATOMIC_RELAXED);
                 else if (link == &w->batch)
                     *link = NULL;
                 atomic_store_explicit(&w->batch_left, left - 1, memory_order_relaxed);
@@ -127,7 +129,7 @@ tk_node *tk__batch_steal_all(tk_executor *ex) {
         tk_node *last = w->batch;
         for (size_t i = 1; i < left; i++)
             last = tk_node_next_detached(last);
-        last->tk__priv.detached_next = NULL;
+        __atomic_store_n(&last->tk__priv.detached_next, NULL, __ATOMIC_RELAXED); /* as above */
         all = tk__merge_sorted(all, w->batch);
         w->batch = NULL;
         atomic_store_explicit(&w->batch_left, 0, memory_order_relaxed);

@@ -333,15 +333,19 @@ void tk__requeue_periodic(tk_executor *ex, tk__task *t) {
 int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_future **out) {
     if (ex == NULL || spec == NULL)
         return TK_EINVAL;
-    tk_task_spec s = *spec;
-    int rc = validate_spec(&s);
+    /* read in place: a copy of the caller's fresh stores would wait for them
+     * (a load that spans two stores is not forwarded); the decorate hook
+     * works on a copy */
+    tk_task_spec decorated;
+    const tk_task_spec *sp = spec;
+    int rc = validate_spec(sp);
     if (rc != TK_OK)
         return rc;
     /* Everything that can fail without the task is done before the decorate
      * hook runs, so a hook's wrapper is never stranded by TK_ENOMEM or
      * TK_ETHREAD: allocate the task, make sure a worker can run it. */
     /* a small task unless something may need a big one's fields */
-    bool big = s.kind != TK_TASK_ONE_SHOT || s.arg_free != NULL || ex->hooks.decorate != NULL;
+    bool big = sp->kind != TK_TASK_ONE_SHOT || sp->arg_free != NULL || ex->hooks.decorate != NULL;
     tk__task *t = tk__task_alloc(ex, big);
     if (t == NULL)
         return TK_ENOMEM;
@@ -354,31 +358,33 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
         }
     }
     if (ex->hooks.decorate != NULL) {
-        rc = ex->hooks.decorate(ex, &s, ex->hooks.ctx);
+        decorated = *spec;
+        sp = &decorated;
+        rc = ex->hooks.decorate(ex, &decorated, ex->hooks.ctx);
         if (rc != TK_OK) {
             tk__task_discard_unused(t);
             return rc;
         }
         t->bits |= TK__TASK_DECORATED;
-        if (validate_spec(&s) != TK_OK) {
-            t->arg = s.arg;
-            tk__task_big_of(t)->arg_free = s.arg_free;
+        if (validate_spec(sp) != TK_OK) {
+            t->arg = sp->arg;
+            tk__task_big_of(t)->arg_free = sp->arg_free;
             return fail_unaccepted(t, TK_EINVAL);
         }
     }
-    t->u.fn = s.fn;
-    t->arg = s.arg;
+    t->u.fn = sp->fn;
+    t->arg = sp->arg;
     if (big) {
-        tk__task_big_of(t)->arg_free = s.arg_free;
-        tk__task_big_of(t)->period_ns = s.kind == TK_TASK_ONE_SHOT ? 0 : s.period_ns;
+        tk__task_big_of(t)->arg_free = sp->arg_free;
+        tk__task_big_of(t)->period_ns = sp->kind == TK_TASK_ONE_SHOT ? 0 : sp->period_ns;
     }
-    t->kind = (uint8_t)s.kind;
-    t->flags = (uint8_t)s.flags;
+    t->kind = (uint8_t)sp->kind;
+    t->flags = (uint8_t)sp->flags;
     if (out != NULL)
         t->bits |= TK__TASK_USER_REF;
-    int64_t deadline = (s.flags & TK_TASK_AT_DEADLINE) != 0
-                           ? s.delay_ns
-                           : tk_deadline_after_ns(tk_clock_now_ns(), s.delay_ns);
+    int64_t deadline = (sp->flags & TK_TASK_AT_DEADLINE) != 0
+                           ? sp->delay_ns
+                           : tk_deadline_after_ns(tk_clock_now_ns(), sp->delay_ns);
     t->node.deadline_ns = deadline; /* not shared before offer() */
     t->node.seq = tk__next_seq(ex, false);
     /* the executor's reference, and the user's (enqueue adds the queue's) */

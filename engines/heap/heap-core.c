@@ -323,9 +323,13 @@ int tk__heap_core_push(tk__heap_core *h, tk_node *n) {
 
 /* The heap slot holding n, or h->size if n is not in the heap: its index
  * numbered from `first` (an index below first, or SIZE_MAX, wraps past
- * size), checked against the node the slot holds. */
+ * size), checked against the node the slot holds. A node that left holds
+ * its detached link in the index word, which the thread that took it may
+ * write with no lock of this heap held (a sharded adapter links nodes of
+ * several heaps): the word is read atomically, and whatever it holds then
+ * fails the check. */
 static inline size_t slot_of(const tk__heap_core *h, const tk_node *n) {
-    size_t i = tk__heap_priv_of(n)->index - h->first;
+    size_t i = __atomic_load_n(&tk__heap_priv_of(n)->index, __ATOMIC_RELAXED) - h->first;
     return i < h->size && heap_base(h)[i].node == n ? i : h->size;
 }
 
