@@ -29,8 +29,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "gbench_shim.h"
-#include "hist.h"
+#include "harness/gbench_shim.h"
+#include "harness/hist.h"
 #include "timerkit.h"
 
 typedef struct tkb_peer tkb_peer;

@@ -37,11 +37,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "advise.h"
-#include "cmdline.h"
+#include "advise/advise.h"
+#include "cli/cmdline.h"
+#include "output/output.h"
 #include "params-internal.h"
-#include "replay.h"
-#include "run.h"
+#include "replay/replay.h"
 #include "timerkit/engine.h"
 #include "timerkit/status.h"
 

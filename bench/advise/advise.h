@@ -4,7 +4,7 @@
 #ifndef TKB_ADVISE_H
 #define TKB_ADVISE_H
 
-#include "cmdline.h"
+#include "cli/cmdline.h"
 
 /* `tkbench advise [options] TRACE`: its descriptor (cmdline.h), whose main
  * takes argv[0] "tkbench", argv[1] "advise". Prints the trace's shape, a

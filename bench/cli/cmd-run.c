@@ -41,12 +41,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "advise.h"
-#include "cmdline.h"
-#include "datadir.h"
-#include "replay.h"
-#include "run.h"
-#include "trace-cli.h"
+#include "advise/advise.h"
+#include "cli/cmdline.h"
+#include "cli/datadir.h"
+#include "output/output.h"
+#include "replay/replay.h"
+#include "trace/trace-stats.h"
 
 #ifndef TK_SOURCE_DIR
 #define TK_SOURCE_DIR "."

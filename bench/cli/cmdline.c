@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
+#include "cli/cmdline.h"
 
 /* getopt_long() returns an option of the table as TKB_OPT_VAL + its index:
  * above every character, so never taken for a short option. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 void *tkb_xmalloc_touched(size_t bytes) {
     void *p = malloc(bytes ? bytes : 1);

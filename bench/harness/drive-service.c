@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 int tkb_svc_open(const tkb_peer *p, unsigned threads, void **self) {
     tkb_svc_opts o = {.timer_slack_ns = tkb_the_run.timer_slack_ns, .threads = threads};

@@ -15,8 +15,8 @@
 #endif
 
 #include "heap-core.h"
-#include "replay.h"
-#include "run.h"
+#include "output/output.h"
+#include "replay/replay.h"
 #if TKB_HAVE_LIBUV
 #include <uv.h>
 #endif

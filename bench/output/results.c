@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
+#include "output/output.h"
 
 const tkb_unit tkb_units[] = {
     {"ns", "ns", false, ""},    {"us", "µs", false, ""},       {"ms", "ms", false, ""},

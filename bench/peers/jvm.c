@@ -42,8 +42,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "datadir.h"
-#include "harness.h"
+#include "cli/datadir.h"
+#include "harness/harness.h"
 
 extern char **environ;
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "replay/replay.h"
 
 #if defined(__x86_64__)
 #include <x86intrin.h>

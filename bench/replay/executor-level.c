@@ -51,8 +51,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "replay.h"
+#include "harness/harness.h"
+#include "replay/replay.h"
 
 enum rx_state { RX_NEW = 0, RX_ARMED, RX_FIRED, RX_CANCELLED, RX_STALE, RX_IDLE };
 

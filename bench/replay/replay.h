@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hist.h"
+#include "harness/hist.h"
 #include "tkbench.h"
 #include "trace/trace.h"
 

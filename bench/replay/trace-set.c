@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "replay/replay.h"
 
 int tkb_parse_duration(const char *s, int64_t *ns) {
     static const struct {

@@ -8,10 +8,10 @@
  * a folder, drawn by gnuplot with the renderer's style (plots/style.gp). */
 #define _POSIX_C_SOURCE 200809L
 
-#include "trace-cli.h"
-#include "cmdline.h"
-#include "datadir.h"
-#include "trace.h"
+#include "trace/trace-stats.h"
+#include "cli/cmdline.h"
+#include "cli/datadir.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <spawn.h>

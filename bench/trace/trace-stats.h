@@ -4,7 +4,7 @@
 #ifndef TKB_TRACE_CLI_H
 #define TKB_TRACE_CLI_H
 
-#include "cmdline.h"
+#include "cli/cmdline.h"
 #include "trace/trace.h"
 
 /* `tkbench trace convert` and `tkbench trace stats`: their descriptors

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../replay.h"
+#include "replay/replay.h"
 
 static void replay_core_case(tk_gb_state *st, tkb_case *c) {
     const tkb_replay_set *rs = tkb_the_run.replay;

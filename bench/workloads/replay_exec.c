@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness.h"
-#include "../replay.h"
+#include "harness/harness.h"
+#include "replay/replay.h"
 
 /* A replay longer than this (wall time) is refused before it starts. */
 #define REPLAY_EXEC_MAX_S 900.0

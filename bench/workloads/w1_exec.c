@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* Spare timers of the hold-model loop (tkb_spare_churn): enough to cover the
  * time a wheel takes to let go of a stopped timer while it keeps up; the loop

@@ -4,7 +4,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* W4_idle: one timer 1 h ahead, then idle. Wake-ups from the engine's counter
  * if it has one, else the context switches of every thread but this one. */

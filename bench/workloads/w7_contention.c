@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* W7_contention: `threads` producers each keep 1000 timers and loop cancel +
  * schedule into one service; total operations per second. Embedded peers

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "tkbench.h"
-#include "workloads.h"
+#include "workloads/workloads.h"
 
 #ifdef TKB_TEST_WORKLOADS
 #include TKB_TEST_WORKLOADS /* defines TKB_TEST_WORKLOAD_LIST(X) */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "replay/replay.h"
 
 /* What the CLI defines (cli.c is not linked). */
 tkb_run tkb_the_run;

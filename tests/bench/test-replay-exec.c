@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness.h"
-#include "replay.h"
+#include "harness/harness.h"
+#include "replay/replay.h"
 
 /* cli.c is not linked: the run's globals as tkbench's CLI leaves them before a run */
 tkb_run tkb_the_run = {.timer_slack_ns = -1};

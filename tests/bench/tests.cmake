@@ -5,14 +5,14 @@ set(TKB_T ${PROJECT_SOURCE_DIR}/tests/bench)
 set(TKB_W ${CMAKE_CURRENT_BINARY_DIR}/bench-tests)
 
 # tkbench with a workload of the test build only (w9_demo.c, test-workloads.h)
-tkbench_add(tkbench_test ${TKB_T}/w9_demo.c)
+tkbench_add(tkbench_test ${TKB_T}/workloads/w9_demo.c)
 target_include_directories(tkbench_test PRIVATE ${TKB_T})
 target_compile_definitions(tkbench_test PRIVATE TKB_TEST_WORKLOADS="test-workloads.h")
 
 # tkb_replay_exec() on every peer built, with traces made in memory: tkbench's
 # sources without its CLI. A dependency of tkbench_test, so that building the
 # two tkbench binaries (scripts/test.sh's bench pass) builds it too.
-tkbench_add(tkbench_replay_exec_test NO_CLI ${TKB_T}/replay-exec-test.c)
+tkbench_add(tkbench_replay_exec_test NO_CLI ${TKB_T}/test-replay-exec.c)
 add_dependencies(tkbench_test tkbench_replay_exec_test)
 
 add_test(NAME bench_replay_exec COMMAND tkbench_replay_exec_test)
@@ -27,7 +27,7 @@ add_test(NAME bench_old_folder
 add_test(NAME bench_engines
   COMMAND bash ${TKB_T}/check-engines.sh $<TARGET_FILE:tkbench> ${TKB_W}/engines)
 add_test(NAME bench_names_once
-  COMMAND python3 ${TKB_T}/check_names_once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
+  COMMAND python3 ${TKB_T}/check-names-once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
 add_test(NAME bench_trace
   COMMAND bash ${TKB_T}/check-trace.sh $<TARGET_FILE:tkbench> ${PROJECT_SOURCE_DIR}/tests/trace/data ${TKB_W}/trace)
 

@@ -7,7 +7,7 @@
  * manifest entry, report section and figure all come from this descriptor. */
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 static void w9_cycle(tk_gb_state *st, tkb_case *c) {
     size_t n = (size_t)c->arg;
