@@ -44,6 +44,7 @@
 #include "replay/replay.h"
 #include "timerkit/engine.h"
 #include "timerkit/status.h"
+#include "util.h"
 
 /* The workloads whose rows advise reads from a results folder: their names
  * come from their descriptors (bench/workloads/). */
@@ -112,31 +113,6 @@ typedef struct cand {
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-static void fmt_dur(char *b, size_t len, double ns) {
-    if (!isfinite(ns))
-        snprintf(b, len, "?");
-    else if (ns >= 1e12)
-        snprintf(b, len, "%.0f s", ns / 1e9);
-    else if (ns >= 1e9)
-        snprintf(b, len, "%.3g s", ns / 1e9);
-    else if (ns >= 1e6)
-        snprintf(b, len, "%.3g ms", ns / 1e6);
-    else if (ns >= 1e3)
-        snprintf(b, len, "%.3g us", ns / 1e3);
-    else
-        snprintf(b, len, "%.3g ns", ns);
-}
-
-/* A duration as a spec parameter takes it: "200us", "1ms", "50ns". */
-static void fmt_param_dur(char *b, size_t len, int64_t ns) {
-    if (ns % TKB_NS_PER_MS == 0)
-        snprintf(b, len, "%" PRId64 "ms", ns / TKB_NS_PER_MS);
-    else if (ns % 1000 == 0)
-        snprintf(b, len, "%" PRId64 "us", ns / 1000);
-    else
-        snprintf(b, len, "%" PRId64 "ns", ns);
-}
-
 static void fmt_bytes(char *b, size_t len, double v) {
     if (!isfinite(v) || v <= 0)
         snprintf(b, len, "?");
@@ -150,7 +126,8 @@ static void fmt_bytes(char *b, size_t len, double v) {
         snprintf(b, len, "%.0f B", v);
 }
 
-static void fmt_ns(char *b, size_t len, double v) {
+/* A table cell of ns: one decimal, "-" when not measured. */
+static void cell_ns(char *b, size_t len, double v) {
     if (isfinite(v))
         snprintf(b, len, "%.1f", v);
     else
@@ -189,11 +166,6 @@ static int parse_pct(const char *s, double *out) {
         return -1;
     *out = v;
     return 0;
-}
-
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* The largest 1, 2 or 5 times a power of ten that is <= ns (at least 1). */
@@ -244,7 +216,7 @@ static int shape_of(const tkt_trace *t, shape *s) {
             s->expires++;
         }
     }
-    qsort(d, nd, sizeof *d, cmp_i64);
+    qsort(d, nd, sizeof *d, tkb_cmp_i64);
     if (nd > 0) {
         s->delay_p50 = d[(nd - 1) / 2];
         s->delay_p99 = d[(size_t)((double)(nd - 1) * 0.99)];
@@ -515,11 +487,6 @@ static int measure_memory(const tkt_trace *t, cand *c, char *err, size_t err_len
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Medians of K repetitions, with the range of the per-event cost. A
  * repetition is one replay that also times each operation (its second pass
  * gives the per-op figures), then replays timed whole until REP_MIN_NS have
@@ -555,7 +522,7 @@ static int measure_cost(const tkt_trace *t, const tkb_replay_ref *ref, cand *c, 
             if (!isnan(v[j]))
                 op[j][nop[j]++] = v[j];
     }
-    qsort(ev, (size_t)reps, sizeof ev[0], cmp_double);
+    qsort(ev, (size_t)reps, sizeof ev[0], tkb_cmp_double);
     c->event_min = ev[0];
     c->event_max = ev[reps - 1];
     c->event_ns = tkb_median(ev, (size_t)reps);
@@ -596,7 +563,7 @@ static size_t ticks_for(const needs *nd, int64_t *ticks) {
         if (!dup)
             ticks[n++] = want[i];
     }
-    qsort(ticks, n, sizeof *ticks, cmp_i64);
+    qsort(ticks, n, sizeof *ticks, tkb_cmp_i64);
     return n;
 }
 
@@ -606,11 +573,11 @@ static size_t make_candidates(const shape *s, const needs *nd, cand *cs) {
     cand_add(cs, &n, "heap", "exact: fires each timer at its deadline");
     int64_t ticks[MAX_TICKS];
     size_t nt = ticks_for(nd, ticks);
-    fmt_dur(d99, sizeof d99, (double)s->delay_p99);
-    fmt_dur(dmax, sizeof dmax, (double)s->delay_max);
+    tkb_duration_text((double)s->delay_p99, d99, sizeof d99);
+    tkb_duration_text((double)s->delay_max, dmax, sizeof dmax);
     for (size_t i = 0; i < nt; i++) {
         int64_t tick = ticks[i];
-        fmt_param_dur(tk, sizeof tk, tick);
+        tk__duration_text(tick, tk, sizeof tk);
         /* hashed wheel: one revolution covers the p99 delay */
         double span = (double)s->delay_p99 / (double)tick;
         size_t slots = pow2_at_least(span, WHEEL_MIN_SLOTS, WHEEL_MAX_SLOTS);
@@ -686,7 +653,7 @@ static int cmp_cand(const void *a, const void *b, void *ctx) {
         return isfinite(vx) ? -1 : isfinite(vy) ? 1 : 0;
     if (vx != vy)
         return vx < vy ? -1 : 1;
-    return cmp_double(&x->event_ns, &y->event_ns);
+    return tkb_cmp_double(&x->event_ns, &y->event_ns);
 }
 
 /* Sorts by the criterion, candidates out of the running last. By cost, a
@@ -722,7 +689,7 @@ static void late_text(char *b, size_t len, const cand *c) {
         snprintf(b, len, "wake-up only");
         return;
     }
-    fmt_dur(d, sizeof d, c->late_ns);
+    tkb_duration_text(c->late_ns, d, sizeof d);
     snprintf(b, len, "%s%s", c->late_src == SRC_MODEL_TICK ? ">= " : "", d);
 }
 
@@ -741,15 +708,15 @@ static void print_table(const cand *cs, size_t n) {
             printf("%-3s %-36s\n    excluded: %s\n", no, c->spec_in, c->excluded);
             continue;
         }
-        fmt_param_dur(st, sizeof st, c->step_ns);
+        tk__duration_text(c->step_ns, st, sizeof st);
         if (isfinite(c->event_ns))
             snprintf(ev, sizeof ev, "%.1f (%.1f-%.1f)", c->event_ns, c->event_min, c->event_max);
         else
             snprintf(ev, sizeof ev, "-");
-        fmt_ns(o[0], sizeof o[0], c->start_ns);
-        fmt_ns(o[1], sizeof o[1], c->modify_ns);
-        fmt_ns(o[2], sizeof o[2], c->cancel_ns);
-        fmt_ns(o[3], sizeof o[3], c->expire_ns);
+        cell_ns(o[0], sizeof o[0], c->start_ns);
+        cell_ns(o[1], sizeof o[1], c->modify_ns);
+        cell_ns(o[2], sizeof o[2], c->cancel_ns);
+        cell_ns(o[3], sizeof o[3], c->expire_ns);
         late_text(lt, sizeof lt, c);
         snprintf(lts, sizeof lts, "%s (%s)", lt, src_tag[c->late_src]);
         fmt_bytes(mem, sizeof mem, c->mem_bytes);
@@ -766,7 +733,7 @@ static void print_table(const cand *cs, size_t n) {
 
 static void print_sources(double wake_ns, const char *dir, int reps) {
     char w[32];
-    fmt_dur(w, sizeof w, wake_ns);
+    tkb_duration_text(wake_ns, w, sizeof w);
     printf("\nwhere the figures come from:\n"
            "  cost (ns per event; start/modify/cancel/expire: ns per operation): measured here,\n"
            "    the core-level replay of this trace, median of %d (range min-max), on a grid of\n"
@@ -788,7 +755,7 @@ static void print_sources(double wake_ns, const char *dir, int reps) {
  * (modelled: one tick + the wake-up), 40 KiB" */
 static void say(const cand *c, char *b, size_t len) {
     char lt[40], mem[24];
-    fmt_dur(lt, sizeof lt, c->late_ns);
+    tkb_duration_text(c->late_ns, lt, sizeof lt);
     fmt_bytes(mem, sizeof mem, c->mem_bytes);
     char late[128];
     switch (c->late_src) {
@@ -823,7 +790,7 @@ static void recommend(const cand *cs, size_t n, criterion k, const needs *nd, co
     printf("\nrecommendation for %s (criterion: %s", trace, crit_name[k]);
     char d[32];
     if (nd->lateness_ns > 0) {
-        fmt_dur(d, sizeof d, (double)nd->lateness_ns);
+        tkb_duration_text((double)nd->lateness_ns, d, sizeof d);
         printf("; need p99 lateness <= %s", d);
     }
     if (nd->memory_bytes > 0) {
@@ -867,7 +834,7 @@ static void recommend(const cand *cs, size_t n, criterion k, const needs *nd, co
     double bl = crit_value(best, CRIT_LATENESS);
     if (late != best && crit_value(late, CRIT_LATENESS) < bl * 0.8) {
         char lt[40];
-        fmt_dur(lt, sizeof lt, bl);
+        tkb_duration_text(bl, lt, sizeof lt);
         say(late, line, sizeof line);
         printf("  Choose %s if you need lateness under %s (%s; %+.0f%% cost).\n", late->peer.spec,
                lt, line, 100.0 * (late->event_ns / best->event_ns - 1));
@@ -1069,10 +1036,10 @@ static int cmd_advise(const tkb_cmd *cmd, int argc, char **argv) {
     }
     {
         char dur[32], p50[32], p99[32], mx[32];
-        fmt_dur(dur, sizeof dur, (double)t->duration_ns);
-        fmt_dur(p50, sizeof p50, (double)s.delay_p50);
-        fmt_dur(p99, sizeof p99, (double)s.delay_p99);
-        fmt_dur(mx, sizeof mx, (double)s.delay_max);
+        tkb_duration_text((double)t->duration_ns, dur, sizeof dur);
+        tkb_duration_text((double)s.delay_p50, p50, sizeof p50);
+        tkb_duration_text((double)s.delay_p99, p99, sizeof p99);
+        tkb_duration_text((double)s.delay_max, mx, sizeof mx);
         uint64_t arms = exact->starts + exact->modifies;
         printf("trace %s: %" PRIu64 " events (starts and cancels) over %s, %.4g per second; %zu "
                "timers, at most %zu armed at once\n",
@@ -1120,7 +1087,7 @@ static int cmd_advise(const tkb_cmd *cmd, int argc, char **argv) {
             continue;
         }
         char st[32];
-        fmt_param_dur(st, sizeof st, c->step_ns);
+        tk__duration_text(c->step_ns, st, sizeof st);
         fprintf(stderr, "tkbench: advise: [%zu/%zu] %s (%s), step %s: %d core replays ...\n", i + 1,
                 nc, c->peer.spec, c->why, st, reps);
         int rc = measure_cost(t, ref, c, reps, err, sizeof err);
@@ -1140,7 +1107,7 @@ static int cmd_advise(const tkb_cmd *cmd, int argc, char **argv) {
         char a[32], b[32], lt[40];
         if (nd.lateness_ns > 0 && c->late_src != SRC_NONE && c->late_ns > (double)nd.lateness_ns) {
             late_text(lt, sizeof lt, c);
-            fmt_dur(b, sizeof b, (double)nd.lateness_ns);
+            tkb_duration_text((double)nd.lateness_ns, b, sizeof b);
             snprintf(c->excluded, sizeof c->excluded, "p99 lateness %s (%s) > need lateness=%s", lt,
                      src_tag[c->late_src], b);
         } else if (nd.memory_bytes > 0 && c->mem_bytes > nd.memory_bytes) {

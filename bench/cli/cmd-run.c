@@ -47,6 +47,7 @@
 #include "output/output.h"
 #include "replay/replay.h"
 #include "trace/trace-stats.h"
+#include "util.h"
 
 #ifndef TK_SOURCE_DIR
 #define TK_SOURCE_DIR "."
@@ -68,19 +69,6 @@ static void die_usage(const tkb_cmd *cmd, const char *fmt, ...) {
     tkb_vusage(cmd, fmt, ap);
     va_end(ap);
     exit(2);
-}
-
-static int mkdir_p(const char *path) {
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 static bool is_dir(const char *path) {
@@ -800,12 +788,12 @@ static int run_req_run(run_req *r, int argc, char **argv) {
     tkb_the_run.out_dir = out;
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/raw", out);
-    if (mkdir_p(path) != 0) {
+    if (tkb_mkdir_p(path) != 0) {
         fprintf(stderr, "tkbench: cannot create %s: %s\n", path, strerror(errno));
         return 1;
     }
     snprintf(path, sizeof path, "%s/hist", out);
-    mkdir_p(path);
+    tkb_mkdir_p(path);
     const char *suite_name = r->run_label ? r->run_label : custom ? "custom" : suite;
     json_t *meta =
         tkb_metadata_build(suite_name, o.works, o.nworks, o.peers, o.npeers, argc, argv, NULL);

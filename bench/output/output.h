@@ -74,10 +74,4 @@ int tkb_manifest_write_run(const char *dir, const tkb_selected *ws, size_t nws,
  * status (0; 1 on I/O failure; 2 on bad input). */
 int tkb_manifest_synthesize(const char *dir, bool force);
 
-/* ---- small shared helpers (results.c) ------------------------------------ */
-/* Reads a whole file into a NUL-terminated buffer (caller frees), or NULL. */
-char *tkb_slurp(const char *path);
-/* Median of v[0..n) (sorts v). NAN if n == 0. */
-double tkb_median(double *v, size_t n);
-
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "util.h"
 
 const tkb_unit tkb_units[] = {
     {"ns", "ns", false, ""},    {"us", "µs", false, ""},       {"ms", "ms", false, ""},
@@ -22,44 +23,6 @@ const tkb_unit *tkb_unit_find(const char *name) {
         if (strcmp(tkb_units[i].name, name) == 0)
             return &tkb_units[i];
     return NULL;
-}
-
-char *tkb_slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[len] = 0;
-    return buf;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double tkb_median(double *v, size_t n) {
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 void tkb_rows_free(tkb_rows *rows) {

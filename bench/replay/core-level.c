@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "params-internal.h"
 #include "replay/replay.h"
 
 #if defined(__x86_64__)
@@ -509,18 +510,6 @@ static int drv_check(drv *d, const tkt_trace *t, const tkb_replay_ref *ref, cons
     return 0;
 }
 
-/* "1ms", "100us", "1500ns": the largest unit that divides ns. */
-static void dur_text(char *out, size_t len, int64_t ns) {
-    if (ns != 0 && ns % TKB_NS_PER_S == 0)
-        snprintf(out, len, "%" PRId64 "s", ns / TKB_NS_PER_S);
-    else if (ns != 0 && ns % TKB_NS_PER_MS == 0)
-        snprintf(out, len, "%" PRId64 "ms", ns / TKB_NS_PER_MS);
-    else if (ns != 0 && ns % 1000 == 0)
-        snprintf(out, len, "%" PRId64 "us", ns / 1000);
-    else
-        snprintf(out, len, "%" PRId64 "ns", ns);
-}
-
 bool tkb_replay_core_fits(const tkb_peer *p, int64_t step_ns, char *err, size_t err_len) {
     if (p == NULL || step_ns <= 0) {
         snprintf(err, err_len, "replay: no peer, or a step <= 0");
@@ -551,9 +540,9 @@ bool tkb_replay_core_fits(const tkb_peer *p, int64_t step_ns, char *err, size_t 
     ops->destroy(self);
     if (!ok) {
         char st[32], a[32], b[32];
-        dur_text(st, sizeof st, step_ns);
-        dur_text(a, sizeof a, bad);
-        dur_text(b, sizeof b, due);
+        tk__duration_text(step_ns, st, sizeof st);
+        tk__duration_text(bad, a, sizeof a);
+        tk__duration_text(due, b, sizeof b);
         snprintf(err, err_len,
                  "peer %s is not on the replay's grid of step %s: it hands out a timer due at "
                  "%s only at %s (its tick must divide the step: choose --step as a multiple of "

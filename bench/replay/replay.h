@@ -118,9 +118,6 @@ typedef struct tkb_replay_set {
 } tkb_replay_set;
 
 /* ---- the run's traces (replay-cli.c) ---------------------------------------- */
-/* Parses a duration with its unit: "1ms", "100us", "250ns", "2s", "0.5ms".
- * Returns 0, or -1 (no unit, not a positive whole number of ns). */
-int tkb_parse_duration(const char *s, int64_t *ns);
 /* Loads each of paths[0..count) (a trace file, or synth:EVENTS[:TIMERS]) and
  * builds its reference at step_ns, reporting each on stderr. Returns 0; 2
  * for a trace that cannot be read (the loader's FILE:LINE message printed)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* tkbench: the traces of a run that replays (replay.h): durations of the
- * options, loading (or making) each trace, and its reference model. */
+/* tkbench: the traces of a run that replays (replay.h): loading (or making)
+ * each trace, and its reference model. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -10,29 +10,6 @@
 #include <string.h>
 
 #include "replay/replay.h"
-
-int tkb_parse_duration(const char *s, int64_t *ns) {
-    static const struct {
-        const char *unit;
-        double ns;
-    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-    if (s == NULL || *s == '\0')
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno != 0 || end == s || !(v > 0) || !isfinite(v))
-        return -1;
-    for (size_t i = 0; i < TKB_COUNT(units); i++)
-        if (strcmp(end, units[i].unit) == 0) {
-            double x = v * units[i].ns;
-            if (x < 1 || x > 1e18 || x != floor(x))
-                return -1;
-            *ns = (int64_t)x;
-            return 0;
-        }
-    return -1;
-}
 
 /* "synth:EVENTS[:TIMERS]" */
 static bool synth_spec(const char *path, size_t *events, size_t *timers) {

@@ -12,6 +12,7 @@
 #include "cli/cmdline.h"
 #include "cli/datadir.h"
 #include "trace/trace.h"
+#include "util.h"
 
 #include <errno.h>
 #include <spawn.h>
@@ -234,25 +235,6 @@ static int cmd_convert(const tkb_cmd *cmd, int argc, char **argv) {
 /* ---- stats ------------------------------------------------------------------------------------
  */
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* A duration in ns, readable: "850 ns", "12.5 us", "4.00 ms", "1.25 s". */
-static const char *fmt_ns(double ns, char *buf, size_t len) {
-    double a = ns < 0 ? -ns : ns;
-    if (a < 1e3)
-        snprintf(buf, len, "%.0f ns", ns);
-    else if (a < 1e6)
-        snprintf(buf, len, "%.3g us", ns / 1e3);
-    else if (a < 1e9)
-        snprintf(buf, len, "%.3g ms", ns / 1e6);
-    else
-        snprintf(buf, len, "%.4g s", ns / 1e9);
-    return buf;
-}
-
 #define NBUCKETS 1000
 #define NCDF 1000
 
@@ -392,7 +374,7 @@ static int summarise(const tkt_trace *t, summary *s) {
     }
     s->armed_at_end = armed;
     s->mean_armed = area / (double)span;
-    qsort(s->delays, s->ndelays, sizeof *s->delays, cmp_i64);
+    qsort(s->delays, s->ndelays, sizeof *s->delays, tkb_cmp_i64);
     free(next), free(end), free(matched), free(ch);
     return 0;
 }
@@ -415,7 +397,7 @@ static void print_summary(FILE *f, const tkt_trace *t, const summary *s, bool is
     fprintf(f, "trace %s (%s)\n", t->name, t->source[0] ? t->source : "no source given");
     fprintf(f, "  events        %zu: %zu start, %zu cancel, %zu expire, over %s", t->count,
             s->by_op[TKT_START], s->by_op[TKT_CANCEL], s->by_op[TKT_EXPIRE],
-            fmt_ns((double)t->duration_ns, b1, sizeof b1));
+            tkb_duration_text((double)t->duration_ns, b1, sizeof b1));
     if (secs > 0)
         fprintf(f, " (%.0f events/s, %.0f starts/s)", (double)t->count / secs,
                 (double)s->by_op[TKT_START] / secs);
@@ -423,7 +405,7 @@ static void print_summary(FILE *f, const tkt_trace *t, const summary *s, bool is
             t->ntimers, s->by_cls[TKT_CLS_WHEEL], s->by_cls[TKT_CLS_HRTIMER],
             s->by_cls[TKT_CLS_UNKNOWN]);
     fprintf(f, "  armed timers  mean %.1f, max %zu (at %s), %zu at the end%s\n", s->mean_armed,
-            s->max_armed, fmt_ns((double)s->max_armed_t, b1, sizeof b1), s->armed_at_end,
+            s->max_armed, tkb_duration_text((double)s->max_armed_t, b1, sizeof b1), s->armed_at_end,
             s->has_expire ? "" : " (no expire events: a timer expires at its deadline)");
     if (s->ndelays > 0) {
         static const struct {
@@ -434,7 +416,8 @@ static void print_summary(FILE *f, const tkt_trace *t, const summary *s, bool is
         fprintf(f, "  delays        deadline - start time, over %zu starts:\n               ",
                 s->ndelays);
         for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++)
-            fprintf(f, " %s %s%s", qs[k].name, fmt_ns((double)pct(s, qs[k].q), b2, sizeof b2),
+            fprintf(f, " %s %s%s", qs[k].name,
+                    tkb_duration_text((double)pct(s, qs[k].q), b2, sizeof b2),
                     k + 1 < sizeof qs / sizeof qs[0] ? "," : "\n");
     }
     size_t n = s->by_op[TKT_START];
@@ -464,20 +447,6 @@ static void print_summary(FILE *f, const tkt_trace *t, const summary *s, bool is
             m += k + (nl != NULL);
         }
     }
-}
-
-static int mkdirs(const char *path) {
-    char p[4096];
-    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
-        return -1;
-    for (char *q = p + 1; *q != '\0'; q++)
-        if (*q == '/') {
-            *q = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *q = '/';
-        }
-    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 static FILE *open_in(const char *dir, const char *name) {
@@ -569,7 +538,7 @@ static int run_gnuplot(const char *dir, const char *fmt, const char *title) {
 
 static int write_out(const char *dir, const tkt_trace *t, const summary *s, bool is_csv,
                      const tkt_import_stats *st) {
-    if (mkdirs(dir) != 0) {
+    if (tkb_mkdir_p(dir) != 0) {
         fprintf(stderr, "tkbench: trace stats: cannot create %s: %s\n", dir, strerror(errno));
         return 1;
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "replay/replay.h"
+#include "util.h"
 
 /* What the CLI defines (cli.c is not linked). */
 tkb_run tkb_the_run;
