@@ -43,7 +43,7 @@
 
 #include "advise/advise.h"
 #include "cli/cmdline.h"
-#include "cli/datadir.h"
+#include "datadir.h"
 #include "output/output.h"
 #include "replay/replay.h"
 #include "trace/trace-stats.h"

@@ -42,7 +42,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/datadir.h"
+#include "datadir.h"
 #include "harness/harness.h"
 
 extern char **environ;

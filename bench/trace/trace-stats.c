@@ -10,7 +10,7 @@
 
 #include "trace/trace-stats.h"
 #include "cli/cmdline.h"
-#include "cli/datadir.h"
+#include "datadir.h"
 #include "trace/trace.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tkb_data_dir(): see datadir.h. */
 #define _GNU_SOURCE
-#include "cli/datadir.h"
+#include "datadir.h"
 
 #include <limits.h>
 #include <stdio.h>
