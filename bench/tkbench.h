@@ -358,6 +358,13 @@ struct tkb_workload {
 /* The table of workloads (workloads.c), in run order. */
 extern const tkb_workload *const tkb_workloads[];
 extern const size_t tkb_workload_count;
+/* Checks every descriptor of the table (names, metrics with known units,
+ * figures naming declared metrics, plans with repetitions): a descriptor that
+ * cannot work is a bug in its file. Says what is wrong on stderr; true if
+ * nothing is. */
+bool tkb_workloads_check(void);
+/* "machine", "core" or "executor". */
+const char *tkb_level_name(tkb_level l);
 const tkb_workload *tkb_workload_find(const char *name);
 const tkb_metric *tkb_metric_find(const tkb_workload *w, const char *name);
 /* The workload whose row (its name, or <name>_<variant>) is `row`; *variant

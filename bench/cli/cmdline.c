@@ -49,6 +49,14 @@ int tkb_usage(const tkb_cmd *cmd, const char *fmt, ...) {
     return rc;
 }
 
+void tkb_die_usage(const tkb_cmd *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    tkb_vusage(cmd, fmt, ap);
+    va_end(ap);
+    exit(2);
+}
+
 static int group_usage(const char *group, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int group_usage(const char *group, const char *fmt, ...) {
@@ -156,6 +164,27 @@ int tkb_args_next(tkb_args *a, const char **value) {
             tkb_usage(cmd, "unknown option '--%.*s'", (int)n, name);
     }
     return TKB_ARGS_BAD;
+}
+
+int tkb_args_parse(const tkb_cmd *cmd, int argc, char **argv, const char **values, const char **pos,
+                   size_t maxpos, size_t *npos) {
+    tkb_args a;
+    tkb_args_start(&a, cmd, argc, argv);
+    *npos = 0;
+    const char *v;
+    for (int k; (k = tkb_args_next(&a, &v)) != TKB_ARGS_END;) {
+        if (k == TKB_ARGS_HELP)
+            return -1;
+        if (k == TKB_ARGS_BAD)
+            return 2;
+        if (k == TKB_ARGS_POS && *npos < maxpos)
+            pos[*npos] = v;
+        if (k == TKB_ARGS_POS)
+            ++*npos;
+        else
+            values[k] = v != NULL ? v : "";
+    }
+    return 0;
 }
 
 void tkb_cmd_help(const tkb_cmd *cmd, FILE *f) {

@@ -85,6 +85,15 @@ void tkb_args_start(tkb_args *a, const tkb_cmd *cmd, int argc, char **argv);
  * for a flag), or a TKB_ARGS_* code (*value the argument for TKB_ARGS_POS). */
 int tkb_args_next(tkb_args *a, const char **value);
 
+/* The whole parse of a command whose options each keep one value: values[k]
+ * (room for cmd->nopts; NULL for a command without options) gets option
+ * k's value (a flag's is "", an option given twice keeps the last; NULL:
+ * not given), pos[0..maxpos) the positional arguments in order and *npos
+ * how many there were (more than maxpos are counted, not kept). Returns 0,
+ * -1 (the help is printed: exit 0) or 2 (a usage error, said). */
+int tkb_args_parse(const tkb_cmd *cmd, int argc, char **argv, const char **values, const char **pos,
+                   size_t maxpos, size_t *npos);
+
 /* Prints cmd's help (usage line, summary, options, details, example) to f. */
 void tkb_cmd_help(const tkb_cmd *cmd, FILE *f);
 
@@ -93,6 +102,10 @@ void tkb_cmd_help(const tkb_cmd *cmd, FILE *f);
  * to tkbench --help). Returns 2, the exit status of a usage error. */
 int tkb_usage(const tkb_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int tkb_vusage(const tkb_cmd *cmd, const char *fmt, va_list ap);
+/* The same, then exit(2): for checks deep inside a command, where returning
+ * the status up would only add noise. */
+void tkb_die_usage(const tkb_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
 
 /* Runs `tkbench ...` with the subcommands in cmds: help, --help, help CMD,
  * CMD [options], and subcommands of two words ("trace stats"). Returns the

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* tkbench: the table of workload descriptors, built from workloads.h. */
+/* tkbench: the table of workload descriptors, built from workloads.h, the
+ * check of each, and finding a workload, a metric or a row. */
+#include <stdio.h>
 #include <string.h>
 
-#include "tkbench.h"
+#include "output/output.h"
 #include "workloads/workloads.h"
 
 #ifdef TKB_TEST_WORKLOADS
@@ -21,6 +23,61 @@ const tkb_workload *const tkb_workloads[] = {TKB_WORKLOAD_LIST(TKB_ENTRY)
                                                  TKB_TEST_WORKLOAD_LIST(TKB_ENTRY)};
 #undef TKB_ENTRY
 const size_t tkb_workload_count = TKB_COUNT(tkb_workloads);
+
+bool tkb_workloads_check(void) {
+    bool ok = true;
+    for (size_t i = 0; i < tkb_workload_count; i++) {
+        const tkb_workload *w = tkb_workloads[i];
+        const char *bad = NULL;
+        char what[160] = "";
+        if (w->name == NULL || w->group == NULL || w->summary == NULL || w->cases == NULL ||
+            w->x.label == NULL || w->x.shortname == NULL || w->nmetrics == 0)
+            bad =
+                "needs a name, group, summary, x label and short name, metrics and a case builder";
+        for (size_t j = 0; bad == NULL && j < i; j++)
+            if (strcmp(tkb_workloads[j]->name, w->name) == 0)
+                bad = "has the name of another workload";
+        for (size_t k = 0; bad == NULL && k < w->nmetrics; k++) {
+            const tkb_metric *m = &w->metrics[k];
+            snprintf(what, sizeof what, "%s", m->name ? m->name : "(null)");
+            if (m->name == NULL || m->label == NULL || m->unit == NULL)
+                bad = "metric needs a name, a unit and a label";
+            else if (tkb_unit_find(m->unit) == NULL)
+                bad = "metric has an unknown unit (see tkb_units in output/results.c)";
+            else if (m->head.block != 0 && m->head.head == NULL)
+                bad = "metric is in the headline without a column header";
+        }
+        for (size_t f = 0; bad == NULL && f < w->nfigures; f++) {
+            const tkb_figure *fig = &w->figures[f];
+            for (const char *s = fig->metrics; bad == NULL && s != NULL && *s;) {
+                size_t l = strcspn(s, ",");
+                snprintf(what, sizeof what, "%.*s", (int)l, s);
+                if (tkb_metric_find(w, what) == NULL)
+                    bad = "figure names a metric the workload does not declare";
+                s += l + (s[l] == ',');
+            }
+            for (size_t r = 0; bad == NULL && r < TKB_COUNT(fig->refs); r++)
+                if (fig->refs[r].workload != NULL &&
+                    tkb_metric_find(fig->refs[r].workload, fig->refs[r].metric) == NULL) {
+                    snprintf(what, sizeof what, "%s", fig->refs[r].metric);
+                    bad = "figure refers to a metric its reference workload does not declare";
+                }
+        }
+        for (int s = 0; bad == NULL && s < TKB_NSUITES; s++)
+            if (w->plan[s].reps < 1)
+                bad = "plan of a suite has no repetitions";
+        if (bad != NULL) {
+            fprintf(stderr, "tkbench: workload descriptor %s%s%s: %s\n",
+                    w->name ? w->name : "(unnamed)", what[0] ? " " : "", what, bad);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+const char *tkb_level_name(tkb_level l) {
+    return l == TKB_LEVEL_MACHINE ? "machine" : l == TKB_LEVEL_CORE ? "core" : "executor";
+}
 
 const tkb_workload *tkb_workload_find(const char *name) {
     for (size_t i = 0; i < tkb_workload_count; i++)
