@@ -17,10 +17,6 @@
 
 #include "output/output.h"
 
-static const char *level_name(tkb_level l) {
-    return l == TKB_LEVEL_MACHINE ? "machine" : l == TKB_LEVEL_CORE ? "core" : "executor";
-}
-
 static const char *better_name(tkb_better b) {
     return b == TKB_BETTER_LOWER ? "lower" : b == TKB_BETTER_HIGHER ? "higher" : "none";
 }
@@ -97,7 +93,7 @@ static json_t *workload_json(const tkb_workload *w, int reps, json_t *extra_metr
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(w->name));
     json_object_set_new(o, "group", json_string(w->group));
-    json_object_set_new(o, "level", json_string(level_name(w->level)));
+    json_object_set_new(o, "level", json_string(tkb_level_name(w->level)));
     json_object_set_new(o, "summary", json_string(w->summary));
     json_t *x = json_object();
     json_object_set_new(x, "label", json_string(w->x.label));
@@ -534,14 +530,11 @@ static json_t *undeclared(const tkb_workload *w, const seen *v, size_t n) {
     return a;
 }
 
-int tkb_manifest_synthesize(const char *dir, bool force) {
+/* Reads DIR/results.csv into the (peer, row, metric) triples it holds, with
+ * their counts. Returns 0, or 2 with a message on stderr (no such file, a
+ * bad header or line, no rows). */
+static int read_seen(const char *dir, seen **v, size_t *n) {
     char path[PATH_MAX];
-    struct stat sb;
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (!force && stat(path, &sb) == 0) {
-        fprintf(stderr, "tkbench: %s exists already (--force replaces it)\n", path);
-        return 2;
-    }
     snprintf(path, sizeof path, "%s/results.csv", dir);
     FILE *f = fopen(path, "r");
     if (f == NULL) {
@@ -551,10 +544,9 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
     }
     char line[1024];
     char *fld[8];
-    seen *v = NULL;
-    size_t n = 0, cap = 0, lineno = 0;
+    size_t cap = 0, lineno = 0;
     int status = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
+    while (status == 0 && fgets(line, sizeof line, f) != NULL) {
         lineno++;
         int nf = tkb_csv_split(line, fld, 8);
         if (lineno == 1) {
@@ -562,33 +554,37 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
                 fprintf(stderr,
                         "tkbench: %s: line 1 is not the header peer,workload,n,metric,...\n", path);
                 status = 2;
-                break;
             }
             continue;
         }
         if (nf == 1 && fld[0][0] == '\0')
             continue;
-        if (nf < 6 || seen_add(&v, &n, &cap, fld[0], fld[1], fld[3], fld[5]) != 0) {
+        if (nf < 6 || seen_add(v, n, &cap, fld[0], fld[1], fld[3], fld[5]) != 0) {
             fprintf(stderr, "tkbench: %s: line %zu: expected at least 6 fields\n", path, lineno);
             status = 2;
-            break;
         }
     }
     fclose(f);
-    if (status == 0 && n == 0) {
+    if (status == 0 && *n == 0) {
         fprintf(stderr, "tkbench: %s has no rows\n", path);
         status = 2;
     }
-    /* peers, in first-seen order, then arranged */
+    return status;
+}
+
+/* The peers of the rows, in first-seen order, then arranged; one this
+ * tkbench cannot parse is kept under its name, as a peer of kind "unknown".
+ * Returns them (caller frees; *np of them), or NULL when out of memory. */
+static tkb_peer *peers_of(const seen *v, size_t n, size_t *np) {
     tkb_peer *peers = calloc(n ? n : 1, sizeof *peers);
-    size_t np = 0;
-    for (size_t i = 0; status == 0 && peers != NULL && i < n; i++) {
+    *np = 0;
+    for (size_t i = 0; peers != NULL && i < n; i++) {
         bool have = false;
-        for (size_t k = 0; k < np; k++)
+        for (size_t k = 0; k < *np; k++)
             have |= strcmp(peers[k].id, v[i].peer) == 0;
         if (have)
             continue;
-        tkb_peer *p = &peers[np++];
+        tkb_peer *p = &peers[(*np)++];
         if (tkb_peer_parse(v[i].peer, p, NULL, 0) != 0) {
             memset(p, 0, sizeof *p);
             snprintf(p->spec, sizeof p->spec, "%s", v[i].peer);
@@ -599,20 +595,15 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
         }
         snprintf(p->id, sizeof p->id, "%s", v[i].peer);
     }
-    if (status == 0 && peers == NULL)
-        status = 1;
-    if (status != 0) {
-        free(v);
-        free(peers);
-        return status;
-    }
-    tkb_peer_arrange(peers, np);
-    json_t *m = manifest_new(true);
-    json_t *pa = json_array();
-    for (size_t i = 0; i < np; i++)
-        json_array_append_new(pa, peer_json(&peers[i]));
-    json_object_set_new(m, "peers", pa);
-    json_t *wa = json_array(), *fa = json_array();
+    if (peers != NULL)
+        tkb_peer_arrange(peers, *np);
+    return peers;
+}
+
+/* Each workload of the table that has rows, with its figures, into wa and
+ * fa: its repetitions the most any of its triples has, its instances the
+ * rows that name one, the metrics it does not declare kept. */
+static void described_workloads(json_t *wa, json_t *fa, const seen *v, size_t n) {
     for (size_t t = 0; t < tkb_workload_count; t++) {
         const tkb_workload *w = tkb_workloads[t];
         size_t reps = 0;
@@ -636,7 +627,11 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
         workload_figures(fa, w, inst);
         json_decref(inst);
     }
-    /* rows no descriptor knows: kept, as workloads of their own without figures */
+}
+
+/* Rows no descriptor knows, into wa: kept, as workloads of their own without
+ * figures, each with the metrics its rows have. */
+static void unknown_workloads(json_t *wa, const seen *v, size_t n) {
     for (size_t i = 0; i < n; i++) {
         int var;
         bool first = true;
@@ -661,10 +656,12 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
         }
         json_array_append_new(wa, workload_json(&w, (int)v[i].count, ms, NULL));
     }
-    json_object_set_new(m, "workloads", wa);
-    json_object_set_new(m, "figures", fa);
-    /* hist/<row>.<peer id>.hgrm */
+}
+
+/* The histograms of DIR/hist/, <row>.<peer id>.hgrm, of the peers known. */
+static json_t *hist_files(const char *dir, const tkb_peer *peers, size_t np) {
     json_t *ha = json_array();
+    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/hist", dir);
     DIR *d = opendir(path);
     struct dirent *e;
@@ -690,12 +687,40 @@ int tkb_manifest_synthesize(const char *dir, bool force) {
     }
     if (d != NULL)
         closedir(d);
-    json_object_set_new(m, "hist", ha);
+    return ha;
+}
+
+int tkb_manifest_synthesize(const char *dir, bool force) {
+    char path[PATH_MAX];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (!force && stat(path, &sb) == 0) {
+        fprintf(stderr, "tkbench: %s exists already (--force replaces it)\n", path);
+        return 2;
+    }
+    seen *v = NULL;
+    size_t n = 0, np = 0;
+    int status = read_seen(dir, &v, &n);
+    tkb_peer *peers = status == 0 ? peers_of(v, n, &np) : NULL;
+    if (status == 0 && peers == NULL)
+        status = 1;
+    if (status == 0) {
+        json_t *m = manifest_new(true);
+        json_t *pa = json_array(), *wa = json_array(), *fa = json_array();
+        for (size_t i = 0; i < np; i++)
+            json_array_append_new(pa, peer_json(&peers[i]));
+        json_object_set_new(m, "peers", pa);
+        described_workloads(wa, fa, v, n);
+        unknown_workloads(wa, v, n);
+        json_object_set_new(m, "workloads", wa);
+        json_object_set_new(m, "figures", fa);
+        json_object_set_new(m, "hist", hist_files(dir, peers, np));
+        status = manifest_save(dir, m) != 0 ? 1 : 0;
+    }
     free(v);
     free(peers);
-    if (manifest_save(dir, m) != 0)
-        return 1;
-    fprintf(stderr, "tkbench: wrote %s/manifest.json from this tkbench's workload descriptors\n",
-            dir);
-    return 0;
+    if (status == 0)
+        fprintf(stderr,
+                "tkbench: wrote %s/manifest.json from this tkbench's workload descriptors\n", dir);
+    return status;
 }
