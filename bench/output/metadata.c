@@ -243,18 +243,9 @@ static json_t *json_sizes(const size_t *sizes, size_t cap) {
     return a;
 }
 
-json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_t nws,
-                           const tkb_peer *peers, size_t npeers, int argc, char **argv,
-                           json_t *gb_context) {
-    json_t *m = json_object();
+/* The machine: CPU, cores, its facts (machine_facts), kernel. */
+static void machine_json(json_t *m) {
     char buf[1024];
-    time_t t = time(NULL);
-    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    json_object_set_new(m, "date", json_string(buf));
-    source_state(m);
-    const tkb_suite *suite = tkb_the_run.suite;
-    json_object_set_new(m, "suite", json_string(suite_name));
-    json_object_set_new(m, "base_suite", json_string(suite->name));
     cpu_model(buf, sizeof buf);
     json_object_set_new(m, "cpu_model", json_string(buf));
     json_object_set_new(m, "cores", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
@@ -265,6 +256,11 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
         json_object_set_new(m, "kernel", json_string(buf));
         json_object_set_new(m, "kernel_version", json_string(u.version));
     }
+}
+
+/* How tkbench was built: compiler, flags, build type, Google Benchmark's
+ * version and the build type it reports (from its context, once it ran). */
+static void build_json(json_t *m, json_t *gb_context) {
     json_object_set_new(m, "compiler", json_string(TKB_COMPILER));
     json_object_set_new(m, "cflags", json_string(TKB_CFLAGS));
     json_object_set_new(m, "cxxflags", json_string(TKB_CXXFLAGS));
@@ -274,7 +270,12 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
     if (gb_context && json_string_value(json_object_get(gb_context, "library_build_type")))
         gbt = json_string_value(json_object_get(gb_context, "library_build_type"));
     json_object_set_new(m, "gbench_build_type", json_string(gbt));
-    json_object_set_new(m, "timer_slack_ns", json_integer(tkb_the_run.timer_slack_ns));
+}
+
+/* The peers' specs in one line ("peers"), and each one's label, kind,
+ * description, parameters and levels ("peer_params"). */
+static void peers_json(json_t *m, const tkb_peer *peers, size_t npeers) {
+    char buf[1024];
     size_t len = 0;
     buf[0] = 0;
     for (size_t i = 0; i < npeers && len < sizeof buf; i++)
@@ -302,10 +303,12 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
         json_object_set_new(pp, p->spec, o);
     }
     json_object_set_new(m, "peer_params", pp);
-    json_object_set_new(m, "default_engine", json_string(tk_engine_default()->name));
-    if (gethostname(buf, sizeof buf) == 0)
-        json_object_set_new(m, "hostname", json_string(buf));
-    len = 0;
+}
+
+/* The workloads in one line ("workloads") and each one's plan ("plans"). */
+static void plans_json(json_t *m, const tkb_selected *ws, size_t nws) {
+    char buf[1024];
+    size_t len = 0;
     buf[0] = 0;
     for (size_t i = 0; i < nws && len < sizeof buf; i++)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? " " : "", ws[i].wl->name);
@@ -325,23 +328,34 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
         json_object_set_new(plans, ws[i].wl->name, o);
     }
     json_object_set_new(m, "plans", plans);
+}
+
+/* The traces a replay ran, and its settings ("replay"), if it did. */
+static void replay_json(json_t *m) {
     const tkb_replay_set *rs = tkb_the_run.replay;
-    if (rs != NULL) { /* the traces a replay ran, and its settings */
-        json_t *r = json_object(), *tr = json_object();
-        json_object_set_new(r, "step_ns", json_integer(rs->step_ns));
-        json_object_set_new(r, "speed", json_real(rs->speed));
-        for (size_t i = 0; i < rs->count; i++) {
-            const tkt_trace *tt = &rs->traces[i].trace;
-            json_t *o = json_object();
-            json_object_set_new(o, "events", json_integer((json_int_t)tt->count));
-            json_object_set_new(o, "timers", json_integer((json_int_t)tt->ntimers));
-            json_object_set_new(o, "duration_ns", json_integer(tt->duration_ns));
-            json_object_set_new(o, "source", json_string(tt->source));
-            json_object_set_new(tr, tt->name, o);
-        }
-        json_object_set_new(r, "traces", tr);
-        json_object_set_new(m, "replay", r);
+    if (rs == NULL)
+        return;
+    json_t *r = json_object(), *tr = json_object();
+    json_object_set_new(r, "step_ns", json_integer(rs->step_ns));
+    json_object_set_new(r, "speed", json_real(rs->speed));
+    for (size_t i = 0; i < rs->count; i++) {
+        const tkt_trace *tt = &rs->traces[i].trace;
+        json_t *o = json_object();
+        json_object_set_new(o, "events", json_integer((json_int_t)tt->count));
+        json_object_set_new(o, "timers", json_integer((json_int_t)tt->ntimers));
+        json_object_set_new(o, "duration_ns", json_integer(tt->duration_ns));
+        json_object_set_new(o, "source", json_string(tt->source));
+        json_object_set_new(tr, tt->name, o);
     }
+    json_object_set_new(r, "traces", tr);
+    json_object_set_new(m, "replay", r);
+}
+
+/* The harness's settings and the peers' versions: the suite's strawman
+ * limits and minimum time, the executor's pool and policy, the heap's
+ * arity, libuv's and libevent's versions, the JVM's command. */
+static void harness_json(json_t *m) {
+    const tkb_suite *suite = tkb_the_run.suite;
     json_object_set_new(m, "strawman_max_n", json_integer((json_int_t)suite->strawman_max_n));
     json_object_set_new(m, "strawman_pairs", json_integer((json_int_t)suite->strawman_pairs));
     json_object_set_new(m, "gbench_min_time_s", json_real(suite->min_time));
@@ -360,10 +374,33 @@ json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_
 #endif
     if (tkb_jvm_missing() == NULL)
         json_object_set_new(m, "jvm_command", json_string(tkb_jvm_describe()));
+}
+
+json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_t nws,
+                           const tkb_peer *peers, size_t npeers, int argc, char **argv,
+                           json_t *gb_context) {
+    json_t *m = json_object();
+    char buf[1024];
+    time_t t = time(NULL);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    json_object_set_new(m, "date", json_string(buf));
+    source_state(m);
+    json_object_set_new(m, "suite", json_string(suite_name));
+    json_object_set_new(m, "base_suite", json_string(tkb_the_run.suite->name));
+    machine_json(m);
+    build_json(m, gb_context);
+    json_object_set_new(m, "timer_slack_ns", json_integer(tkb_the_run.timer_slack_ns));
+    peers_json(m, peers, npeers);
+    json_object_set_new(m, "default_engine", json_string(tk_engine_default()->name));
+    if (gethostname(buf, sizeof buf) == 0)
+        json_object_set_new(m, "hostname", json_string(buf));
+    plans_json(m, ws, nws);
+    replay_json(m);
+    harness_json(m);
     /* the library this tkbench runs with (timerkit/version.h: one version for the
      * library, tkbench --version and every results folder) */
     json_object_set_new(m, "tkbench_version", json_string(tk_version_string()));
-    len = 0;
+    size_t len = 0;
     buf[0] = 0;
     for (int i = 0; i < argc && len < sizeof buf; i++)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? " " : "", argv[i]);
