@@ -198,16 +198,10 @@ static void check_output(tkb_jvm_run *r, const tkb_case *c) {
         run_fail(r, "its output ends before `done` (%ld lines)", lineno);
 }
 
-/* Runs the child that c shares with the other cases of its (peer, workload)
- * and keeps its output, or why it failed, in c->jvm. */
-static void run_child(const tkb_case *c) {
+/* Starts the JVM for c's (peer, workload), its stdout into *out_fd.
+ * Returns its pid, or -1 (run_fail() said why). */
+static pid_t spawn_child(const tkb_case *c, int *out_fd) {
     tkb_jvm_run *r = c->jvm;
-    r->ran = true;
-    const char *why = tkb_jvm_missing();
-    if (why != NULL) {
-        run_fail(r, "%s", why);
-        return;
-    }
     char cp[3 * PATH_MAX], reps[32], warm[32], cnt[32], secs[64];
     snprintf(cp, sizeof cp, "%s:%s", found.jar, TKB_NETTY_JAR);
     snprintf(reps, sizeof reps, "%d", c->reps);
@@ -230,11 +224,10 @@ static void run_child(const tkb_case *c) {
     argv[a++] = secs;
     argv[a++] = r->sizes;
     argv[a] = NULL;
-
     int fd[2];
     if (pipe2(fd, O_CLOEXEC) != 0) {
         run_fail(r, "pipe: %s", strerror(errno));
-        return;
+        return -1;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -248,53 +241,78 @@ static void run_child(const tkb_case *c) {
     if (rc != 0) {
         close(fd[0]);
         run_fail(r, "cannot start %s: %s", found.java, strerror(rc));
-        return;
+        return -1;
     }
+    *out_fd = fd[0];
+    return pid;
+}
+
+/* Reads the child's output into r->out until it closes it, or kills the
+ * child when it stays silent for silence_s (a hung child: every repetition
+ * of every workload prints well within it). *hung, *oom: what went wrong. */
+static void read_child(tkb_jvm_run *r, int fd, pid_t pid, long silence_s, bool *hung, bool *oom) {
     size_t cap = 1 << 16;
     r->out = malloc(cap);
-    bool oom = r->out == NULL, hung = false;
-    const char *env = getenv("TKBENCH_JVM_SILENCE_S");
-    long silence_s = env != NULL ? strtol(env, NULL, 10) : 0;
-    if (silence_s <= 0)
-        silence_s = JVM_SILENCE_S;
+    *oom = r->out == NULL;
+    *hung = false;
     int64_t last = tkb_now_ns();
     for (;;) {
-        /* a child silent for that long is hung: every repetition of every
-         * workload prints well within it */
-        struct pollfd pfd = {.fd = fd[0], .events = POLLIN};
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int ready = poll(&pfd, 1, 1000);
         if (ready < 0 && errno == EINTR)
             continue;
         if (ready == 0) {
             if (tkb_now_ns() - last > (int64_t)silence_s * 1000000000) {
-                hung = true;
+                *hung = true;
                 kill(pid, SIGKILL);
                 break;
             }
             continue;
         }
         char buf[1 << 14];
-        ssize_t got = read(fd[0], buf, sizeof buf);
+        ssize_t got = read(fd, buf, sizeof buf);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
             break;
         last = tkb_now_ns();
-        if (!oom && r->len + (size_t)got + 1 > cap) {
+        if (!*oom && r->len + (size_t)got + 1 > cap) {
             char *bigger = realloc(r->out, cap * 2 + (size_t)got);
             if (bigger == NULL)
-                oom = true;
+                *oom = true;
             else {
                 r->out = bigger;
                 cap = cap * 2 + (size_t)got;
             }
         }
-        if (!oom) {
+        if (!*oom) {
             memcpy(r->out + r->len, buf, (size_t)got);
             r->len += (size_t)got;
         }
     }
-    close(fd[0]);
+}
+
+/* Runs the child that c shares with the other cases of its (peer, workload)
+ * and keeps its output, or why it failed, in c->jvm. */
+static void run_child(const tkb_case *c) {
+    tkb_jvm_run *r = c->jvm;
+    r->ran = true;
+    const char *why = tkb_jvm_missing();
+    if (why != NULL) {
+        run_fail(r, "%s", why);
+        return;
+    }
+    int fd;
+    pid_t pid = spawn_child(c, &fd);
+    if (pid < 0)
+        return;
+    const char *env = getenv("TKBENCH_JVM_SILENCE_S");
+    long silence_s = env != NULL ? strtol(env, NULL, 10) : 0;
+    if (silence_s <= 0)
+        silence_s = JVM_SILENCE_S;
+    bool hung, oom;
+    read_child(r, fd, pid, silence_s, &hung, &oom);
+    close(fd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;

@@ -448,16 +448,12 @@ static int other_slot(bool *used, int *cycle) {
     return s != 0 ? s : 10 + (*cycle)++ % 3;
 }
 
-void tkb_peer_arrange(tkb_peer *peers, size_t count) {
-    arranged *a = calloc(count ? count : 1, sizeof *a);
-    size_t *sets = calloc(count ? count : 1, sizeof *sets);
-    if (a == NULL || sets == NULL) {
-        free(a);
-        free(sets);
-        return; /* slots stay as parsed; order unchanged */
-    }
-    bool used[TKB_SLOTS + 1] = {false};
-    size_t nsets = 0, nengines = tk_engine_count();
+/* Copies the peers into a and groups the engines' peers into parameter sets
+ * (in_set): sets[0..n) get the index of each set's first peer, in registry
+ * and parameter order; a baseline's own slot is marked used. Returns n. */
+static size_t group_sets(arranged *a, size_t *sets, const tkb_peer *peers, size_t count,
+                         bool *used) {
+    size_t nsets = 0;
     for (size_t i = 0; i < count; i++) {
         a[i].p = peers[i];
         a[i].index = i;
@@ -482,9 +478,14 @@ void tkb_peer_arrange(tkb_peer *peers, size_t count) {
     g_sets_of = a;
     qsort(sets, nsets, sizeof *sets, by_set);
     g_sets_of = NULL;
+    return nsets;
+}
 
-    /* the sets' slots: each engine's first set in the slot it owns, then
-     * the others from `further` */
+/* The sets' slots: each engine's first set in the slot it owns, then the
+ * others from the free slots of 1-4 (owned by no engine, or by an engine
+ * not in the run) and 10-12, then any. */
+static void set_slots(arranged *a, const size_t *sets, size_t nsets, bool *used, int *cycle) {
+    size_t nengines = tk_engine_count();
     int further[2 * FAMILY_SLOTS + 3], nfurther = 0;
     bool engine_in_run[FAMILY_SLOTS] = {false};
     for (size_t k = 0; k < nsets; k++)
@@ -504,16 +505,19 @@ void tkb_peer_arrange(tkb_peer *peers, size_t count) {
         if ((k == 0 || a[sets[k - 1]].engine != x->engine) && x->engine < FAMILY_SLOTS)
             used[x->setslot = (int)x->engine + 1] = true;
     }
-    int cycle = 0;
     for (size_t k = 0; k < nsets; k++) {
         arranged *x = &a[sets[k]];
         if (x->setslot == 0)
             x->setslot = take_slot(used, further, (size_t)nfurther);
         if (x->setslot == 0)
-            x->setslot = other_slot(used, &cycle);
+            x->setslot = other_slot(used, cycle);
     }
+}
 
-    /* every peer's slot and display order */
+/* Every peer's slot and display order: a set's task peer takes the set's
+ * slot, its embedded variant the slot EMBEDDED_SHIFT above; the others, and
+ * peers this tkbench does not know, what is left. */
+static void peer_slots(arranged *a, size_t count, bool *used, int *cycle) {
     for (size_t i = 0; i < count; i++) {
         arranged *x = &a[i];
         tkb_peer *p = &x->p;
@@ -541,7 +545,22 @@ void tkb_peer_arrange(tkb_peer *peers, size_t count) {
     }
     for (size_t i = 0; i < count; i++)
         if (a[i].p.slot == 0)
-            a[i].p.slot = other_slot(used, &cycle);
+            a[i].p.slot = other_slot(used, cycle);
+}
+
+void tkb_peer_arrange(tkb_peer *peers, size_t count) {
+    arranged *a = calloc(count ? count : 1, sizeof *a);
+    size_t *sets = calloc(count ? count : 1, sizeof *sets);
+    if (a == NULL || sets == NULL) {
+        free(a);
+        free(sets);
+        return; /* slots stay as parsed; order unchanged */
+    }
+    bool used[TKB_SLOTS + 1] = {false};
+    int cycle = 0;
+    size_t nsets = group_sets(a, sets, peers, count, used);
+    set_slots(a, sets, nsets, used, &cycle);
+    peer_slots(a, count, used, &cycle);
     qsort(a, count, sizeof *a, by_order);
     for (size_t i = 0; i < count; i++)
         peers[i] = a[i].p;

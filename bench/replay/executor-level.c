@@ -577,14 +577,10 @@ static int rx_run_all(rx_run *x, const tkb_replay_exec_opts *o) {
     return 0;
 }
 
-int tkb_replay_exec(const tkt_trace *t, const tkb_peer *p, const tkb_replay_exec_opts *o,
-                    tkb_replay_exec_result *r, char *err, size_t err_len) {
-    char dummy[1];
-    if (err == NULL || err_len == 0) {
-        err = dummy;
-        err_len = sizeof dummy;
-    }
-    err[0] = '\0';
+/* The arguments of tkb_replay_exec(), checked. Returns 0, or -1 with a
+ * message in err. */
+static int rx_check_args(const tkt_trace *t, const tkb_peer *p, const tkb_replay_exec_opts *o,
+                         const tkb_replay_exec_result *r, char *err, size_t err_len) {
     if (t == NULL || p == NULL || o == NULL || r == NULL) {
         snprintf(err, err_len, "replay: NULL argument");
         return -1;
@@ -612,6 +608,50 @@ int tkb_replay_exec(const tkt_trace *t, const tkb_peer *p, const tkb_replay_exec
                  t->ntimers);
         return -1;
     }
+    return 0;
+}
+
+/* The replay's memory (one timer's storage per trace timer, records laid out
+ * after it), the service, and its warm-up: its threads started and through
+ * one firing. Returns 0, or -1 (rx_fail() said why). */
+static int rx_open(rx_run *x, const tkb_replay_exec_opts *o) {
+    const tkt_trace *t = x->t;
+    const tkb_svc_ops *ops = x->ops;
+    x->ctx.fires = calloc(t->ntimers ? t->ntimers : 1, sizeof *x->ctx.fires);
+    x->cur = malloc((t->ntimers ? t->ntimers : 1) * sizeof *x->cur);
+    x->chunk = malloc(4 * sizeof *x->chunk);
+    x->capchunks = 4;
+    if (x->ctx.fires == NULL || x->cur == NULL || x->chunk == NULL)
+        return rx_fail(x, "replay: out of memory");
+    x->chunk[0] = tkb_xmalloc_touched(t->ntimers * x->stride);
+    if (x->chunk[0] == NULL)
+        return rx_fail(x, "replay: out of memory (%zu timers)", t->ntimers);
+    x->nchunks = 1;
+    x->nslots = t->ntimers;
+    for (size_t i = 0; i < t->ntimers; i++)
+        x->cur[i] = (uint32_t)i;
+    tkb_svc_opts so = {.timer_slack_ns = o->timer_slack_ns, .threads = 1};
+    void *self = NULL;
+    if (ops->create(x->p, &so, &self) != 0)
+        return rx_fail(x, "replay: %s: service create failed", x->p->spec);
+    x->self = self;
+    tkb_prepare_storage(ops, self, x->chunk[0], t->ntimers, x->stride, true);
+    if (ops->schedule(self, NULL, &tkb_noop, 0) != 0)
+        return rx_fail(x, "replay: %s: warm-up schedule failed", x->p->spec);
+    tkb_sleep_ns(20 * TKB_NS_PER_MS);
+    return 0;
+}
+
+int tkb_replay_exec(const tkt_trace *t, const tkb_peer *p, const tkb_replay_exec_opts *o,
+                    tkb_replay_exec_result *r, char *err, size_t err_len) {
+    char dummy[1];
+    if (err == NULL || err_len == 0) {
+        err = dummy;
+        err_len = sizeof dummy;
+    }
+    err[0] = '\0';
+    if (rx_check_args(t, p, o, r, err, err_len) != 0)
+        return -1;
     /* counters start at zero; the caller's histogram and per-timer counts are added to */
     *r = (tkb_replay_exec_result){.late = r->late, .fires = r->fires};
     int64_t end_trace;
@@ -630,7 +670,6 @@ int tkb_replay_exec(const tkt_trace *t, const tkb_peer *p, const tkb_replay_exec
                  (double)end_trace / 1e9, o->max_seconds);
         return -1;
     }
-
     const tkb_svc_ops *ops = p->svc;
     rx_run x = {.t = t,
                 .p = p,
@@ -646,45 +685,14 @@ int tkb_replay_exec(const tkt_trace *t, const tkb_peer *p, const tkb_replay_exec
                 .rec_off = tkb_svc_record_offset(ops),
                 .end_ns = end_trace};
     x.ctx.late = r->late;
-    x.ctx.fires = calloc(t->ntimers ? t->ntimers : 1, sizeof *x.ctx.fires);
-    x.cur = malloc((t->ntimers ? t->ntimers : 1) * sizeof *x.cur);
-    x.chunk = malloc(4 * sizeof *x.chunk);
-    x.capchunks = 4;
-    int rc = -1;
-    if (x.ctx.fires == NULL || x.cur == NULL || x.chunk == NULL) {
-        rx_fail(&x, "replay: out of memory");
-        goto out;
-    }
     /* RSS before the service and the timers' storage exist */
     x.rss_peak = tkb_rss_bytes();
     int64_t rss0 = x.rss_peak;
-    x.chunk[0] = tkb_xmalloc_touched(t->ntimers * x.stride);
-    if (x.chunk[0] == NULL) {
-        rx_fail(&x, "replay: out of memory (%zu timers)", t->ntimers);
-        goto out;
-    }
-    x.nchunks = 1;
-    x.nslots = t->ntimers;
-    for (size_t i = 0; i < t->ntimers; i++)
-        x.cur[i] = (uint32_t)i;
-    tkb_svc_opts so = {.timer_slack_ns = o->timer_slack_ns, .threads = 1};
-    void *self = NULL;
-    if (ops->create(p, &so, &self) != 0) {
-        rx_fail(&x, "replay: %s: service create failed", p->spec);
-        goto out;
-    }
-    x.self = self;
-    tkb_prepare_storage(ops, self, x.chunk[0], t->ntimers, x.stride, true);
-    /* warm-up: the service's threads started and through one firing */
-    if (ops->schedule(self, NULL, &tkb_noop, 0) != 0) {
-        rx_fail(&x, "replay: %s: warm-up schedule failed", p->spec);
-        goto out;
-    }
-    tkb_sleep_ns(20 * TKB_NS_PER_MS);
-    rc = rx_run_all(&x, o);
+    int rc = rx_open(&x, o);
+    if (rc == 0)
+        rc = rx_run_all(&x, o);
     if (rc == 0 && x.rss_peak >= 0 && rss0 >= 0)
         r->rss_peak_delta_bytes = x.rss_peak - rss0;
-out:
     rx_close(&x); /* joins the callback thread: its counts are final */
     r->fired = atomic_load_explicit(&x.ctx.fired, memory_order_acquire);
     r->fired_after_cancel = atomic_load_explicit(&x.ctx.stale, memory_order_relaxed);
