@@ -12,12 +12,14 @@
  *   (suites.c) a named run uses.
  *
  * Two peer interfaces, one per level (docs/workloads.md):
- * - tkb_core_ops: a single-threaded data structure driven with virtual time
- *   (no locks, no clock reads inside the loops). Every op takes a whole batch
- *   so the loop over timers is inside the peer file: the harness adds one
- *   indirect call per batch, not per timer. Inside, every engine's core is
- *   called through its tk_core_ops (peer-core.c): one indirect call per
- *   operation, the same for every engine; a baseline calls its own API.
+ * - tkb_core_peer_ops: what a peer offers at core level, a single-threaded
+ *   data structure driven with virtual time (no locks, no clock reads inside
+ *   the loops). Every op takes a whole batch so the loop over timers is
+ *   inside the peer file: the harness adds one indirect call per batch, not
+ *   per timer. It is not the library's tk_core_ops (an engine's pure core,
+ *   one timer per call): the peer of every engine (peers/tk-core.c) drives
+ *   that one through this one, one indirect call per operation, the same for
+ *   every engine; a baseline calls its own API.
  * - tkb_svc_ops: a running timer service seen from a user thread (the
  *   executor with an engine; libuv or libevent on a loop thread of ours).
  *   Thread-safe; callbacks run on the service's thread(s). */
@@ -37,7 +39,7 @@ typedef struct tkb_peer tkb_peer;
 typedef struct tkb_workload tkb_workload;
 
 /* ---- core level ---------------------------------------------------------- */
-typedef struct tkb_core_ops {
+typedef struct tkb_core_peer_ops {
     size_t timer_size; /* bytes of one timer object (the harness allocates N of them) */
     bool can_expire;   /* expire_all() is available (virtual time) */
     /* Builds an empty instance whose virtual time starts at start_ns (0).
@@ -79,7 +81,7 @@ typedef struct tkb_core_ops {
      * calling fired(ctx, timer) once for each; returns how many. */
     size_t (*expire_at)(void *self, int64_t now_ns, void (*fired)(void *ctx, char *timer),
                         void *ctx);
-} tkb_core_ops;
+} tkb_core_peer_ops;
 
 /* ---- executor level -------------------------------------------------------- */
 /* A callback record: the service calls f->fn(f) on its thread. Workloads embed
@@ -180,7 +182,7 @@ struct tkb_peer {
     const tk_queue_ops *engine;     /* timerkit engine, or NULL */
     tk_queue_config qc;             /* its parameters (engines) */
     bool embedded;                  /* @embedded: the executor's embedded timers */
-    const tkb_core_ops *core;       /* NULL: no core level */
+    const tkb_core_peer_ops *core;  /* NULL: no core level */
     const tkb_svc_ops *svc;         /* NULL: no executor level */
     size_t core_max_n;              /* largest population its core runs (0: no limit) */
     const char *missing;            /* why it is not built, or NULL */
@@ -212,7 +214,7 @@ void tkb_peer_arrange(tkb_peer *peers, size_t count);
  * tkb_core_engine: any engine's pure core (peer-core.c). The embedded-timer
  * services differ in one op: tkb_svc_executor_timer_deferred, for engines
  * with TK_QUEUE_CAP_DEFERRED_RELEASE, adds reusable(). */
-extern const tkb_core_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_sorted_list,
+extern const tkb_core_peer_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_sorted_list,
     tkb_core_libuv, tkb_core_libevent;
 extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_deferred,
     tkb_svc_libuv, tkb_svc_libevent;

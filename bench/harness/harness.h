@@ -61,7 +61,7 @@ void tkb_hist_counters(tk_gb_state *st, const tkb_hist *h, const char *prefix, b
 
 /* ---- core level (harness-core.c) ------------------------------------------------ */
 typedef struct tkb_core_inst {
-    const tkb_core_ops *ops;
+    const tkb_core_peer_ops *ops;
     void *self;
     char *timers;
     size_t n;

@@ -86,7 +86,7 @@ static void core_churn(void *self, char *timers, const uint32_t *idx, const int6
     }
 }
 
-const tkb_core_ops tkb_core_libevent = {
+const tkb_core_peer_ops tkb_core_libevent = {
     .timer_size = sizeof(struct event),
     .can_expire = false,
     .create = core_create,

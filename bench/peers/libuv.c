@@ -103,7 +103,7 @@ static size_t core_expire_all(void *self, int64_t until_ns) {
     return s->fired;
 }
 
-const tkb_core_ops tkb_core_libuv = {
+const tkb_core_peer_ops tkb_core_libuv = {
     .timer_size = sizeof(uv_timer_t),
     .can_expire = true,
     .create = core_create,

@@ -68,7 +68,7 @@
 /* Peers that are not engines of the library. */
 typedef struct baseline {
     const char *name, *kind, *description;
-    const tkb_core_ops *core;
+    const tkb_core_peer_ops *core;
     const tkb_svc_ops *svc;
     size_t core_max_n;
     const char *missing;

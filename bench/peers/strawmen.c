@@ -192,7 +192,7 @@ static size_t naive_expire_at(void *self, int64_t now_ns, void (*fired)(void *ct
     return count;
 }
 
-const tkb_core_ops tkb_core_naive_heap = {
+const tkb_core_peer_ops tkb_core_naive_heap = {
     .timer_size = sizeof(naive_timer),
     .can_expire = true,
     .create = naive_create,
@@ -323,7 +323,7 @@ static size_t slist_expire_at(void *self, int64_t now_ns, void (*fired)(void *ct
     return count;
 }
 
-const tkb_core_ops tkb_core_sorted_list = {
+const tkb_core_peer_ops tkb_core_sorted_list = {
     .timer_size = sizeof(slist_timer),
     .can_expire = true,
     .create = slist_create,

@@ -6,7 +6,7 @@
  * The instance is the engine's core state (core->size bytes, aligned for any
  * type) initialised with the spec's parameter struct, the default allocator
  * and origin 0: time is virtual and starts at 0, as every core-level
- * workload assumes. Each batch op of tkb_core_ops loops over its timers and
+ * workload assumes. Each batch op of tkb_core_peer_ops loops over its timers and
  * calls the core through its table, core->insert/remove/expire: one indirect
  * call per operation, the same for every engine, on top of the one per batch
  * the harness makes (tkbench.h).
@@ -230,7 +230,7 @@ static size_t cp_expire_at(void *self, int64_t now, void (*fired)(void *ctx, cha
     return expire_loop(self, now, fired, ctx);
 }
 
-const tkb_core_ops tkb_core_engine = {
+const tkb_core_peer_ops tkb_core_engine = {
     .timer_size = sizeof(tk_node),
     .can_expire = true,
     .create = cp_create,

@@ -292,7 +292,7 @@ void tkb_opclock_calibrate(tkb_opclock *c) {
 
 /* ---- the driver ------------------------------------------------------------------------ */
 typedef struct drv {
-    const tkb_core_ops *ops;
+    const tkb_core_peer_ops *ops;
     void *self;
     char *timers; /* ntimers x timer_size */
     size_t tsize;
@@ -336,7 +336,7 @@ static inline uint64_t lap(drv *d, uint64_t t0) {
 /* Expires every grid point up to `limit`, in the peer. Returns false if the
  * peer's next_one() does not progress. */
 static bool drv_pass(drv *d, int64_t limit) {
-    const tkb_core_ops *ops = d->ops;
+    const tkb_core_peer_ops *ops = d->ops;
     int64_t w;
     uint64_t t0 = d->timed ? op_ticks() : 0;
     bool have = ops->next_one(d->self, &w);
@@ -366,7 +366,7 @@ static bool drv_pass(drv *d, int64_t limit) {
 
 /* One pass over the trace. */
 static int drv_run(drv *d, const tkt_trace *t) {
-    const tkb_core_ops *ops = d->ops;
+    const tkb_core_peer_ops *ops = d->ops;
     for (size_t i = 0; i < t->count; i++) {
         const tkt_event *e = &t->ev[i];
         if (e->op == TKT_EXPIRE)
@@ -515,7 +515,7 @@ bool tkb_replay_core_fits(const tkb_peer *p, int64_t step_ns, char *err, size_t 
         snprintf(err, err_len, "replay: no peer, or a step <= 0");
         return false;
     }
-    const tkb_core_ops *ops = p->core;
+    const tkb_core_peer_ops *ops = p->core;
     if (ops == NULL || ops->start_one == NULL || ops->expire_at == NULL) {
         snprintf(err, err_len, "%s has no core-level replay%s", p->spec,
                  ops != NULL ? " (no faithful partial expiry in virtual time, docs/replay.md)"

@@ -187,7 +187,7 @@ static void test_check_fails(const tkt_trace *t) {
           "perturbed: %s", err);
     printf("perturbed: %s\n", err);
     /* a wrong peer */
-    tkb_core_ops wrong = tkb_core_engine;
+    tkb_core_peer_ops wrong = tkb_core_engine;
     wrong.expire_at = forgetful_expire_at;
     p.core = &wrong;
     o.perturb = -1;
