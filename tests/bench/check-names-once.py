@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """No workload name appears as a string literal in bench/, plots/ or scripts/
-outside the descriptor file that declares it (STYLE rule 16: a workload is
-declared once and everything else derives from its descriptor).
+outside the descriptor file that declares it. The rule: a workload is
+declared once, in its descriptor, and the CLI, the suites, the manifest, the
+report and the figures derive from it (bench/README.md, "Workloads are
+descriptors"); a name written a second time is a second list to keep in step.
 
-Usage: check_names_once.py SOURCE_DIR TKBENCH
+Usage: check-names-once.py SOURCE_DIR TKBENCH
 The names come from `tkbench list --names`; string literals are found in C,
 C++, Python, shell, gnuplot and CMake files (comments are not literals).
 """
