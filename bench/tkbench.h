@@ -3,11 +3,11 @@
  *
  * Three things are declared once here and everything else is derived:
  * - workloads: one const tkb_workload descriptor per workload, each in its own
- *   file under workloads/, listed once in workloads.h. The CLI, the suites,
+ *   file under workloads/, listed once in workloads/workloads.h. The CLI, the suites,
  *   `tkbench list`, the headline table, manifest.json (and from it the report
  *   and the figures) all read the descriptors;
  * - peers: an engine of the library or a baseline with its parameters, written
- *   as a spec string (peers.c);
+ *   as a spec string (peers/peers.c);
  * - suites: which sizes and repetitions (in each descriptor) and which peers
  *   (suites.c) a named run uses.
  *
@@ -60,7 +60,7 @@ typedef struct tkb_core_peer_ops {
      * number of timers expired. */
     size_t (*expire_all)(void *self, int64_t until_ns);
 
-    /* Per-event ops, for the core-level replay of a trace (replay-core.c),
+    /* Per-event ops, for the core-level replay of a trace (replay/core-level.c),
      * which applies one event at a time. All NULL: the peer has no core
      * replay (libuv, libevent: no faithful partial expiry in virtual time,
      * docs/replay.md). A modify is stop_one() then start_one(): a new seq. */
@@ -143,7 +143,7 @@ typedef struct tkb_svc_ops {
      * (an engine with TK_QUEUE_CAP_DEFERRED_RELEASE: the wheel's tick thread
      * until its next pass, later while it falls behind sustained churn)
      * cannot be started until it lets go, so the hold-model loops re-arm a
-     * spare timer instead (tkb_spare_churn in harness.h). Thread-safe, cheap
+     * spare timer instead (tkb_spare_churn in harness/harness.h). Thread-safe, cheap
      * (one atomic load). */
     bool (*reusable)(void *self, void *timer);
     /* Waits until everything submitted so far has been applied (hand-off
@@ -165,7 +165,7 @@ static inline size_t tkb_svc_stride(const tkb_svc_ops *ops, size_t record_size) 
     return tkb_svc_record_offset(ops) + (record_size + a - 1) / a * a;
 }
 
-/* ---- peers (peers.c) ---------------------------------------------------------
+/* ---- peers (peers/peers.c) ---------------------------------------------------------
  * A spec names a peer: NAME[:key=value,...][@MODE]. NAME is an engine of the
  * library (its parameters parsed by tk_queue_config_parse()) or a baseline;
  * MODE `embedded` drives an engine through the executor's embedded timers. */
@@ -187,7 +187,7 @@ struct tkb_peer {
     size_t core_max_n;              /* largest population its core runs (0: no limit) */
     const char *missing;            /* why it is not built, or NULL */
     bool waiting_only;              /* runs only in workloads that measure waiting (suites.c) */
-    bool jvm;                       /* run by the JVM harness (jvm.c), in the workloads
+    bool jvm;                       /* run by the JVM harness (peers/jvm.c), in the workloads
                                        that have `jvm` set; no core or svc here */
     int slot;                       /* style slot, 1-TKB_SLOTS (plots/style.gp) */
 };
@@ -207,11 +207,11 @@ int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len);
 void tkb_peer_list(FILE *f);
 /* Gives each of the `count` peers its style slot and sorts them into display
  * order (engines in registry order, an engine's embedded variant right after
- * it; peers.c tells the rule). */
+ * it; peers/peers.c tells the rule). */
 void tkb_peer_arrange(tkb_peer *peers, size_t count);
 
 /* Core and service implementations (defined only when built).
- * tkb_core_engine: any engine's pure core (peer-core.c). The embedded-timer
+ * tkb_core_engine: any engine's pure core (peers/tk-core.c). The embedded-timer
  * services differ in one op: tkb_svc_executor_timer_deferred, for engines
  * with TK_QUEUE_CAP_DEFERRED_RELEASE, adds reusable(). */
 extern const tkb_core_peer_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_sorted_list,
@@ -249,10 +249,10 @@ typedef struct tkb_run {
     const tkb_suite *suite;
     const char *out_dir;
     int64_t timer_slack_ns;              /* < 0: leave alone */
-    const struct tkb_replay_set *replay; /* the traces a replay runs (replay.h), or NULL */
+    const struct tkb_replay_set *replay; /* the traces a replay runs (replay/replay.h), or NULL */
 } tkb_run;
 
-/* The one run-wide global of tkbench: written once by cmd_run() (cli.c) or
+/* The one run-wide global of tkbench: written once by the run (cli/run-select.c, cli/run-exec.c) or
  * the W5 child before the first case, then only read. */
 extern tkb_run tkb_the_run;
 
@@ -279,7 +279,7 @@ typedef struct tkb_headline {
 
 typedef struct tkb_metric {
     const char *name;    /* results.csv's metric: "schedule_ns" */
-    const char *unit;    /* one of tkb_units (results.c) */
+    const char *unit;    /* one of tkb_units (output/results.c) */
     tkb_better better;   /* which direction is an improvement */
     const char *label;   /* short human name: "insert", "p99" */
     tkb_fig_kind figure; /* LINES or BARS: drawn in a figure of its own, unless a
@@ -345,7 +345,7 @@ struct tkb_workload {
     bool hist;          /* writes hist/<row>.<peer>.hgrm */
     bool waiting;       /* measures how the peer waits (the waiting-only peers run it) */
     bool sizes_from_n;  /* --n sets its sizes */
-    const char *jvm;    /* the JVM harness's measurement of this workload (bench/jvm/:
+    const char *jvm;    /* the JVM harness's measurement of this workload (bench/peers/jvm/:
                            "ops", "burst", "latency", "memory"), or NULL: the JVM
                            peers do not run it */
     tkb_plan plan[TKB_NSUITES];
@@ -357,7 +357,7 @@ struct tkb_workload {
 
 #define TKB_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The table of workloads (workloads.c), in run order. */
+/* The table of workloads (workloads/workloads.c), in run order. */
 extern const tkb_workload *const tkb_workloads[];
 extern const size_t tkb_workload_count;
 /* Checks every descriptor of the table (names, metrics with known units,
@@ -412,13 +412,13 @@ struct tkb_case {
     bool started, done;
     bool realtime;  /* wall time fixed by the workload (sleeps, windows): not rescaled */
     tkb_hist *hist; /* lateness accumulated over repetitions (or NULL) */
-    /* JVM peers: the child the cases of one (peer, workload) share (jvm.c),
+    /* JVM peers: the child the cases of one (peer, workload) share (peers/jvm.c),
      * and the repetition the body reports next; NULL for every other peer */
     struct tkb_jvm_run *jvm;
     int rep_next;
 };
 
-/* Appends a case (cases.c): name <row>/<peer>/<n>, est_seconds = est x reps.
+/* Appends a case (harness/cases.c): name <row>/<peer>/<n>, est_seconds = est x reps.
  * Returns it, or NULL when `cap` is reached. */
 tkb_case *tkb_case_add(tkb_case *cases, size_t cap, size_t *k, const tkb_workload *w,
                        const tkb_plan *plan, const tkb_peer *p, double n, int64_t arg,
@@ -441,10 +441,10 @@ double tkb_est_phases(const tkb_peer *p, double n, double cancel_frac);
 double tkb_est_churn(const tkb_peer *p, double n, double pairs);
 double tkb_peer_factor(const tkb_peer *p);
 
-/* Progress (cli.c): announces a case when its body first runs. */
+/* Progress (cli/progress.c): announces a case when its body first runs. */
 void tkb_progress_enter(tkb_case *c);
 
-/* ---- the JVM peers (jvm.c) ---------------------------------------------------
+/* ---- the JVM peers (peers/jvm.c) ---------------------------------------------------
  * Cases of workload w for the JVM peer p, when w->jvm (else 0): one per n of
  * the plan, sharing one JVM, started when the first of them runs. */
 size_t tkb_jvm_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
@@ -461,7 +461,7 @@ const char *tkb_jvm_describe(void);
  * timers, then cancel all; 1: no handle). Returns the exit status. */
 int tkb_w5_child(const char *spec, size_t n, int64_t slack, int mode);
 
-/* ---- system probes (sysprobe.c) ----------------------------------------- */
+/* ---- system probes (harness/sysprobe.c) ----------------------------------------- */
 int64_t tkb_now_ns(void);
 int64_t tkb_rss_bytes(void);     /* /proc/self/statm resident pages * page size */
 int64_t tkb_cpu_ns(void);        /* process user + sys (getrusage) */

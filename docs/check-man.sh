@@ -28,7 +28,7 @@ for p in "${pages[@]}"; do
 done
 
 # 2. Subcommands: the name of every tkb_cmd descriptor in tkbench's sources
-#    (bench/cmdline.h: `.name = "run"`, `.name = "trace stats"`), each with its
+#    (bench/cli/cmdline.h: `.name = "run"`, `.name = "trace stats"`), each with its
 #    own `.SS "tkbench NAME ..."` section.
 cmds=$(python3 - "$src" <<'PY'
 import re, sys, pathlib

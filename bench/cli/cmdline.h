@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tkbench's command lines (bench/cmdline.c): each subcommand is one
+/* tkbench's command lines (bench/cli/cmdline.c): each subcommand is one
  * descriptor, its options one table; the getopt_long() parse, the
  * subcommand's --help and its usage errors are all made from them.
  *

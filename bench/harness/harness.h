@@ -46,7 +46,7 @@ extern const tkb_workload tkb_wl_floor;
         }                                                                                          \
     }
 
-/* ---- inputs (harness-core.c) --------------------------------------------------- */
+/* ---- inputs (drive-core.c) --------------------------------------------------- */
 /* malloc() with every page touched (zeroed): no first touch in a timed loop. */
 void *tkb_xmalloc_touched(size_t bytes);
 /* n values uniform in [lo, hi], from `seed`. NULL when out of memory. */
@@ -59,7 +59,7 @@ double tkb_per_op(int64_t ns, size_t n);
 /* Counters <prefix>_p50_us, _p99_us (and _p90_us, _p999_us if full) from h. */
 void tkb_hist_counters(tk_gb_state *st, const tkb_hist *h, const char *prefix, bool full);
 
-/* ---- core level (harness-core.c) ------------------------------------------------ */
+/* ---- core level (drive-core.c) ------------------------------------------------ */
 typedef struct tkb_core_inst {
     const tkb_core_peer_ops *ops;
     void *self;
@@ -79,7 +79,7 @@ void tkb_core_churn_run(tk_gb_state *st, const tkb_peer *peer, size_t n, const i
 /* Hold-model pairs for p: the plan's count, capped for the strawmen. */
 size_t tkb_churn_pairs(const tkb_plan *plan, const tkb_peer *p);
 
-/* ---- executor level (harness-svc.c) ---------------------------------------------- */
+/* ---- executor level (drive-service.c) ---------------------------------------------- */
 /* Creates p's service with `threads` pool threads and the run's timer slack. */
 int tkb_svc_open(const tkb_peer *p, unsigned threads, void **self);
 /* The shared record of timers that call nothing worth measuring (never

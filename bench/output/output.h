@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* tkbench: what a run writes into its results folder (docs/results-format.md):
  * results.csv and the headline (results.c), metadata (metadata.c) and
- * manifest.json (manifest.c). Called by the CLI (cli.c) on its main thread. */
+ * manifest.json (manifest.c). Called by the CLI (cli/run-exec.c,
+ * cli/cmd-manifest.c) on its main thread. */
 #ifndef TKB_RUN_H
 #define TKB_RUN_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tkbench: the JVM peers (the JDK's ScheduledThreadPoolExecutor, Netty's
- * HashedWheelTimer), run by the harness of bench/jvm/ in a JVM of its own.
+ * HashedWheelTimer), run by the harness of bench/peers/jvm/ in a JVM of its own.
  *
  * The peers themselves are rows of the baseline table (peers.c) with `jvm`
  * set; their name is what the harness dispatches on. A workload the harness

@@ -17,12 +17,12 @@
  * Every engine in the registry (tk_engine_count(), tk_engine_at()) is a peer,
  * and everything tkbench needs of it comes from its tables:
  *   - its description: its name and capabilities;
- *   - its core level: the generic core-level peer (peer-core.c) over its
+ *   - its core level: the generic core-level peer (tk-core.c) over its
  *     tk_core_ops, if it has a core (tk_queue_ops.core) and the spec sets no
  *     setting of the blocking adapter (TK_PARAM_ADAPTER: spin, max_pending),
  *     which change only how an executor's threads wait, not the core;
- *   - its executor level, always: tasks (peer-executor.c), or with @embedded
- *     the embedded timers (peer-executor-timer.c), whose hold-model loops ask
+ *   - its executor level, always: tasks (tk-executor.c), or with @embedded
+ *     the embedded timers (tk-embedded.c), whose hold-model loops ask
  *     whether a stopped timer may be started again when the engine can keep
  *     hold of a removed node (TK_QUEUE_CAP_DEFERRED_RELEASE);
  *   - its style slots, from its place in the registry (tkb_peer_arrange()). */

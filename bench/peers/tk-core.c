@@ -201,7 +201,7 @@ static size_t cp_expire_all(void *self, int64_t until_ns) {
     return expire_loop(s, s->core->due(state_of(s), until_ns), NULL, NULL);
 }
 
-/* ---- per-event ops (the core-level replay, replay-core.c) ---- */
+/* ---- per-event ops (the core-level replay, replay/core-level.c) ---- */
 static int cp_start_one(void *self, char *timer, int64_t deadline_ns) {
     core_peer *s = self;
     size_t before = s->failed;

@@ -10,7 +10,7 @@
 #include "timerkit.h"
 #include "tkbench.h"
 
-bool tkb_engine_wakeups(tk_executor *ex, uint64_t *out); /* peer-engine-stats.c */
+bool tkb_engine_wakeups(tk_executor *ex, uint64_t *out); /* tk-engine-stats.c */
 int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config *qc,
                       tk_executor **out);
 

@@ -2,10 +2,10 @@
 /* tkbench: replay of a real timer trace (bench/trace/trace.h) on a peer.
  *
  * Two levels, as for the workloads (docs/workloads.md):
- * - core (replay-core.c): virtual time, deterministic; every peer with a
+ * - core (core-level.c): virtual time, deterministic; every peer with a
  *   core level replays the same events, and every one must expire the same
  *   timers at the same virtual times (a differential check on real data);
- * - executor (replay-exec.c): real time; the trace's events are issued at
+ * - executor (executor-level.c): real time; the trace's events are issued at
  *   their timestamps (divided by `speed`) from a thread that is not a timer
  *   thread, on a running service (tkb_svc_ops), and every firing's lateness
  *   is recorded. */
@@ -20,7 +20,7 @@
 #include "tkbench.h"
 #include "trace/trace.h"
 
-/* ---- core level (replay-core.c) -------------------------------------------
+/* ---- core level (core-level.c) -------------------------------------------
  *
  * Virtual time on a grid of step S (docs/replay.md). Before each event at
  * trace time t the driver expires everything due at grid points up to
@@ -117,7 +117,7 @@ typedef struct tkb_replay_set {
     int64_t perturb; /* tkb_replay_core_opts.perturb */
 } tkb_replay_set;
 
-/* ---- the run's traces (replay-cli.c) ---------------------------------------- */
+/* ---- the run's traces (trace-set.c) ---------------------------------------- */
 /* Loads each of paths[0..count) (a trace file, or synth:EVENTS[:TIMERS]) and
  * builds its reference at step_ns, reporting each on stderr. Returns 0; 2
  * for a trace that cannot be read (the loader's FILE:LINE message printed)
@@ -127,7 +127,7 @@ int tkb_replay_set_open(tkb_replay_set *rs, const char *const *paths, size_t cou
                         int64_t step_ns);
 void tkb_replay_set_close(tkb_replay_set *rs);
 
-/* ---- executor level (replay-exec.c) ---------------------------------------- */
+/* ---- executor level (executor-level.c) ---------------------------------------- */
 typedef struct tkb_replay_exec_opts {
     double speed;           /* > 0: trace time / speed = wall time (1: as recorded) */
     int64_t timer_slack_ns; /* as tkb_svc_opts */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tkbench workload `replay_exec` (group `replay`): the executor-level replay
- * of the run's traces (tkb_replay_exec(), replay-exec.c; docs/replay.md):
+ * of the run's traces (tkb_replay_exec(), replay/executor-level.c; docs/replay.md):
  * each event issued at its trace time / speed from a thread of the harness
  * into a running service, every firing's lateness recorded. The sibling of
  * `replay_core`: rows `replay_exec:<trace>`, n the trace's events, lateness

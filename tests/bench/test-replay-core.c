@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The core-level replay (bench/replay-core.c) on hand-built traces: the
+/* The core-level replay (bench/replay/core-level.c) on hand-built traces: the
  * reference model gives the expiries worked out by hand below, every engine
  * core and strawman matches it, a peer off the grid is refused, and a wrong
  * peer or a perturbed expiry makes the check fail. Linked with every tkbench
@@ -12,7 +12,7 @@
 #include "replay/replay.h"
 #include "util.h"
 
-/* What the CLI defines (cli.c is not linked). */
+/* What the command line defines (bench/cli/ is not linked). */
 tkb_run tkb_the_run;
 void tkb_progress_enter(tkb_case *c) {
     (void)c;

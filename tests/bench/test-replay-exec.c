@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tkb_replay_exec() (bench/replay-exec.c): a synthetic trace, made in memory,
+/* tkb_replay_exec() (bench/replay/executor-level.c): a synthetic trace, made in memory,
  * replayed at speeds 1 and 4 on every executor-level peer this build has.
  *
  * The trace mixes the cases a real one holds, one kind per timer, with at
@@ -31,7 +31,7 @@
 #include "harness/harness.h"
 #include "replay/replay.h"
 
-/* cli.c is not linked: the run's globals as tkbench's CLI leaves them before a run */
+/* bench/cli/ is not linked: the run's globals as tkbench's CLI leaves them before a run */
 tkb_run tkb_the_run = {.timer_slack_ns = -1};
 void tkb_progress_enter(tkb_case *c) {
     (void)c;
@@ -182,7 +182,7 @@ static int64_t baseline_early_ns(void) {
 /* Churn: CHURN_TIMERS timers, each modified every 10 ms for half a second,
  * its deadline always 300 ms ahead, then left to fire: thousands of
  * cancelled schedules, more than a hand-off peer keeps waiting before a
- * sync() (bench/replay-exec.c, RX_QSYNC) and more than the wheel releases
+ * sync() (bench/replay/executor-level.c, RX_QSYNC) and more than the wheel releases
  * between two of its passes. */
 #define CHURN_TIMERS 64
 static void build_churn(builder *b, tkt_trace *t, expect *e) {

@@ -32,7 +32,7 @@ add_test(NAME bench_trace
   COMMAND bash ${TKB_T}/check-trace.sh $<TARGET_FILE:tkbench> ${PROJECT_SOURCE_DIR}/tests/trace/data ${TKB_W}/trace)
 
 # The core-level replay on hand-built traces: tkbench's sources without its
-# CLI (the test defines what cli.c would), and the test's main().
+# CLI (the test defines what bench/cli/ would), and the test's main().
 tkbench_add(test_replay_core NO_CLI ${TKB_T}/test-replay-core.c)
 add_dependencies(tkbench_test test_replay_core)
 add_test(NAME bench_replay_core COMMAND test_replay_core)

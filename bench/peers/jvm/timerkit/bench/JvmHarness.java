@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // tkbench's JVM harness: the JDK's ScheduledThreadPoolExecutor and Netty's
 // HashedWheelTimer run through tkbench's executor-level workloads, in a JVM of
-// their own (bench/jvm.c starts one per peer and workload).
+// their own (bench/peers/jvm.c starts one per peer and workload).
 //
 //   java ... timerkit.bench.JvmHarness PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]
 //
@@ -20,7 +20,7 @@
 // is `done`. Anything wrong: a message on stderr and exit status 1.
 //
 // The inputs are those of the C workloads: the same generator (splitmix64),
-// seeds, delay ranges, counts and pauses (bench/harness.h, harness-core.c),
+// seeds, delay ranges, counts and pauses (bench/harness/harness.h, harness/drive-core.c),
 // so that the rows compare with the C peers'. docs/workloads.md says what
 // each workload measures here, and how that differs from the C side.
 package timerkit.bench;
@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class JvmHarness {
     static final long NS_PER_MS = 1_000_000L;
     static final long NS_PER_S = 1_000_000_000L;
-    // bench/harness.h: TKB_SEED, TKB_W1_LO, TKB_W1_HI
+    // bench/harness/harness.h: TKB_SEED, TKB_W1_LO, TKB_W1_HI
     static final long SEED = 0x74696d65726b6974L;
     static final long W1_LO = 10 * NS_PER_S;
     static final long W1_HI = 20 * NS_PER_S;
@@ -159,7 +159,7 @@ public final class JvmHarness {
         Service make();
     }
 
-    /** The peers, by the name tkbench's peer table (bench/peers.c) passes. */
+    /** The peers, by the name tkbench's peer table (bench/peers/peers.c) passes. */
     static Maker peer(String name) {
         switch (name) {
             case "jdk-stpe":
@@ -175,7 +175,7 @@ public final class JvmHarness {
         }
     }
 
-    // ---- inputs: bench/tkbench.h's tkb_rng and bench/harness-core.c ---------
+    // ---- inputs: bench/tkbench.h's tkb_rng and bench/harness/drive-core.c ---------
 
     static final class Rng {
         long s;
@@ -222,7 +222,7 @@ public final class JvmHarness {
         return p;
     }
 
-    // ---- pauses: bench/harness-svc.c -----------------------------------------
+    // ---- pauses: bench/harness/drive-service.c -----------------------------------------
 
     static void sleepNs(long ns) throws InterruptedException {
         if (ns > 0)
