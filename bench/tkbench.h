@@ -345,9 +345,13 @@ struct tkb_workload {
     bool hist;          /* writes hist/<row>.<peer>.hgrm */
     bool waiting;       /* measures how the peer waits (the waiting-only peers run it) */
     bool sizes_from_n;  /* --n sets its sizes */
-    const char *jvm;    /* the JVM harness's measurement of this workload (bench/peers/jvm/:
-                           "ops", "burst", "latency", "memory"), or NULL: the JVM
-                           peers do not run it */
+    /* If set, the sizes of every suite's plan come from the machine (W7: 1,
+     * 2, 4, ... up to twice the cores) unless --n gives them: writes at most
+     * cap sizes, returns how many. */
+    size_t (*machine_sizes)(size_t *sizes, size_t cap);
+    const char *jvm; /* the JVM harness's measurement of this workload (bench/peers/jvm/:
+                        "ops", "burst", "latency", "memory"), or NULL: the JVM
+                        peers do not run it */
     tkb_plan plan[TKB_NSUITES];
     /* Appends the cases of this workload for `peer` under `plan`; returns how
      * many (0: the peer does not run it). */
@@ -365,6 +369,9 @@ extern const size_t tkb_workload_count;
  * cannot work is a bug in its file. Says what is wrong on stderr; true if
  * nothing is. */
 bool tkb_workloads_check(void);
+/* w's plan in suite s, its sizes from the machine where w takes them so
+ * (tkb_workload.machine_sizes). */
+tkb_plan tkb_plan_of(const tkb_workload *w, int s);
 /* "machine", "core" or "executor". */
 const char *tkb_level_name(tkb_level l);
 const tkb_workload *tkb_workload_find(const char *name);
@@ -466,8 +473,34 @@ int64_t tkb_now_ns(void);
 int64_t tkb_rss_bytes(void);     /* /proc/self/statm resident pages * page size */
 int64_t tkb_cpu_ns(void);        /* process user + sys (getrusage) */
 int64_t tkb_thread_cpu_ns(void); /* calling thread user + sys (RUSAGE_THREAD) */
-/* Sum of voluntary + nonvoluntary context switches of every thread of this
- * process except the calling one. */
+/* Every thread of this process but the calling one, each with its context
+ * switches (voluntary + nonvoluntary: each time it slept, or was preempted)
+ * and its time on a CPU. */
+#define TKB_THREADS_MAX 512
+typedef struct tkb_thread_use {
+    long tid;
+    uint64_t ctxt;
+    int64_t cpu_ns;
+} tkb_thread_use;
+typedef struct tkb_threads {
+    size_t n;
+    bool truncated; /* more than TKB_THREADS_MAX: the rest left out */
+    tkb_thread_use t[TKB_THREADS_MAX];
+} tkb_threads;
+void tkb_threads_read(tkb_threads *s);
+/* What the threads of snapshot b did since snapshot a (both taken by one
+ * thread): the sums of their context switches and CPU time, a thread that
+ * started between the two counted whole; a thread that ended between the two
+ * is counted in `ended` only (what it did is lost with it). */
+typedef struct tkb_threads_delta {
+    size_t threads; /* in b */
+    size_t started, ended;
+    uint64_t ctxt;
+    int64_t cpu_ns;
+} tkb_threads_delta;
+void tkb_threads_since(const tkb_threads *a, const tkb_threads *b, tkb_threads_delta *d);
+/* Sum of the context switches of every thread of this process except the
+ * calling one (main thread only). */
 uint64_t tkb_other_threads_ctxt(void);
 void tkb_set_timer_slack(int64_t ns);
 void tkb_sleep_ns(int64_t ns);

@@ -33,7 +33,7 @@ static int cmd_list(const tkb_cmd *cmd, int argc, char **argv) {
             printf("%s %s", k ? "," : "", w->metrics[k].name);
         printf("\n");
         for (int su = 0; su < TKB_NSUITES; su++) {
-            const tkb_plan *pl = &w->plan[su];
+            const tkb_plan plan = tkb_plan_of(w, su), *pl = &plan;
             printf("  %-16s %-5s:", "", tkb_suites[su].name);
             for (size_t k = 0; k < TKB_COUNT(pl->sizes) && pl->sizes[k] != 0; k++)
                 printf("%s%zu", k ? "," : " n ", pl->sizes[k]);

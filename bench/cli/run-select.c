@@ -129,7 +129,7 @@ static void select_workloads(tkb_run_plan *pl, const tkb_run_req *r, int sid) {
             continue;
         tkb_selected *s = &pl->works[pl->nworks++];
         s->wl = tkb_workloads[i];
-        s->plan = s->wl->plan[sid];
+        s->plan = tkb_plan_of(s->wl, sid);
         if (s->plan.reps_long == 0)
             s->plan.reps_long = s->plan.reps;
         if (r->reps)

@@ -76,6 +76,12 @@ typedef struct baseline {
     bool jvm; /* run by the JVM harness (jvm.c): its name is the harness's peer */
 } baseline;
 
+#ifdef TKB_TEST_PEERS
+#include TKB_TEST_PEERS /* defines TKB_TEST_PEER_ROWS: rows of the table below */
+#else
+#define TKB_TEST_PEER_ROWS
+#endif
+
 static const baseline baselines[] = {
     {"libuv", "baseline", "uv_timer_start/stop (Debian libuv1)", UV_CORE, UV_SVC, 0, UV_MISSING, 5,
      false},
@@ -96,6 +102,7 @@ static const baseline baselines[] = {
      NULL, 0, JVM_MISSING, 19, true},
     {"netty-100ms", "baseline", "Netty 4.1 HashedWheelTimer, tick 100 ms, 512 slots (in a JVM)",
      NULL, NULL, 0, JVM_MISSING, 20, true},
+    TKB_TEST_PEER_ROWS /* the test build's peers, after every real one */
 };
 
 /* Why a baseline cannot run, or NULL. */

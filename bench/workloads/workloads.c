@@ -75,6 +75,15 @@ bool tkb_workloads_check(void) {
     return ok;
 }
 
+tkb_plan tkb_plan_of(const tkb_workload *w, int s) {
+    tkb_plan p = w->plan[s];
+    if (w->machine_sizes != NULL) {
+        memset(p.sizes, 0, sizeof p.sizes);
+        w->machine_sizes(p.sizes, TKB_COUNT(p.sizes));
+    }
+    return p;
+}
+
 const char *tkb_level_name(tkb_level l) {
     return l == TKB_LEVEL_MACHINE ? "machine" : l == TKB_LEVEL_CORE ? "core" : "executor";
 }
