@@ -205,6 +205,11 @@ struct tkb_peer {
 int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len);
 /* Prints the peers a spec may name, with their parameters, to f. */
 void tkb_peer_list(FILE *f);
+/* The reference peer of engine e: its first parameter set among the suites'
+ * default peers (suites.c; a task peer that measures more than waiting and
+ * sets nothing of the blocking adapter), else the engine at its defaults;
+ * with `embedded`, that peer's @embedded variant. Returns 0, or -1. */
+int tkb_peer_engine_reference(const tk_queue_ops *e, bool embedded, tkb_peer *out);
 /* Gives each of the `count` peers its style slot and sorts them into display
  * order (engines in registry order, an engine's embedded variant right after
  * it; peers/peers.c tells the rule). */
@@ -249,6 +254,8 @@ typedef struct tkb_run {
     const tkb_suite *suite;
     const char *out_dir;
     int64_t timer_slack_ns;              /* < 0: leave alone */
+    bool reps_given;                     /* --reps: every case has that many, whatever the
+                                            targets need (tkb_targets_min_reps()) */
     const struct tkb_replay_set *replay; /* the traces a replay runs (replay/replay.h), or NULL */
 } tkb_run;
 
@@ -381,22 +388,64 @@ const tkb_metric *tkb_metric_find(const tkb_workload *w, const char *name);
 const tkb_workload *tkb_workload_of_row(const char *row, int *variant);
 
 /* ---- targets (targets.c) --------------------------------------------------------
- * What a run is held to: peer's metric of workload, against `bound` itself
- * (ref NULL) or as a ratio to ref's (ref / the same metric, same run), at the
- * largest n both ran. Written into manifest.json; the renderer judges them. */
+ * What a run is held to. A target is a metric of a workload's row for a peer
+ * at one n, and its value is the median there, or a ratio of medians: to
+ * another peer's same metric at the same n (`ref`), or to the same peer's at
+ * another n (`ref_n`: how it scales). The value is held to `bound` (at most,
+ * or at least). A target may name one peer by its spec, or every engine of
+ * the registry (or its exact or ticked ones) at the engine's reference spec
+ * (tkb_peer_engine_reference()), with tasks or embedded timers: one target
+ * each. Written, expanded, into manifest.json; the renderer judges them,
+ * with one code path for every kind. */
+typedef enum tkb_target_peers {
+    TKB_TP_SPEC,           /* the peer `spec` names */
+    TKB_TP_ENGINES,        /* every engine of the registry */
+    TKB_TP_EXACT_ENGINES,  /* the engines without TK_QUEUE_CAP_TICKED */
+    TKB_TP_TICKED_ENGINES, /* the engines with it */
+} tkb_target_peers;
+
 typedef struct tkb_target {
     const tkb_workload *workload;
+    const char *variant; /* the row <workload>_<variant>; NULL: the workload's own row */
     const char *metric;
-    const char *peer;   /* peer spec */
-    const char *ref;    /* reference peer spec, or NULL */
+    tkb_target_peers peers;
+    const char *spec;   /* TKB_TP_SPEC: the peer's spec */
+    bool embedded;      /* the engines' @embedded peers (not TKB_TP_SPEC) */
+    const char *ref;    /* a ratio to this peer's metric at the same n; NULL: none */
+    double n;           /* the n it is judged at; 0: the largest n the peers both ran */
+    double ref_n;       /* > 0: a ratio to the same peer's metric at this n */
     bool at_least;      /* met when >= bound (else <= bound) */
-    double bound;       /* 0: shown for reference, no verdict */
-    const char *what;   /* one line: "heap tasks schedule vs the JDK's STPE" */
-    const char *source; /* where it comes from: "issue 18" */
+    double bound;       /* the bound */
+    bool info;          /* shown for reference only: no verdict */
+    int min_reps;       /* repetitions a verdict needs: the run plans at least these */
+    int min_cores;      /* cores the machine needs for it (fewer: "not run"); 0: any */
+    const char *what;   /* one line; "%s" stands for the peer's label */
+    const char *source; /* where it comes from: "issue 26" */
 } tkb_target;
 
 extern const tkb_target tkb_targets[];
 extern const size_t tkb_target_count;
+
+/* Checks each target against its workload's descriptor (its metric, its
+ * variant) and its peers (a spec, or engines): a target that cannot work is
+ * a bug in targets.c. Says what is wrong on stderr; true if nothing is. */
+bool tkb_targets_check(void);
+
+/* One target for one peer: a target of the table, expanded. */
+typedef struct tkb_target_row {
+    const tkb_target *t;
+    char row[64];            /* the row workload */
+    char peer[TKB_SPEC_MAX]; /* canonical spec */
+    char what[TKB_SPEC_MAX + 160];
+} tkb_target_row;
+
+/* Every target for every peer it names, in table order, into out (at most
+ * cap). Returns how many there are (more than cap: the rest not written). */
+size_t tkb_targets_expand(tkb_target_row *out, size_t cap);
+/* The repetitions the targets need of the cases of workload w for peer p at
+ * n, at most: 0 when no target names them. largest_n: the plan's largest n
+ * (what a target without its own n is judged at). */
+int tkb_targets_min_reps(const tkb_workload *w, const tkb_peer *p, double n, double largest_n);
 
 /* ---- cases: one registered GB benchmark each ---------------------------- */
 typedef void (*tkb_case_fn)(tk_gb_state *st, tkb_case *c);
@@ -425,8 +474,9 @@ struct tkb_case {
     int rep_next;
 };
 
-/* Appends a case (harness/cases.c): name <row>/<peer>/<n>, est_seconds = est x reps.
- * Returns it, or NULL when `cap` is reached. */
+/* Appends a case (harness/cases.c): name <row>/<peer>/<n>, est_seconds = est x reps,
+ * reps raised to what the targets need of it unless --reps fixed them
+ * (tkb_targets_min_reps()). Returns it, or NULL when `cap` is reached. */
 tkb_case *tkb_case_add(tkb_case *cases, size_t cap, size_t *k, const tkb_workload *w,
                        const tkb_plan *plan, const tkb_peer *p, double n, int64_t arg,
                        tkb_case_fn fn, int reps, double est);

@@ -40,7 +40,7 @@ static const tkb_cmd *const commands[] = {
 };
 
 int main(int argc, char **argv) {
-    if (!tkb_workloads_check())
+    if (!tkb_workloads_check() || !tkb_targets_check())
         return 1;
     if (argc >= 2 && strcmp(argv[1], "_w5") == 0) { /* W5's fresh process, not a command */
         if (argc != 5 && argc != 6)

@@ -106,6 +106,7 @@ static int select_suite(tkb_run_plan *pl, const tkb_run_req *r, int *sid) {
     }
     tkb_the_run.suite = &tkb_suites[*sid];
     tkb_the_run.timer_slack_ns = r->slack >= -1 ? r->slack : 1;
+    tkb_the_run.reps_given = r->reps != 0;
     bool custom =
         r->wl || r->pl || r->nl || r->reps || r->slack >= -1 || r->ntraces > 0 || r->step_ns > 0;
     pl->suite_name = r->run_label ? r->run_label : custom ? "custom" : r->suite;

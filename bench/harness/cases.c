@@ -24,6 +24,13 @@ tkb_case *tkb_case_add(tkb_case *cases, size_t cap, size_t *k, const tkb_workloa
                        tkb_case_fn fn, int reps, double est) {
     if (*k >= cap)
         return NULL;
+    if (!tkb_the_run.reps_given) { /* the repetitions the targets need of this case */
+        double largest = 0;
+        for (size_t i = 0; i < TKB_COUNT(plan->sizes) && plan->sizes[i] != 0; i++)
+            largest = (double)plan->sizes[i] > largest ? (double)plan->sizes[i] : largest;
+        int need = tkb_targets_min_reps(w, p, n, largest > 0 ? largest : n);
+        reps = need > reps ? need : reps;
+    }
     tkb_case *c = &cases[(*k)++];
     memset(c, 0, sizeof *c);
     c->wl = w;

@@ -406,20 +406,36 @@ static bool file_exists(const char *dir, const char *rel) {
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* The targets (targets.c), those of workloads outside the run included: the
- * renderer says "not run" for them. */
+/* A number, or null for 0 (not given). */
+static json_t *number_or_null(double v) {
+    return v != 0 ? json_real(v) : json_null();
+}
+
+/* The targets (targets.c), one per peer, those of workloads and peers
+ * outside the run included: the renderer says "not run" for them. */
 static json_t *targets_json(void) {
+    static tkb_target_row rows[256];
+    size_t n = tkb_targets_expand(rows, TKB_COUNT(rows));
+    if (n > TKB_COUNT(rows)) {
+        fprintf(stderr, "tkbench: %zu targets, more than %zu: the rest are left out\n", n,
+                TKB_COUNT(rows));
+        n = TKB_COUNT(rows);
+    }
     json_t *ta = json_array();
-    for (size_t i = 0; i < tkb_target_count; i++) {
-        const tkb_target *t = &tkb_targets[i];
+    for (size_t i = 0; i < n; i++) {
+        const tkb_target *t = rows[i].t;
         json_t *o = json_object();
-        json_object_set_new(o, "workload", json_string(t->workload->name));
+        json_object_set_new(o, "workload", json_string(rows[i].row));
         json_object_set_new(o, "metric", json_string(t->metric));
-        json_object_set_new(o, "peer", json_string(t->peer));
+        json_object_set_new(o, "peer", json_string(rows[i].peer));
         json_object_set_new(o, "ref", t->ref ? json_string(t->ref) : json_null());
+        json_object_set_new(o, "n", number_or_null(t->n));
+        json_object_set_new(o, "ref_n", number_or_null(t->ref_n));
         json_object_set_new(o, "op", json_string(t->at_least ? ">=" : "<="));
-        json_object_set_new(o, "bound", t->bound != 0 ? json_real(t->bound) : json_null());
-        json_object_set_new(o, "what", json_string(t->what));
+        json_object_set_new(o, "bound", t->info ? json_null() : json_real(t->bound));
+        json_object_set_new(o, "min_reps", json_integer(t->min_reps > 1 ? t->min_reps : 1));
+        json_object_set_new(o, "min_cores", json_integer(t->min_cores));
+        json_object_set_new(o, "what", json_string(rows[i].what));
         json_object_set_new(o, "source", json_string(t->source));
         json_array_append_new(ta, o);
     }

@@ -426,6 +426,14 @@ size_t tkb_jvm_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer
     }
     if (k == 0)
         free(r);
+    /* one child runs every n with one count of repetitions: the most any case needs */
+    int reps = 0;
+    for (size_t i = 0; i < k; i++)
+        reps = cases[i].reps > reps ? cases[i].reps : reps;
+    for (size_t i = 0; i < k; i++) {
+        cases[i].est_seconds = cases[i].est_seconds / cases[i].reps * reps;
+        cases[i].reps = reps;
+    }
     return k;
 }
 

@@ -407,6 +407,24 @@ static bool in_set(const tkb_peer *p) {
     return p->engine != NULL && !has_adapter_params(p);
 }
 
+int tkb_peer_engine_reference(const tk_queue_ops *e, bool embedded, tkb_peer *out) {
+    tkb_peer p;
+    bool found = false;
+    for (size_t i = 0; i < tkb_suite_peer_count && !found; i++)
+        found = !tkb_suite_peers[i].waiting_only &&
+                tkb_peer_parse(tkb_suite_peers[i].spec, &p, NULL, 0) == 0 && p.engine == e &&
+                in_set(&p) && !p.embedded;
+    if (!found && tkb_peer_parse(e->name, &p, NULL, 0) != 0)
+        return -1;
+    if (!embedded) {
+        *out = p;
+        return 0;
+    }
+    char spec[TKB_SPEC_MAX + 16];
+    snprintf(spec, sizeof spec, "%s@%s", p.spec, EMBEDDED_MODE);
+    return tkb_peer_parse(spec, out, NULL, 0) == 0 ? 0 : -1;
+}
+
 typedef struct arranged {
     tkb_peer p;
     size_t engine;  /* registry index (engine peers) */

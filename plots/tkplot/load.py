@@ -120,7 +120,9 @@ class Figure:
 
 @dataclass
 class Target:
-    """A target of the run (bench/targets.c): peer's metric against bound, or as a ratio to ref's."""
+    """A target of the run (bench/targets.c): a peer's metric of a row workload at n (None: the
+    largest n it and its reference both ran), against bound, or as a ratio to the same metric of
+    ref at the same n, or of the peer itself at ref_n."""
     workload: str
     metric: str
     peer: str
@@ -129,6 +131,10 @@ class Target:
     bound: float  # or None: shown for reference
     what: str
     source: str
+    n: float = None
+    ref_n: float = None
+    min_reps: int = 1  # repetitions a verdict needs
+    min_cores: int = 0  # cores the machine needs; fewer: "not run"
 
 
 @dataclass
@@ -355,7 +361,9 @@ def read_manifest(folder):
             tj._fail(f"has op '{op}'; expected <= or >=")
         targets.append(Target(tj.get("workload", str), tj.get("metric", str), tj.get("peer", str),
                               tj.get("ref", str, None), op, tj.get("bound", float, None),
-                              tj.get("what", str), tj.get("source", str, "")))
+                              tj.get("what", str), tj.get("source", str, ""),
+                              tj.get("n", float, None), tj.get("ref_n", float, None),
+                              tj.get("min_reps", int, 1), tj.get("min_cores", int, 0)))
 
     man = Manifest(path, bool(root.get("synthesized", bool, False)), units, peers, workloads,
                    figures, hist, targets)
