@@ -328,6 +328,22 @@ typedef struct tkb_plan {
     double seconds;  /* the workload's own window */
 } tkb_plan;
 
+/* A table of differences the report shows in a workload's section: a metric
+ * of this workload minus one of another workload, per peer at the same n,
+ * the peer's own core standing for its core level (W1_exec - W1_core: what
+ * the executor adds to the engine's core per operation). */
+typedef struct tkb_diff_col {
+    const char *metric; /* this workload's */
+    const char *minus;  /* the other workload's */
+    double aim;         /* > 0: the aim (at most), shown with the column */
+} tkb_diff_col;
+
+typedef struct tkb_diff {
+    const tkb_workload *minus; /* the other workload; NULL: no table */
+    const char *label;         /* "executor overhead" */
+    tkb_diff_col cols[4];      /* metric NULL ends them */
+} tkb_diff;
+
 typedef struct tkb_case tkb_case;
 
 struct tkb_workload {
@@ -356,6 +372,7 @@ struct tkb_workload {
      * 2, 4, ... up to twice the cores) unless --n gives them: writes at most
      * cap sizes, returns how many. */
     size_t (*machine_sizes)(size_t *sizes, size_t cap);
+    tkb_diff diff;   /* optional: a table of differences to another workload */
     const char *jvm; /* the JVM harness's measurement of this workload (bench/peers/jvm/:
                         "ops", "burst", "latency", "memory"), or NULL: the JVM
                         peers do not run it */

@@ -88,6 +88,22 @@ static const char *instance_of(const char *row) {
 
 /* extra_metrics (may be NULL): metrics beyond the descriptor's; the reference
  * is stolen. inst: the rows of a workload with instance rows (strings). */
+/* A workload's table of differences to another workload's metrics. */
+static json_t *diff_json(const tkb_diff *d) {
+    json_t *o = json_object(), *cols = json_array();
+    json_object_set_new(o, "minus", json_string(d->minus->name));
+    json_object_set_new(o, "label", json_string(d->label));
+    for (size_t i = 0; i < TKB_COUNT(d->cols) && d->cols[i].metric != NULL; i++) {
+        json_t *c = json_object();
+        json_object_set_new(c, "metric", json_string(d->cols[i].metric));
+        json_object_set_new(c, "minus", json_string(d->cols[i].minus));
+        json_object_set_new(c, "aim", d->cols[i].aim > 0 ? json_real(d->cols[i].aim) : json_null());
+        json_array_append_new(cols, c);
+    }
+    json_object_set_new(o, "columns", cols);
+    return o;
+}
+
 static json_t *workload_json(const tkb_workload *w, int reps, json_t *extra_metrics,
                              const json_t *inst) {
     json_t *o = json_object();
@@ -134,6 +150,8 @@ static json_t *workload_json(const tkb_workload *w, int reps, json_t *extra_metr
         json_decref(extra_metrics);
     }
     json_object_set_new(o, "metrics", ms);
+    if (w->diff.minus != NULL)
+        json_object_set_new(o, "diff", diff_json(&w->diff));
     return o;
 }
 
@@ -349,6 +367,23 @@ static json_t *units_json(void) {
     return a;
 }
 
+/* The spec of the peer whose core level is p's engine core: p itself, or
+ * for an @embedded peer the same engine and parameters with tasks; false
+ * when there is none (a baseline, a spinning peer). */
+static bool core_peer(const tkb_peer *p, char *spec, size_t len) {
+    if (p->engine == NULL)
+        return false;
+    snprintf(spec, len, "%s", p->spec);
+    char *at = strrchr(spec, '@');
+    if (at != NULL)
+        *at = '\0';
+    tkb_peer base;
+    if (tkb_peer_parse(spec, &base, NULL, 0) != 0 || base.core == NULL)
+        return false;
+    snprintf(spec, len, "%s", base.spec);
+    return true;
+}
+
 static json_t *peer_json(const tkb_peer *p) {
     json_t *o = json_object();
     json_object_set_new(o, "id", json_string(p->id));
@@ -373,6 +408,9 @@ static json_t *peer_json(const tkb_peer *p) {
     if (strcmp(p->kind, "floor") == 0)
         json_array_append_new(levels, json_string("machine"));
     json_object_set_new(o, "levels", levels);
+    char core[TKB_SPEC_MAX];
+    json_object_set_new(o, "core_peer",
+                        core_peer(p, core, sizeof core) ? json_string(core) : json_null());
     json_object_set_new(o, "slot", json_integer(p->slot));
     json_object_set_new(o, "file", json_string(p->file));
     json_object_set_new(o, "description", json_string(p->description));

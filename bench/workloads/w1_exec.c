@@ -8,6 +8,8 @@
 
 #include "harness/harness.h"
 
+extern const tkb_workload tkb_wl_w1_core;
+
 /* Spare timers of the hold-model loop (tkb_spare_churn): enough to cover the
  * time a wheel takes to let go of a stopped timer while it keeps up; the loop
  * reports how many it took and how long it waited once they ran out. */
@@ -238,6 +240,13 @@ const tkb_workload tkb_wl_w1_exec = {
     .figures = w1_exec_figures,
     .nfigures = TKB_COUNT(w1_exec_figures),
     .sizes_from_n = true,
+    /* what the executor adds to the engine's core, per operation; the aim
+     * (issue 26) for schedule and cancel */
+    .diff = {&tkb_wl_w1_core,
+             "executor overhead",
+             {{"schedule_ns", "schedule_ns", 40},
+              {"cancel_ns", "cancel_ns", 40},
+              {"churn_ns", "churn_ns", 0}}},
     .jvm = "ops",
     .plan =
         {

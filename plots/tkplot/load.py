@@ -53,6 +53,7 @@ class Peer:
     slot: int
     file: str
     description: str = ""
+    core_peer: str = None  # the spec of the peer whose core level is this one's engine core
 
 
 @dataclass
@@ -74,12 +75,28 @@ class Workload:
     reps: int = None
     hist: bool = False
     level: str = ""  # "machine": it measures the machine itself (compare checks it first)
+    diff: "Diff" = None  # a table of differences to another workload's metrics
 
     def metric(self, name):
         for m in self.metrics:
             if m.name == name:
                 return m
         return None
+
+
+@dataclass
+class DiffColumn:
+    metric: str  # this workload's
+    minus: str  # the other workload's
+    aim: float = None  # at most; None: no aim
+
+
+@dataclass
+class Diff:
+    """This workload's metrics minus another's, per peer at the same n (docs/results-format.md)."""
+    minus: str  # the other workload
+    label: str
+    columns: list  # [DiffColumn]
 
 
 @dataclass
@@ -237,7 +254,8 @@ def read_manifest(folder):
         if not 1 <= slot <= NSLOTS:
             j._fail(f"has slot {slot}; plots/style.gp has slots 1-{NSLOTS}")
         peer = Peer(pid, j.get("spec", str, pid), j.get("label", str, pid), j.get("kind", str, ""),
-                    slot, j.get("file", str, _safe(pid)), j.get("description", str, ""))
+                    slot, j.get("file", str, _safe(pid)), j.get("description", str, ""),
+                    j.get("core_peer", str, None))
         peers.append(peer)
         by_id[pid] = peer
 
@@ -275,7 +293,7 @@ def read_manifest(folder):
             rows = [(name, "")]
         wl = Workload(name, j.get("summary", str, ""), x, rows, metrics,
                       j.get("reps", int, None), bool(j.get("hist", bool, False)),
-                      j.get("level", str, ""))
+                      j.get("level", str, ""), _diff(path, j, name))
         for rw, _ in rows:
             if rw in owner:
                 j._fail(f"has rows of workload '{rw}', which {owner[rw].name} has too")
@@ -369,6 +387,19 @@ def read_manifest(folder):
                    figures, hist, targets)
     man.peer_by_id, man.owner = by_id, owner
     return man
+
+
+def _diff(path, wj, name):
+    """A workload's `diff`, or None."""
+    dj = wj.sub("diff", f"workload {name}, diff,", None)
+    if dj is None:
+        return None
+    cols = []
+    for k, c in dj.items("columns", "columns"):
+        cj = _Json(path, f"workload {name}, diff, columns[{k}]", c)
+        cols.append(DiffColumn(cj.get("metric", str), cj.get("minus", str),
+                               cj.get("aim", float, None)))
+    return Diff(dj.get("minus", str), dj.get("label", str, ""), cols)
 
 
 def _safe(s):

@@ -600,6 +600,55 @@ class Targets(unittest.TestCase):
         self.assertNotIn("Targets (", out)
 
 
+# ---- a workload's table of differences (manifest.json `diff`, W1_exec - W1_core) ----------------
+@unittest.skipUnless(HAVE_GNUPLOT, "gnuplot is not installed")
+class ExecutorOverhead(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        def edit(m):
+            w1x = next(w for w in m["workloads"] if w["name"] == "W1_exec")
+            w1x["diff"] = {"minus": "W1_core", "label": "executor overhead", "columns": [
+                {"metric": "schedule_ns", "minus": "schedule_ns", "aim": 40},
+                {"metric": "cancel_ns", "minus": "cancel_ns", "aim": 40},
+                {"metric": "churn_ns", "minus": "churn_ns", "aim": None}]}
+            for p in m["peers"]:
+                p["core_peer"] = p["spec"] if p["id"] in ("heap", WHEEL) else None
+        cls.dir, cls.rc, cls.out, cls.err, cls.report = render_edited("overhead", edit)
+
+    def test_each_engine_its_executor_minus_its_core(self):
+        self.assertEqual(self.rc, 0, self.err)
+        rows = csv_rows(os.path.join(FIXTURE, "results.csv"))
+
+        def med(peer, wl, metric):
+            vals = [float(r[4]) for r in rows[1:] if r[0] == peer and r[1] == wl and r[3] == metric
+                    and float(r[2]) == 1e6]
+            return stats.median(vals)
+        lines = self.report.splitlines()
+        head = next(i for i, x in enumerate(lines) if x.startswith("| executor overhead (W1_exec"))
+        body = lines[head + 2:head + 5]
+        for peer, label in (("heap", "heap"), (WHEEL, "wheel-1ms-1024")):
+            want = [report_fmt(med(peer, "W1_exec", m) - med(peer, "W1_core", m))
+                    for m in ("schedule_ns", "cancel_ns", "churn_ns")]
+            self.assertIn(f"| {label} | " + " | ".join(want) + " |", body)
+        self.assertIn("| aim | ≤ 40 | ≤ 40 | – |", body)
+        self.assertNotIn("libuv", "".join(body))  # no core peer: no row
+        self.assertIn("at N = 1e6", lines[head - 2])
+        # in W1_exec's section, beside its tables, before its figures
+        at = self.report.index("| executor overhead (W1_exec")
+        self.assertLess(self.report.index("## W1_exec"), at)
+        self.assertLess(at, self.report.index("](figures/w1_exec_"))
+
+    def test_without_a_diff_there_is_no_table(self):
+        rc, out, err = run("render", fresh("no overhead"))
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("executor overhead", read(os.path.join(WORK, "no overhead", "report.md")))
+
+
+def report_fmt(v):
+    from tkplot import report
+    return report.fmt(v)
+
+
 # ---- rendering the fixture ----------------------------------------------------------------------
 
 
