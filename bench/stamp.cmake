@@ -1,6 +1,6 @@
 # Writes OUT (tkb-build.c): the commit of the source tree SRC, whether it has
 # uncommitted changes, and a hash of those changes, as tkbench's metadata
-# reports them (bench/metadata.c). Run at every build by the tkb_stamp target;
+# reports them (bench/output/metadata.c). Run at every build by the tkb_stamp target;
 # the file is replaced only when its content changes.
 #   cmake -DSRC=<source dir> -DOUT=<file> -P stamp.cmake
 set(commit "unknown")
@@ -16,7 +16,7 @@ if(GIT)
       OUTPUT_VARIABLE st RESULT_VARIABLE rc ERROR_QUIET)
     if(rc EQUAL 0 AND st)
       set(dirty "yes")
-      # the same hash metadata.c computes for the tree at run time
+      # the same hash output/metadata.c computes for the tree at run time
       execute_process(COMMAND sh -c "'${GIT}' -C '${SRC}' diff HEAD | sha1sum | cut -c1-12"
         OUTPUT_VARIABLE diff OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     endif()

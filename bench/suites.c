@@ -40,7 +40,7 @@ const tkb_suite tkb_suites[TKB_NSUITES] = {
  * workloads that measure waiting. A spec whose engine this build lacks is
  * left out of the run with a note. Any registered engine this list does not
  * name runs too, at its defaults, with tasks and with embedded timers
- * (cli.c), so a new engine is in every suite without a line here. */
+ * (cli/run-select.c), so a new engine is in every suite without a line here. */
 const tkb_suite_peer tkb_suite_peers[] = {
     {"heap", false},
     {"heap:spin=150us", true},

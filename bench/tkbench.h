@@ -3,21 +3,23 @@
  *
  * Three things are declared once here and everything else is derived:
  * - workloads: one const tkb_workload descriptor per workload, each in its own
- *   file under workloads/, listed once in workloads.h. The CLI, the suites,
+ *   file under workloads/, listed once in workloads/workloads.h. The CLI, the suites,
  *   `tkbench list`, the headline table, manifest.json (and from it the report
  *   and the figures) all read the descriptors;
  * - peers: an engine of the library or a baseline with its parameters, written
- *   as a spec string (peers.c);
+ *   as a spec string (peers/peers.c);
  * - suites: which sizes and repetitions (in each descriptor) and which peers
  *   (suites.c) a named run uses.
  *
  * Two peer interfaces, one per level (docs/workloads.md):
- * - tkb_core_ops: a single-threaded data structure driven with virtual time
- *   (no locks, no clock reads inside the loops). Every op takes a whole batch
- *   so the loop over timers is inside the peer file: the harness adds one
- *   indirect call per batch, not per timer. Inside, every engine's core is
- *   called through its tk_core_ops (peer-core.c): one indirect call per
- *   operation, the same for every engine; a baseline calls its own API.
+ * - tkb_core_peer_ops: what a peer offers at core level, a single-threaded
+ *   data structure driven with virtual time (no locks, no clock reads inside
+ *   the loops). Every op takes a whole batch so the loop over timers is
+ *   inside the peer file: the harness adds one indirect call per batch, not
+ *   per timer. It is not the library's tk_core_ops (an engine's pure core,
+ *   one timer per call): the peer of every engine (peers/tk-core.c) drives
+ *   that one through this one, one indirect call per operation, the same for
+ *   every engine; a baseline calls its own API.
  * - tkb_svc_ops: a running timer service seen from a user thread (the
  *   executor with an engine; libuv or libevent on a loop thread of ours).
  *   Thread-safe; callbacks run on the service's thread(s). */
@@ -29,15 +31,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "gbench_shim.h"
-#include "hist.h"
+#include "harness/gbench_shim.h"
+#include "harness/hist.h"
 #include "timerkit.h"
 
 typedef struct tkb_peer tkb_peer;
 typedef struct tkb_workload tkb_workload;
 
 /* ---- core level ---------------------------------------------------------- */
-typedef struct tkb_core_ops {
+typedef struct tkb_core_peer_ops {
     size_t timer_size; /* bytes of one timer object (the harness allocates N of them) */
     bool can_expire;   /* expire_all() is available (virtual time) */
     /* Builds an empty instance whose virtual time starts at start_ns (0).
@@ -58,7 +60,7 @@ typedef struct tkb_core_ops {
      * number of timers expired. */
     size_t (*expire_all)(void *self, int64_t until_ns);
 
-    /* Per-event ops, for the core-level replay of a trace (replay-core.c),
+    /* Per-event ops, for the core-level replay of a trace (replay/core-level.c),
      * which applies one event at a time. All NULL: the peer has no core
      * replay (libuv, libevent: no faithful partial expiry in virtual time,
      * docs/replay.md). A modify is stop_one() then start_one(): a new seq. */
@@ -79,7 +81,7 @@ typedef struct tkb_core_ops {
      * calling fired(ctx, timer) once for each; returns how many. */
     size_t (*expire_at)(void *self, int64_t now_ns, void (*fired)(void *ctx, char *timer),
                         void *ctx);
-} tkb_core_ops;
+} tkb_core_peer_ops;
 
 /* ---- executor level -------------------------------------------------------- */
 /* A callback record: the service calls f->fn(f) on its thread. Workloads embed
@@ -141,7 +143,7 @@ typedef struct tkb_svc_ops {
      * (an engine with TK_QUEUE_CAP_DEFERRED_RELEASE: the wheel's tick thread
      * until its next pass, later while it falls behind sustained churn)
      * cannot be started until it lets go, so the hold-model loops re-arm a
-     * spare timer instead (tkb_spare_churn in harness.h). Thread-safe, cheap
+     * spare timer instead (tkb_spare_churn in harness/harness.h). Thread-safe, cheap
      * (one atomic load). */
     bool (*reusable)(void *self, void *timer);
     /* Waits until everything submitted so far has been applied (hand-off
@@ -163,7 +165,7 @@ static inline size_t tkb_svc_stride(const tkb_svc_ops *ops, size_t record_size) 
     return tkb_svc_record_offset(ops) + (record_size + a - 1) / a * a;
 }
 
-/* ---- peers (peers.c) ---------------------------------------------------------
+/* ---- peers (peers/peers.c) ---------------------------------------------------------
  * A spec names a peer: NAME[:key=value,...][@MODE]. NAME is an engine of the
  * library (its parameters parsed by tk_queue_config_parse()) or a baseline;
  * MODE `embedded` drives an engine through the executor's embedded timers. */
@@ -180,12 +182,12 @@ struct tkb_peer {
     const tk_queue_ops *engine;     /* timerkit engine, or NULL */
     tk_queue_config qc;             /* its parameters (engines) */
     bool embedded;                  /* @embedded: the executor's embedded timers */
-    const tkb_core_ops *core;       /* NULL: no core level */
+    const tkb_core_peer_ops *core;  /* NULL: no core level */
     const tkb_svc_ops *svc;         /* NULL: no executor level */
     size_t core_max_n;              /* largest population its core runs (0: no limit) */
     const char *missing;            /* why it is not built, or NULL */
     bool waiting_only;              /* runs only in workloads that measure waiting (suites.c) */
-    bool jvm;                       /* run by the JVM harness (jvm.c), in the workloads
+    bool jvm;                       /* run by the JVM harness (peers/jvm.c), in the workloads
                                        that have `jvm` set; no core or svc here */
     int slot;                       /* style slot, 1-TKB_SLOTS (plots/style.gp) */
 };
@@ -203,16 +205,21 @@ struct tkb_peer {
 int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len);
 /* Prints the peers a spec may name, with their parameters, to f. */
 void tkb_peer_list(FILE *f);
+/* The reference peer of engine e: its first parameter set among the suites'
+ * default peers (suites.c; a task peer that measures more than waiting and
+ * sets nothing of the blocking adapter), else the engine at its defaults;
+ * with `embedded`, that peer's @embedded variant. Returns 0, or -1. */
+int tkb_peer_engine_reference(const tk_queue_ops *e, bool embedded, tkb_peer *out);
 /* Gives each of the `count` peers its style slot and sorts them into display
  * order (engines in registry order, an engine's embedded variant right after
- * it; peers.c tells the rule). */
+ * it; peers/peers.c tells the rule). */
 void tkb_peer_arrange(tkb_peer *peers, size_t count);
 
 /* Core and service implementations (defined only when built).
- * tkb_core_engine: any engine's pure core (peer-core.c). The embedded-timer
+ * tkb_core_engine: any engine's pure core (peers/tk-core.c). The embedded-timer
  * services differ in one op: tkb_svc_executor_timer_deferred, for engines
  * with TK_QUEUE_CAP_DEFERRED_RELEASE, adds reusable(). */
-extern const tkb_core_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_sorted_list,
+extern const tkb_core_peer_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_sorted_list,
     tkb_core_libuv, tkb_core_libevent;
 extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_deferred,
     tkb_svc_libuv, tkb_svc_libevent;
@@ -247,10 +254,12 @@ typedef struct tkb_run {
     const tkb_suite *suite;
     const char *out_dir;
     int64_t timer_slack_ns;              /* < 0: leave alone */
-    const struct tkb_replay_set *replay; /* the traces a replay runs (replay.h), or NULL */
+    bool reps_given;                     /* --reps: every case has that many, whatever the
+                                            targets need (tkb_targets_min_reps()) */
+    const struct tkb_replay_set *replay; /* the traces a replay runs (replay/replay.h), or NULL */
 } tkb_run;
 
-/* The one run-wide global of tkbench: written once by cmd_run() (cli.c) or
+/* The one run-wide global of tkbench: written once by the run (cli/run-select.c, cli/run-exec.c) or
  * the W5 child before the first case, then only read. */
 extern tkb_run tkb_the_run;
 
@@ -277,7 +286,7 @@ typedef struct tkb_headline {
 
 typedef struct tkb_metric {
     const char *name;    /* results.csv's metric: "schedule_ns" */
-    const char *unit;    /* one of tkb_units (results.c) */
+    const char *unit;    /* one of tkb_units (output/results.c) */
     tkb_better better;   /* which direction is an improvement */
     const char *label;   /* short human name: "insert", "p99" */
     tkb_fig_kind figure; /* LINES or BARS: drawn in a figure of its own, unless a
@@ -319,6 +328,22 @@ typedef struct tkb_plan {
     double seconds;  /* the workload's own window */
 } tkb_plan;
 
+/* A table of differences the report shows in a workload's section: a metric
+ * of this workload minus one of another workload, per peer at the same n,
+ * the peer's own core standing for its core level (W1_exec - W1_core: what
+ * the executor adds to the engine's core per operation). */
+typedef struct tkb_diff_col {
+    const char *metric; /* this workload's */
+    const char *minus;  /* the other workload's */
+    double aim;         /* > 0: the aim (at most), shown with the column */
+} tkb_diff_col;
+
+typedef struct tkb_diff {
+    const tkb_workload *minus; /* the other workload; NULL: no table */
+    const char *label;         /* "executor overhead" */
+    tkb_diff_col cols[4];      /* metric NULL ends them */
+} tkb_diff;
+
 typedef struct tkb_case tkb_case;
 
 struct tkb_workload {
@@ -343,9 +368,14 @@ struct tkb_workload {
     bool hist;          /* writes hist/<row>.<peer>.hgrm */
     bool waiting;       /* measures how the peer waits (the waiting-only peers run it) */
     bool sizes_from_n;  /* --n sets its sizes */
-    const char *jvm;    /* the JVM harness's measurement of this workload (bench/jvm/:
-                           "ops", "burst", "latency", "memory"), or NULL: the JVM
-                           peers do not run it */
+    /* If set, the sizes of every suite's plan come from the machine (W7: 1,
+     * 2, 4, ... up to twice the cores) unless --n gives them: writes at most
+     * cap sizes, returns how many. */
+    size_t (*machine_sizes)(size_t *sizes, size_t cap);
+    tkb_diff diff;   /* optional: a table of differences to another workload */
+    const char *jvm; /* the JVM harness's measurement of this workload (bench/peers/jvm/:
+                        "ops", "burst", "latency", "memory"), or NULL: the JVM
+                        peers do not run it */
     tkb_plan plan[TKB_NSUITES];
     /* Appends the cases of this workload for `peer` under `plan`; returns how
      * many (0: the peer does not run it). */
@@ -355,9 +385,19 @@ struct tkb_workload {
 
 #define TKB_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The table of workloads (workloads.c), in run order. */
+/* The table of workloads (workloads/workloads.c), in run order. */
 extern const tkb_workload *const tkb_workloads[];
 extern const size_t tkb_workload_count;
+/* Checks every descriptor of the table (names, metrics with known units,
+ * figures naming declared metrics, plans with repetitions): a descriptor that
+ * cannot work is a bug in its file. Says what is wrong on stderr; true if
+ * nothing is. */
+bool tkb_workloads_check(void);
+/* w's plan in suite s, its sizes from the machine where w takes them so
+ * (tkb_workload.machine_sizes). */
+tkb_plan tkb_plan_of(const tkb_workload *w, int s);
+/* "machine", "core" or "executor". */
+const char *tkb_level_name(tkb_level l);
 const tkb_workload *tkb_workload_find(const char *name);
 const tkb_metric *tkb_metric_find(const tkb_workload *w, const char *name);
 /* The workload whose row (its name, or <name>_<variant>) is `row`; *variant
@@ -365,22 +405,64 @@ const tkb_metric *tkb_metric_find(const tkb_workload *w, const char *name);
 const tkb_workload *tkb_workload_of_row(const char *row, int *variant);
 
 /* ---- targets (targets.c) --------------------------------------------------------
- * What a run is held to: peer's metric of workload, against `bound` itself
- * (ref NULL) or as a ratio to ref's (ref / the same metric, same run), at the
- * largest n both ran. Written into manifest.json; the renderer judges them. */
+ * What a run is held to. A target is a metric of a workload's row for a peer
+ * at one n, and its value is the median there, or a ratio of medians: to
+ * another peer's same metric at the same n (`ref`), or to the same peer's at
+ * another n (`ref_n`: how it scales). The value is held to `bound` (at most,
+ * or at least). A target may name one peer by its spec, or every engine of
+ * the registry (or its exact or ticked ones) at the engine's reference spec
+ * (tkb_peer_engine_reference()), with tasks or embedded timers: one target
+ * each. Written, expanded, into manifest.json; the renderer judges them,
+ * with one code path for every kind. */
+typedef enum tkb_target_peers {
+    TKB_TP_SPEC,           /* the peer `spec` names */
+    TKB_TP_ENGINES,        /* every engine of the registry */
+    TKB_TP_EXACT_ENGINES,  /* the engines without TK_QUEUE_CAP_TICKED */
+    TKB_TP_TICKED_ENGINES, /* the engines with it */
+} tkb_target_peers;
+
 typedef struct tkb_target {
     const tkb_workload *workload;
+    const char *variant; /* the row <workload>_<variant>; NULL: the workload's own row */
     const char *metric;
-    const char *peer;   /* peer spec */
-    const char *ref;    /* reference peer spec, or NULL */
+    tkb_target_peers peers;
+    const char *spec;   /* TKB_TP_SPEC: the peer's spec */
+    bool embedded;      /* the engines' @embedded peers (not TKB_TP_SPEC) */
+    const char *ref;    /* a ratio to this peer's metric at the same n; NULL: none */
+    double n;           /* the n it is judged at; 0: the largest n the peers both ran */
+    double ref_n;       /* > 0: a ratio to the same peer's metric at this n */
     bool at_least;      /* met when >= bound (else <= bound) */
-    double bound;       /* 0: shown for reference, no verdict */
-    const char *what;   /* one line: "heap tasks schedule vs the JDK's STPE" */
-    const char *source; /* where it comes from: "issue 18" */
+    double bound;       /* the bound */
+    bool info;          /* shown for reference only: no verdict */
+    int min_reps;       /* repetitions a verdict needs: the run plans at least these */
+    int min_cores;      /* cores the machine needs for it (fewer: "not run"); 0: any */
+    const char *what;   /* one line; "%s" stands for the peer's label */
+    const char *source; /* where it comes from: "issue 26" */
 } tkb_target;
 
 extern const tkb_target tkb_targets[];
 extern const size_t tkb_target_count;
+
+/* Checks each target against its workload's descriptor (its metric, its
+ * variant) and its peers (a spec, or engines): a target that cannot work is
+ * a bug in targets.c. Says what is wrong on stderr; true if nothing is. */
+bool tkb_targets_check(void);
+
+/* One target for one peer: a target of the table, expanded. */
+typedef struct tkb_target_row {
+    const tkb_target *t;
+    char row[64];            /* the row workload */
+    char peer[TKB_SPEC_MAX]; /* canonical spec */
+    char what[TKB_SPEC_MAX + 160];
+} tkb_target_row;
+
+/* Every target for every peer it names, in table order, into out (at most
+ * cap). Returns how many there are (more than cap: the rest not written). */
+size_t tkb_targets_expand(tkb_target_row *out, size_t cap);
+/* The repetitions the targets need of the cases of workload w for peer p at
+ * n, at most: 0 when no target names them. largest_n: the plan's largest n
+ * (what a target without its own n is judged at). */
+int tkb_targets_min_reps(const tkb_workload *w, const tkb_peer *p, double n, double largest_n);
 
 /* ---- cases: one registered GB benchmark each ---------------------------- */
 typedef void (*tkb_case_fn)(tk_gb_state *st, tkb_case *c);
@@ -403,14 +485,15 @@ struct tkb_case {
     bool started, done;
     bool realtime;  /* wall time fixed by the workload (sleeps, windows): not rescaled */
     tkb_hist *hist; /* lateness accumulated over repetitions (or NULL) */
-    /* JVM peers: the child the cases of one (peer, workload) share (jvm.c),
+    /* JVM peers: the child the cases of one (peer, workload) share (peers/jvm.c),
      * and the repetition the body reports next; NULL for every other peer */
     struct tkb_jvm_run *jvm;
     int rep_next;
 };
 
-/* Appends a case (cases.c): name <row>/<peer>/<n>, est_seconds = est x reps.
- * Returns it, or NULL when `cap` is reached. */
+/* Appends a case (harness/cases.c): name <row>/<peer>/<n>, est_seconds = est x reps,
+ * reps raised to what the targets need of it unless --reps fixed them
+ * (tkb_targets_min_reps()). Returns it, or NULL when `cap` is reached. */
 tkb_case *tkb_case_add(tkb_case *cases, size_t cap, size_t *k, const tkb_workload *w,
                        const tkb_plan *plan, const tkb_peer *p, double n, int64_t arg,
                        tkb_case_fn fn, int reps, double est);
@@ -432,10 +515,10 @@ double tkb_est_phases(const tkb_peer *p, double n, double cancel_frac);
 double tkb_est_churn(const tkb_peer *p, double n, double pairs);
 double tkb_peer_factor(const tkb_peer *p);
 
-/* Progress (cli.c): announces a case when its body first runs. */
+/* Progress (cli/progress.c): announces a case when its body first runs. */
 void tkb_progress_enter(tkb_case *c);
 
-/* ---- the JVM peers (jvm.c) ---------------------------------------------------
+/* ---- the JVM peers (peers/jvm.c) ---------------------------------------------------
  * Cases of workload w for the JVM peer p, when w->jvm (else 0): one per n of
  * the plan, sharing one JVM, started when the first of them runs. */
 size_t tkb_jvm_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
@@ -452,13 +535,39 @@ const char *tkb_jvm_describe(void);
  * timers, then cancel all; 1: no handle). Returns the exit status. */
 int tkb_w5_child(const char *spec, size_t n, int64_t slack, int mode);
 
-/* ---- system probes (sysprobe.c) ----------------------------------------- */
+/* ---- system probes (harness/sysprobe.c) ----------------------------------------- */
 int64_t tkb_now_ns(void);
 int64_t tkb_rss_bytes(void);     /* /proc/self/statm resident pages * page size */
 int64_t tkb_cpu_ns(void);        /* process user + sys (getrusage) */
 int64_t tkb_thread_cpu_ns(void); /* calling thread user + sys (RUSAGE_THREAD) */
-/* Sum of voluntary + nonvoluntary context switches of every thread of this
- * process except the calling one. */
+/* Every thread of this process but the calling one, each with its context
+ * switches (voluntary + nonvoluntary: each time it slept, or was preempted)
+ * and its time on a CPU. */
+#define TKB_THREADS_MAX 512
+typedef struct tkb_thread_use {
+    long tid;
+    uint64_t ctxt;
+    int64_t cpu_ns;
+} tkb_thread_use;
+typedef struct tkb_threads {
+    size_t n;
+    bool truncated; /* more than TKB_THREADS_MAX: the rest left out */
+    tkb_thread_use t[TKB_THREADS_MAX];
+} tkb_threads;
+void tkb_threads_read(tkb_threads *s);
+/* What the threads of snapshot b did since snapshot a (both taken by one
+ * thread): the sums of their context switches and CPU time, a thread that
+ * started between the two counted whole; a thread that ended between the two
+ * is counted in `ended` only (what it did is lost with it). */
+typedef struct tkb_threads_delta {
+    size_t threads; /* in b */
+    size_t started, ended;
+    uint64_t ctxt;
+    int64_t cpu_ns;
+} tkb_threads_delta;
+void tkb_threads_since(const tkb_threads *a, const tkb_threads *b, tkb_threads_delta *d);
+/* Sum of the context switches of every thread of this process except the
+ * calling one (main thread only). */
 uint64_t tkb_other_threads_ctxt(void);
 void tkb_set_timer_slack(int64_t ns);
 void tkb_sleep_ns(int64_t ns);

@@ -22,6 +22,20 @@
 #define TK__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define TK__PRINTF(fmt, args)
+/* Room for any duration's text from tk__duration_text() ("-9223372036854775808ns"). */
+#define TK__DURATION_TEXT 32
+
+/* Writes ns into out (len bytes, always NUL-terminated) as the parameter
+ * tables write a duration: a whole number in the largest unit (s, ms, us,
+ * ns) that divides it exactly ("1ms", "1500ns", "-2s"; 0 is "0ns"). */
+void tk__duration_text(int64_t ns, char *out, size_t len);
+
+/* Parses s, a duration as the parameter tables read one: "DIGITS[.DIGITS]UNIT",
+ * the unit s, ms, us or ns, a whole number of ns that fits an int64_t, not
+ * negative ("1ms", "0.5ms", "250ns", "0ns"). Returns TK_OK with the value in
+ * *ns, or TK_EINVAL (s NULL or anything else). */
+int tk__duration_parse(const char *s, int64_t *ns);
+
 #endif
 
 /* Writes a formatted message into err, truncated to err_len bytes and always
@@ -59,5 +73,19 @@ static inline const void *tk__queue_config_params(const tk_queue_config *cfg) {
  * parsed, so pass a scratch copy. */
 int tk__queue_params_parse(const tk_queue_ops *ops, const char *list, tk_queue_config *cfg,
                            char *err, size_t err_len);
+
+/* Room for any duration's text from tk__duration_text() ("-9223372036854775808ns"). */
+#define TK__DURATION_TEXT 32
+
+/* Writes ns into out (len bytes, always NUL-terminated) as the parameter
+ * tables write a duration: a whole number in the largest unit (s, ms, us,
+ * ns) that divides it exactly ("1ms", "1500ns", "-2s"; 0 is "0ns"). */
+void tk__duration_text(int64_t ns, char *out, size_t len);
+
+/* Parses s, a duration as the parameter tables read one: "DIGITS[.DIGITS]UNIT",
+ * the unit s, ms, us or ns, a whole number of ns that fits an int64_t, not
+ * negative ("1ms", "0.5ms", "250ns", "0ns"). Returns TK_OK with the value in
+ * *ns, or TK_EINVAL (s NULL or anything else). */
+int tk__duration_parse(const char *s, int64_t *ns);
 
 #endif

@@ -172,7 +172,7 @@ static void field_set(tk_queue_config *cfg, const tk_queue_param *p, uint64_t ra
 /* ---- text ------------------------------------------------------------------ */
 
 /* A duration in the largest unit that divides it exactly; 0 is "0ns". */
-static void duration_text(int64_t ns, char out[VALUE_TEXT]) {
+void tk__duration_text(int64_t ns, char *out, size_t len) {
     uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     size_t u = UNIT_COUNT - 1;
     if (mag != 0) {
@@ -180,13 +180,13 @@ static void duration_text(int64_t ns, char out[VALUE_TEXT]) {
         while (mag % pow10_table[units[u].exp] != 0)
             u++;
     }
-    snprintf(out, VALUE_TEXT, "%s%" PRIu64 "%s", ns < 0 ? "-" : "", mag / pow10_table[units[u].exp],
+    snprintf(out, len, "%s%" PRIu64 "%s", ns < 0 ? "-" : "", mag / pow10_table[units[u].exp],
              units[u].name);
 }
 
 static void value_text(const tk_queue_param *p, uint64_t raw, char out[VALUE_TEXT]) {
     if (p->type == TK_PARAM_DURATION)
-        duration_text((int64_t)raw, out);
+        tk__duration_text((int64_t)raw, out, VALUE_TEXT);
     else
         snprintf(out, VALUE_TEXT, "%" PRIu64, raw);
 }
@@ -306,6 +306,15 @@ static int parse_duration(const char *s, size_t n, int64_t *ns, size_t *unit_at)
         return PV_OVERFLOW;
     *ns = (int64_t)(whole * scale + frac_ns);
     return PV_OK;
+}
+
+int tk__duration_parse(const char *s, int64_t *ns) {
+    size_t unit_at;
+    int64_t v;
+    if (s == NULL || parse_duration(s, strlen(s), &v, &unit_at) != PV_OK)
+        return TK_EINVAL;
+    *ns = v;
+    return TK_OK;
 }
 
 /* Parses s[0..n), "DIGITS", into *v. */

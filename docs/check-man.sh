@@ -28,11 +28,11 @@ for p in "${pages[@]}"; do
 done
 
 # 2. Subcommands: the name of every tkb_cmd descriptor in tkbench's sources
-#    (bench/cmdline.h: `.name = "run"`, `.name = "trace stats"`), each with its
+#    (bench/cli/cmdline.h: `.name = "run"`, `.name = "trace stats"`), each with its
 #    own `.SS "tkbench NAME ..."` section.
 cmds=$(python3 - "$src" <<'PY'
 import re, sys, pathlib
-for f in sorted(pathlib.Path(sys.argv[1], "bench").glob("*.c")):
+for f in sorted(pathlib.Path(sys.argv[1], "bench").rglob("*.c")):
     text = f.read_text()
     for m in re.finditer(r"\btkb_cmd\s+\w+\s*=\s*\{(.*?)\n\};", text, re.S):
         n = re.search(r'\.name\s*=\s*"([^"]+)"', m.group(1))
@@ -54,7 +54,7 @@ done
 #    subcommand's --help lists. The page writes hyphens \-; read it with plain ones.
 opts=$( { python3 - "$src" <<'PY'
 import re, sys, pathlib
-for f in sorted(pathlib.Path(sys.argv[1], "bench").glob("*.c")):
+for f in sorted(pathlib.Path(sys.argv[1], "bench").rglob("*.c")):
     for t in re.finditer(r"\btkb_opt\s+\w+\[\]\s*=\s*\{(.*?)\n\};", f.read_text(), re.S):
         for m in re.finditer(r'\{\s*"([a-z][a-z0-9_-]*)",\s*(?:NULL|"[^"]*"),\s*(NULL|")', t.group(1)):
             if m.group(2) != "NULL":

@@ -4,6 +4,7 @@
 
   plots/render.py render DIR
   plots/render.py compare OUT DIR_A DIR_B [DIR...]
+  plots/render.py trace DIR [--title TEXT]
   plots/render.py --help
 """
 

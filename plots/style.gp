@@ -2,7 +2,7 @@
 #
 # Peers are drawn by a "slot", so a peer keeps its colour, dash and point in every figure of a run
 # and, as far as the runs' peers allow, across runs (each peer's `slot` in the results folder's
-# manifest.json; tkbench assigns them, bench/peers.c, tkb_peer_arrange):
+# manifest.json; tkbench assigns them, bench/peers/peers.c, tkb_peer_arrange):
 #   1-4   engine k of the registry (engines/CMakeLists.txt order) owns slot k+1 for its first
 #         parameter set (1 heap, 2 wheel, 3 the next engine...); an engine's further parameter sets
 #         take the free ones of 1-4, then 10-12

@@ -111,6 +111,46 @@ static int add_meta(csv_state *c, const char *s, size_t n) {
     return TKT_OK;
 }
 
+/* The index of the timer a line names (f[2]), a new one at its first line,
+ * with its function (f[4]) and class (cls) kept or checked. Returns TKT_OK
+ * with it in *idx, or the error of the line. */
+static int timer_of(csv_state *c, size_t line, const field *f, size_t ncols, unsigned cls,
+                    uint32_t *idx) {
+    tkt_trace *t = c->t;
+    char b[64];
+    if (c->map.cap == 0 || t->ntimers + 1 > c->map.cap / 2)
+        if (!strmap_rehash(&c->map, t->timers, t->ntimers))
+            return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
+    uint32_t *slot = strmap_find(&c->map, t->timers, f[2].s, f[2].n);
+    if (*slot == 0) {
+        if (t->ntimers >= UINT32_MAX - 1)
+            return fail_line(c, line, TKT_EPARSE, "too many timers%s%s", "", "");
+        if (!tkt__grow((void **)&t->timers, &c->timers_cap, t->ntimers + 1, sizeof *t->timers))
+            return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
+        tkt_timer_info *ti = &t->timers[t->ntimers];
+        ti->id = tkt__strndup(c->st, f[2].s, f[2].n);
+        ti->function = tkt__strndup(c->st, ncols >= 5 ? f[4].s : "", ncols >= 5 ? f[4].n : 0);
+        ti->cls = (uint8_t)cls;
+        if (ti->id == NULL || ti->function == NULL)
+            return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
+        *slot = (uint32_t)++t->ntimers;
+    } else {
+        tkt_timer_info *ti = &t->timers[*slot - 1];
+        if (ti->function[0] == '\0' && ncols >= 5 && f[4].n > 0) {
+            ti->function = tkt__strndup(c->st, f[4].s, f[4].n);
+            if (ti->function == NULL)
+                return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
+        }
+        if (cls != TKT_CLS_UNKNOWN && ti->cls != TKT_CLS_UNKNOWN && cls != ti->cls)
+            return fail_line(c, line, TKT_EPARSE, "timer '%s' is a %s timer on an earlier line",
+                             show(&f[2], b, sizeof b), tkt_cls_name(ti->cls));
+        if (ti->cls == TKT_CLS_UNKNOWN)
+            ti->cls = (uint8_t)cls;
+    }
+    *idx = *slot - 1;
+    return TKT_OK;
+}
+
 static int event_line(csv_state *c, size_t line, const char *s, size_t n, size_t ncols) {
     field f[6];
     size_t nf = 0;
@@ -176,37 +216,9 @@ static int event_line(csv_state *c, size_t line, const char *s, size_t n, size_t
             return fail_line(c, line, TKT_EPARSE, "unknown class '%s' (wheel, hrtimer or empty)",
                              show(&f[5], b, sizeof b), "");
     }
-    /* the timer: its index, new at its first line */
-    if (c->map.cap == 0 || t->ntimers + 1 > c->map.cap / 2)
-        if (!strmap_rehash(&c->map, t->timers, t->ntimers))
-            return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
-    uint32_t *slot = strmap_find(&c->map, t->timers, f[2].s, f[2].n);
-    if (*slot == 0) {
-        if (t->ntimers >= UINT32_MAX - 1)
-            return fail_line(c, line, TKT_EPARSE, "too many timers%s%s", "", "");
-        if (!tkt__grow((void **)&t->timers, &c->timers_cap, t->ntimers + 1, sizeof *t->timers))
-            return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
-        tkt_timer_info *ti = &t->timers[t->ntimers];
-        ti->id = tkt__strndup(c->st, f[2].s, f[2].n);
-        ti->function = tkt__strndup(c->st, ncols >= 5 ? f[4].s : "", ncols >= 5 ? f[4].n : 0);
-        ti->cls = (uint8_t)cls;
-        if (ti->id == NULL || ti->function == NULL)
-            return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
-        *slot = (uint32_t)++t->ntimers;
-    } else {
-        tkt_timer_info *ti = &t->timers[*slot - 1];
-        if (ti->function[0] == '\0' && ncols >= 5 && f[4].n > 0) {
-            ti->function = tkt__strndup(c->st, f[4].s, f[4].n);
-            if (ti->function == NULL)
-                return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
-        }
-        if (cls != TKT_CLS_UNKNOWN && ti->cls != TKT_CLS_UNKNOWN && cls != ti->cls)
-            return fail_line(c, line, TKT_EPARSE, "timer '%s' is a %s timer on an earlier line",
-                             show(&f[2], b, sizeof b), tkt_cls_name(ti->cls));
-        if (ti->cls == TKT_CLS_UNKNOWN)
-            ti->cls = (uint8_t)cls;
-    }
-    e.timer = *slot - 1;
+    rc = timer_of(c, line, f, ncols, cls, &e.timer);
+    if (rc != TKT_OK)
+        return rc;
     if (!tkt__grow((void **)&t->ev, &c->ev_cap, t->count + 1, sizeof *t->ev))
         return fail_line(c, line, TKT_ENOMEM, "out of memory%s%s", "", "");
     t->ev[t->count++] = e;

@@ -564,83 +564,56 @@ static int64_t clamp_dl(perf_state *c, int64_t dl) {
     return dl;
 }
 
-static int emit(perf_state *c, tkt_trace *t, int64_t hz, int64_t off) {
+/* Record r as an event, into *e (t_ns, op, deadline; the timer is set by
+ * the caller). Returns false when the record is left out: a start on
+ * another clock, or any record of a timer whose last start was (counted). */
+static bool rec_event(perf_state *c, const rec *r, rawtimer *rt, int64_t hz, int64_t off,
+                      tkt_event *e) {
     tkt_import_stats *stt = c->stats;
-    size_t cap = 0;
-    int64_t t0 = 0;
-    bool first = true;
-    for (size_t i = 0; i < c->nrecs; i++) {
-        const rec *r = &c->recs[i];
-        rawtimer *rt = &c->timers[r->timer];
-        bool kept = rt->keep && (c->cpus == NULL || (c->cpus[r->cpu / 8] >> (r->cpu % 8)) & 1);
-        if (!kept) {
-            stt->filtered++;
-            stt->skipped[r->kind]++;
-            continue;
-        }
-        if (first)
-            t0 = r->ts, first = false;
-        tkt_event e = {.t_ns = r->ts - t0};
-        switch (r->kind) {
-        case TKT_PERF_TIMER_START: {
-            e.op = TKT_START;
-            int64_t rel;
-            if (r->a / hz > TKT_MAX_NS / 1000000000 || r->a / hz < -TKT_MAX_NS / 1000000000)
-                rel = r->a < 0 ? -TKT_MAX_NS : TKT_MAX_NS;
-            else
-                rel = r->a / hz * 1000000000 + r->a % hz * 1000000000 / hz;
-            e.deadline_ns = clamp_dl(c, e.t_ns + rel);
-            rt->other_clock = false;
-            break;
-        }
-        case TKT_PERF_HRTIMER_START: {
-            e.op = TKT_START;
-            /* expires - off - ts, in steps that cannot overflow */
-            int64_t mono_now = r->ts + off;
-            bool far = (r->a > 0 && mono_now < 0 && r->a > INT64_MAX + mono_now) ||
-                       (r->a < 0 && mono_now > 0 && r->a < INT64_MIN + mono_now);
-            int64_t rel = far ? 0 : r->a - mono_now;
-            if (far || rel > OTHER_CLOCK_NS || rel < -OTHER_CLOCK_NS) {
-                rt->other_clock = true;
-                stt->other_clock++;
-                stt->skipped[r->kind]++;
-                continue;
-            }
-            rt->other_clock = false;
-            e.deadline_ns = clamp_dl(c, e.t_ns + rel);
-            break;
-        }
-        case TKT_PERF_TIMER_CANCEL:
-        case TKT_PERF_HRTIMER_CANCEL:
-            e.op = TKT_CANCEL;
-            break;
-        default:
-            e.op = TKT_EXPIRE;
-            break;
-        }
-        if (rt->other_clock) {
-            stt->other_clock++;
-            stt->skipped[r->kind]++;
-            continue;
-        }
-        if (e.op == TKT_EXPIRE && rt->pending >= 0 && rt->pending_cpu == r->cpu) {
-            t->ev[rt->pending].op = 0xff; /* the cancel was this expiry's first half */
-            stt->expiry_cancels++;
-            stt->skipped[r->kind == TKT_PERF_TIMER_EXPIRE_ENTRY ? TKT_PERF_TIMER_CANCEL
-                                                                : TKT_PERF_HRTIMER_CANCEL]++;
-        }
-        rt->pending = -1;
-        if (e.op == TKT_CANCEL && t->count < INT32_MAX) {
-            rt->pending = (int32_t)t->count;
-            rt->pending_cpu = r->cpu;
-        }
-        e.timer = r->timer; /* raw for now */
-        if (!tkt__grow((void **)&t->ev, &cap, t->count + 1, sizeof *t->ev))
-            return tkt__fail(c->err, c->err_len, TKT_ENOMEM, "%s: out of memory", c->name);
-        t->ev[t->count++] = e;
+    switch (r->kind) {
+    case TKT_PERF_TIMER_START: {
+        e->op = TKT_START;
+        int64_t rel;
+        if (r->a / hz > TKT_MAX_NS / 1000000000 || r->a / hz < -TKT_MAX_NS / 1000000000)
+            rel = r->a < 0 ? -TKT_MAX_NS : TKT_MAX_NS;
+        else
+            rel = r->a / hz * 1000000000 + r->a % hz * 1000000000 / hz;
+        e->deadline_ns = clamp_dl(c, e->t_ns + rel);
+        rt->other_clock = false;
+        break;
     }
-    stt->t0_ns = t0;
-    /* drop the cancels of expiries; give timers dense indices by first appearance */
+    case TKT_PERF_HRTIMER_START: {
+        e->op = TKT_START;
+        /* expires - off - ts, in steps that cannot overflow */
+        int64_t mono_now = r->ts + off;
+        bool far = (r->a > 0 && mono_now < 0 && r->a > INT64_MAX + mono_now) ||
+                   (r->a < 0 && mono_now > 0 && r->a < INT64_MIN + mono_now);
+        int64_t rel = far ? 0 : r->a - mono_now;
+        rt->other_clock = far || rel > OTHER_CLOCK_NS || rel < -OTHER_CLOCK_NS;
+        if (!rt->other_clock)
+            e->deadline_ns = clamp_dl(c, e->t_ns + rel);
+        break;
+    }
+    case TKT_PERF_TIMER_CANCEL:
+    case TKT_PERF_HRTIMER_CANCEL:
+        e->op = TKT_CANCEL;
+        break;
+    default:
+        e->op = TKT_EXPIRE;
+        break;
+    }
+    if (rt->other_clock) {
+        stt->other_clock++;
+        stt->skipped[r->kind]++;
+        return false;
+    }
+    return true;
+}
+
+/* Drops the cancels that were the first half of an expiry (marked 0xff) and
+ * gives the timers dense indices in order of first appearance. Returns
+ * TKT_OK or TKT_ENOMEM. */
+static int dense_timers(perf_state *c, tkt_trace *t) {
     size_t w = 0, tcap = 0;
     for (size_t i = 0; i < t->count; i++) {
         tkt_event e = t->ev[i];
@@ -672,6 +645,45 @@ static int emit(perf_state *c, tkt_trace *t, int64_t hz, int64_t off) {
     t->count = w;
     t->duration_ns = w > 0 ? t->ev[w - 1].t_ns : 0;
     return TKT_OK;
+}
+
+static int emit(perf_state *c, tkt_trace *t, int64_t hz, int64_t off) {
+    tkt_import_stats *stt = c->stats;
+    size_t cap = 0;
+    int64_t t0 = 0;
+    bool first = true;
+    for (size_t i = 0; i < c->nrecs; i++) {
+        const rec *r = &c->recs[i];
+        rawtimer *rt = &c->timers[r->timer];
+        bool kept = rt->keep && (c->cpus == NULL || (c->cpus[r->cpu / 8] >> (r->cpu % 8)) & 1);
+        if (!kept) {
+            stt->filtered++;
+            stt->skipped[r->kind]++;
+            continue;
+        }
+        if (first)
+            t0 = r->ts, first = false;
+        tkt_event e = {.t_ns = r->ts - t0};
+        if (!rec_event(c, r, rt, hz, off, &e))
+            continue;
+        if (e.op == TKT_EXPIRE && rt->pending >= 0 && rt->pending_cpu == r->cpu) {
+            t->ev[rt->pending].op = 0xff; /* the cancel was this expiry's first half */
+            stt->expiry_cancels++;
+            stt->skipped[r->kind == TKT_PERF_TIMER_EXPIRE_ENTRY ? TKT_PERF_TIMER_CANCEL
+                                                                : TKT_PERF_HRTIMER_CANCEL]++;
+        }
+        rt->pending = -1;
+        if (e.op == TKT_CANCEL && t->count < INT32_MAX) {
+            rt->pending = (int32_t)t->count;
+            rt->pending_cpu = r->cpu;
+        }
+        e.timer = r->timer; /* raw for now */
+        if (!tkt__grow((void **)&t->ev, &cap, t->count + 1, sizeof *t->ev))
+            return tkt__fail(c->err, c->err_len, TKT_ENOMEM, "%s: out of memory", c->name);
+        t->ev[t->count++] = e;
+    }
+    stt->t0_ns = t0;
+    return dense_timers(c, t);
 }
 
 static int describe(perf_state *c, tkt_trace *t, int64_t hz) {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 static void floor_clock(tk_gb_state *st, tkb_case *c) {
     (void)c;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tkbench workload `replay_core` (group `replay`): the core-level replay of
- * the run's traces (replay-core.c, docs/replay.md). Rows are
+ * the run's traces (replay/core-level.c, docs/replay.md). Rows are
  * `replay_core:<trace>`, one per trace
  * of the run (tkb_the_run.replay, set by the CLI); n is the trace's events.
  * A case runs one repetition per call: the replay timed whole (the case's
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../replay.h"
+#include "replay/replay.h"
 
 static void replay_core_case(tk_gb_state *st, tkb_case *c) {
     const tkb_replay_set *rs = tkb_the_run.replay;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tkbench workload `replay_exec` (group `replay`): the executor-level replay
- * of the run's traces (tkb_replay_exec(), replay-exec.c; docs/replay.md):
+ * of the run's traces (tkb_replay_exec(), replay/executor-level.c; docs/replay.md):
  * each event issued at its trace time / speed from a thread of the harness
  * into a running service, every firing's lateness recorded. The sibling of
  * `replay_core`: rows `replay_exec:<trace>`, n the trace's events, lateness
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness.h"
-#include "../replay.h"
+#include "harness/harness.h"
+#include "replay/replay.h"
 
 /* A replay longer than this (wall time) is refused before it starts. */
 #define REPLAY_EXEC_MAX_S 900.0

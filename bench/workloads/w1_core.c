@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* W1_core: insert N, cancel N (random order), insert N again and expire them. */
 static void w1_core_phases(tk_gb_state *st, tkb_case *c) {

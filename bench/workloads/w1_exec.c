@@ -6,12 +6,113 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "harness/harness.h"
+
+extern const tkb_workload tkb_wl_w1_core;
 
 /* Spare timers of the hold-model loop (tkb_spare_churn): enough to cover the
  * time a wheel takes to let go of a stopped timer while it keeps up; the loop
  * reports how many it took and how long it waited once they ran out. */
 #define W1_SPARE ((size_t)1 << 18)
+
+/* One W1_exec case's inputs and storage, made before the first repetition. */
+typedef struct w1x {
+    const tkb_peer *peer;
+    const tkb_svc_ops *ops;
+    size_t n, pairs, ts, spare;
+    tkb_fire *rec;
+    int64_t *delays, *next; /* population deadlines; the churn's new ones */
+    uint32_t *perm;         /* the cancel order */
+    uint32_t *victims;      /* the churn's timers */
+    char *timers;           /* n + spare timers' storage */
+    tkb_spare_churn sc;
+    int fails; /* schedules that failed */
+} w1x;
+
+/* Schedules timers[0..n) with their handles and the population's deadlines
+ * (untimed), and waits until the service has them. */
+static void fill(w1x *x, void *self) {
+    for (size_t i = 0; i < x->n; i++)
+        x->fails += x->ops->schedule(self, x->timers + i * x->ts, x->rec, x->delays[i]) != 0;
+    if (x->ops->sync)
+        x->ops->sync(self);
+    tkb_settle(x->n);
+}
+
+/* One service: a warm-up, the population filled, then cancel N in random
+ * order (timed) and schedule N without a handle (timed; embedded: the same
+ * storage again, once the service let go of it). Returns 0, or -1 if the
+ * service could not be made. */
+static int cancel_schedule(w1x *x, int64_t *cancel_ns, int64_t *sched_ns) {
+    const tkb_svc_ops *ops = x->ops;
+    size_t n = x->n, ts = x->ts;
+    void *self;
+    if (tkb_svc_open(x->peer, 1, &self))
+        return -1;
+    ops->schedule(self, NULL, &tkb_noop, 0); /* warm-up: start the service's threads */
+    tkb_sleep_ns(20 * TKB_NS_PER_MS);
+    memset(x->timers, 0, n * ts);
+    tkb_prepare_storage(ops, self, x->timers, n, ts, false);
+    fill(x, self); /* also warms the allocator */
+    int64_t t0 = tkb_now_ns();
+    for (size_t i = 0; i < n; i++)
+        ops->cancel(self, x->timers + (size_t)x->perm[i] * ts);
+    *cancel_ns = tkb_now_ns() - t0;
+    if (ops->sync)
+        ops->sync(self);
+    tkb_settle(n);       /* e.g. the wheel's tick thread releasing the cancelled tasks */
+    if (ops->embedded) { /* the same storage is started again: wait until idle */
+        for (size_t i = 0; i < n; i++)
+            ops->release(self, x->timers + i * ts);
+        ops->sync(self);
+    }
+    t0 = tkb_now_ns();
+    if (ops->embedded) {
+        for (size_t i = 0; i < n; i++)
+            x->fails += ops->schedule(self, x->timers + i * ts, NULL, x->delays[i]) != 0;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            x->fails += ops->schedule(self, NULL, &tkb_noop, x->delays[i]) != 0;
+    }
+    *sched_ns = tkb_now_ns() - t0;
+    if (ops->sync)
+        ops->sync(self);
+    ops->destroy(self); /* drops the N pending timers (untimed) */
+    return 0;
+}
+
+/* A fresh service filled to population N, then the churn pairs (timed):
+ * cancel a timer and schedule it again, or a spare one where the peer still
+ * holds it (tkb_spare_churn). Returns 0, or -1 if the service could not be
+ * made. */
+static int churn(w1x *x, int64_t *churn_ns) {
+    const tkb_svc_ops *ops = x->ops;
+    void *self;
+    if (tkb_svc_open(x->peer, 1, &self))
+        return -1;
+    memset(x->timers, 0, (x->n + x->spare) * x->ts); /* fresh storage for the new service */
+    tkb_prepare_storage(ops, self, x->timers, x->n + x->spare, x->ts, false);
+    fill(x, self);
+    int64_t t0;
+    if (x->spare == 0) {
+        t0 = tkb_now_ns();
+        for (size_t k = 0; k < x->pairs; k++) {
+            char *t = x->timers + (size_t)x->victims[k] * x->ts;
+            ops->cancel(self, t);
+            x->fails += ops->schedule(self, t, x->rec, x->next[k]) != 0;
+        }
+    } else {
+        tkb_spare_churn_reset(&x->sc);
+        t0 = tkb_now_ns();
+        for (size_t k = 0; k < x->pairs; k++)
+            x->fails += tkb_spare_churn_pair(&x->sc, ops, self, x->timers, x->victims[k], x->rec,
+                                             x->next[k]);
+    }
+    *churn_ns = tkb_now_ns() - t0;
+    tkb_cancel_all(ops, self, x->timers, x->n + x->sc.used);
+    ops->destroy(self);
+    return 0;
+}
 
 /* W1_exec: cancel N (random order; timers scheduled with the handle a cancel
  * needs, untimed), schedule N (no handle: no future), churn pairs at
@@ -24,119 +125,49 @@
 static void w1_exec(tk_gb_state *st, tkb_case *c) {
     const tkb_svc_ops *ops = c->peer->svc;
     size_t n = (size_t)c->arg, pairs = c->plan->count;
-    size_t ts = ops->timer_size;
-    size_t spare = ops->reusable ? W1_SPARE : 0;
-    tkb_fire *rec = tkb_idle_record(ops);
-    int64_t *delays = tkb_uniform_deadlines(n, TKB_W1_LO, TKB_W1_HI, TKB_SEED + n);
-    int64_t *next = tkb_uniform_deadlines(pairs, TKB_W1_LO, TKB_W1_HI, TKB_SEED * 5 + n);
-    uint32_t *perm = tkb_permutation(n, TKB_SEED * 3 + n);
-    uint32_t *victims = tkb_random_indices(pairs, n, TKB_SEED * 7 + n);
-    char *timers = tkb_xmalloc_touched((n + spare) * ts);
-    tkb_spare_churn sc = {0};
-    bool sc_ok = spare == 0 || tkb_spare_churn_init(&sc, n, spare) == 0;
-    double sched = 0, cancel = 0, churn = 0;
+    w1x x = {.peer = c->peer, .ops = ops, .n = n, .pairs = pairs, .ts = ops->timer_size};
+    x.spare = ops->reusable ? W1_SPARE : 0;
+    x.rec = tkb_idle_record(ops);
+    x.delays = tkb_uniform_deadlines(n, TKB_W1_LO, TKB_W1_HI, TKB_SEED + n);
+    x.next = tkb_uniform_deadlines(pairs, TKB_W1_LO, TKB_W1_HI, TKB_SEED * 5 + n);
+    x.perm = tkb_permutation(n, TKB_SEED * 3 + n);
+    x.victims = tkb_random_indices(pairs, n, TKB_SEED * 7 + n);
+    x.timers = tkb_xmalloc_touched((n + x.spare) * x.ts);
+    bool ok = x.delays && x.next && x.perm && x.victims && x.timers &&
+              (x.spare == 0 || tkb_spare_churn_init(&x.sc, n, x.spare) == 0);
+    double sched = 0, cancel = 0, churned = 0;
     int runs = 0;
     while (tk_gb_keep_running(st)) {
-        void *self;
-        if (!delays || !next || !perm || !victims || !timers || !sc_ok ||
-            tkb_svc_open(c->peer, 1, &self)) {
+        int64_t t_cancel, t_sched, t_churn;
+        if (!ok || cancel_schedule(&x, &t_cancel, &t_sched) != 0 || churn(&x, &t_churn) != 0) {
             tk_gb_skip(st, "setup failed");
             break;
         }
-        int fails = 0;
-        /* warm-up: start the service's threads */
-        ops->schedule(self, NULL, &tkb_noop, 0);
-        tkb_sleep_ns(20 * TKB_NS_PER_MS);
-        /* fill with cancellable timers (untimed; also warms the allocator), then
-         * cancel them all in random order */
-        memset(timers, 0, n * ts);
-        tkb_prepare_storage(ops, self, timers, n, ts, false);
-        for (size_t i = 0; i < n; i++)
-            fails += ops->schedule(self, timers + i * ts, rec, delays[i]) != 0;
-        if (ops->sync)
-            ops->sync(self);
-        tkb_settle(n);
-        int64_t t2 = tkb_now_ns();
-        for (size_t i = 0; i < n; i++)
-            ops->cancel(self, timers + (size_t)perm[i] * ts);
-        int64_t t3 = tkb_now_ns();
-        if (ops->sync)
-            ops->sync(self);
-        tkb_settle(n); /* e.g. the wheel's tick thread releasing the cancelled tasks */
-        /* embedded: the same storage is started again below; wait until idle */
-        if (ops->embedded) {
-            for (size_t i = 0; i < n; i++)
-                ops->release(self, timers + i * ts);
-            ops->sync(self);
-        }
-        /* schedule N without a handle (no future; embedded: the same storage) */
-        int64_t t0 = tkb_now_ns();
-        if (ops->embedded) {
-            for (size_t i = 0; i < n; i++)
-                fails += ops->schedule(self, timers + i * ts, NULL, delays[i]) != 0;
-        } else {
-            for (size_t i = 0; i < n; i++)
-                fails += ops->schedule(self, NULL, &tkb_noop, delays[i]) != 0;
-        }
-        int64_t t1 = tkb_now_ns();
-        if (ops->sync)
-            ops->sync(self);
-        ops->destroy(self); /* drops the N pending timers (untimed) */
-        /* churn at population N */
-        if (tkb_svc_open(c->peer, 1, &self)) {
-            tk_gb_skip(st, "setup failed");
-            break;
-        }
-        memset(timers, 0, (n + spare) * ts); /* fresh storage for the new service */
-        tkb_prepare_storage(ops, self, timers, n + spare, ts, false);
-        for (size_t i = 0; i < n; i++)
-            fails += ops->schedule(self, timers + i * ts, rec, delays[i]) != 0;
-        if (ops->sync)
-            ops->sync(self);
-        tkb_settle(n);
-        int64_t t4, t5;
-        if (spare == 0) {
-            t4 = tkb_now_ns();
-            for (size_t k = 0; k < pairs; k++) {
-                char *t = timers + (size_t)victims[k] * ts;
-                ops->cancel(self, t);
-                fails += ops->schedule(self, t, rec, next[k]) != 0;
-            }
-            t5 = tkb_now_ns();
-        } else {
-            tkb_spare_churn_reset(&sc);
-            t4 = tkb_now_ns();
-            for (size_t k = 0; k < pairs; k++)
-                fails += tkb_spare_churn_pair(&sc, ops, self, timers, victims[k], rec, next[k]);
-            t5 = tkb_now_ns();
-        }
-        tkb_cancel_all(ops, self, timers, n + sc.used);
-        ops->destroy(self);
-        if (fails) {
+        if (x.fails) {
             tk_gb_skip(st, "schedule failed");
             break;
         }
-        tk_gb_set_iteration_time(st, (double)((t1 - t0) + (t3 - t2) + (t5 - t4)) / 1e9);
-        sched += tkb_per_op(t1 - t0, n);
-        cancel += tkb_per_op(t3 - t2, n);
-        churn += tkb_per_op(t5 - t4, pairs);
+        tk_gb_set_iteration_time(st, (double)(t_sched + t_cancel + t_churn) / 1e9);
+        sched += tkb_per_op(t_sched, n);
+        cancel += tkb_per_op(t_cancel, n);
+        churned += tkb_per_op(t_churn, pairs);
         runs++;
-        if (spare != 0) { /* how far the peer's release latency pushed the loop */
-            tk_gb_counter(st, "churn_spare_timers", (double)sc.used);
-            tk_gb_counter(st, "churn_spare_wait_ms", (double)sc.wait_ns / 1e6);
+        if (x.spare != 0) { /* how far the peer's release latency pushed the loop */
+            tk_gb_counter(st, "churn_spare_timers", (double)x.sc.used);
+            tk_gb_counter(st, "churn_spare_wait_ms", (double)x.sc.wait_ns / 1e6);
         }
     }
     if (runs) {
         tk_gb_counter(st, "schedule_ns", sched / runs);
         tk_gb_counter(st, "cancel_ns", cancel / runs);
-        tk_gb_counter(st, "churn_ns", churn / runs);
+        tk_gb_counter(st, "churn_ns", churned / runs);
     }
-    free(delays);
-    free(next);
-    free(perm);
-    free(victims);
-    free(timers);
-    tkb_spare_churn_free(&sc);
+    free(x.delays);
+    free(x.next);
+    free(x.perm);
+    free(x.victims);
+    free(x.timers);
+    tkb_spare_churn_free(&x.sc);
 }
 
 static size_t w1_exec_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
@@ -209,6 +240,13 @@ const tkb_workload tkb_wl_w1_exec = {
     .figures = w1_exec_figures,
     .nfigures = TKB_COUNT(w1_exec_figures),
     .sizes_from_n = true,
+    /* what the executor adds to the engine's core, per operation; the aim
+     * (issue 26) for schedule and cancel */
+    .diff = {&tkb_wl_w1_core,
+             "executor overhead",
+             {{"schedule_ns", "schedule_ns", 40},
+              {"cancel_ns", "cancel_ns", 40},
+              {"churn_ns", "churn_ns", 0}}},
     .jvm = "ops",
     .plan =
         {

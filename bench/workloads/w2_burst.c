@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 typedef struct burst_ctx {
     tkb_fire base;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* W2_spread: N timers due uniformly over [base, base + 1 s), all scheduled
  * before base. */

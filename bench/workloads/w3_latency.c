@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* W3_latency: N timers, delays uniform in [1 ms, 100 ms], scheduled at a
  * steady rate over the plan's `seconds` from this (non-timer) thread. */

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* Runs `tkbench _w5 SPEC N SLACK MODE` and reads its `key value` lines into
  * v[0] (bytes per timer) and v[1] (RSS left after cancel). Returns 0 or -1. */

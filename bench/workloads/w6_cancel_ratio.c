@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* W6_cancel_ratio: insert N (delays 1 ms..1 s), cancel pct % of them, expire
  * the rest; ns per timer end to end. */

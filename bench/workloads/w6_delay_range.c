@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* The reference span: one revolution of a single-level wheel with a 1 ms
  * tick and 1024 slots (the suites' wheel:tick=1ms,slots=1024), 1.024 s.

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* W6_dist: the same churn, deadlines from other distributions (virtual now 0). */
 /* The variants, in the order of dist_names (the descriptor's variants). */

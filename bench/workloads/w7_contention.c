@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* tkbench workload `W7_contention`: 1, 2 and 4 producer threads scheduling and
- * cancelling into one service for the plan's `seconds` each
+/* tkbench workload `W7_contention`: producer threads scheduling and
+ * cancelling into one service (one pool thread) for the plan's `seconds`
+ * each: 1, 2, 4, ... up to twice the machine's cores, or the counts --n gives
  * (docs/workloads.md). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
-#include "harness.h"
+#include "harness/harness.h"
 
 /* W7_contention: `threads` producers each keep 1000 timers and loop cancel +
  * schedule into one service; total operations per second. Embedded peers
  * whose stopped timers are not reusable at once re-arm spares (tkb_spare_churn),
  * each producer its own. */
-/* Spare timers per producer (tkb_spare_churn). */
+/* Spare timers per producer (tkb_spare_churn), and of all producers together:
+ * past 128 producers each gets its share of W7_SPARE_ALL. */
 #define W7_SPARE ((size_t)1 << 17)
+#define W7_SPARE_ALL ((size_t)1 << 24)
 
 typedef struct w7_producer {
     pthread_t th;
@@ -58,60 +62,67 @@ static void *w7_main(void *arg) {
     return NULL;
 }
 
+/* Makes producer i: its timers (prepared for the service), delays, victims
+ * and spare timers. Returns false if something could not be allocated. */
+static bool w7_producer_init(w7_producer *w, size_t i, const tkb_svc_ops *ops, void *self,
+                             size_t pop, size_t nrand, size_t spare, _Atomic int *stop) {
+    *w = (w7_producer){.ops = ops, .self = self, .pop = pop, .nrand = nrand, .stop = stop};
+    w->timers = tkb_xmalloc_touched((pop + spare) * ops->timer_size);
+    w->delays = tkb_uniform_deadlines(nrand, TKB_W1_LO, TKB_W1_HI, TKB_SEED + 31 + (uint64_t)i);
+    w->victims = tkb_random_indices(nrand, pop, TKB_SEED + 37 + (uint64_t)i);
+    if (w->timers != NULL)
+        tkb_prepare_storage(ops, self, w->timers, pop + spare, ops->timer_size, false);
+    bool sc = spare == 0 || tkb_spare_churn_init(&w->sc, pop, spare) == 0;
+    if (spare != 0 && sc)
+        tkb_spare_churn_reset(&w->sc);
+    return sc && w->timers != NULL && w->delays != NULL && w->victims != NULL;
+}
+
+static void w7_producer_free(w7_producer *w) {
+    free(w->timers);
+    free(w->delays);
+    free(w->victims);
+    tkb_spare_churn_free(&w->sc);
+}
+
 static void w7_contention(tk_gb_state *st, tkb_case *c) {
     const tkb_svc_ops *ops = c->peer->svc;
-    int threads = (int)c->arg;
+    size_t threads = (size_t)c->arg;
     const size_t pop = 1000, nrand = 1 << 16;
-    const size_t spare = ops->reusable ? W7_SPARE : 0;
-    while (tk_gb_keep_running(st)) {
+    size_t spare = ops->reusable ? W7_SPARE : 0;
+    if (spare != 0 && threads > W7_SPARE_ALL / W7_SPARE)
+        spare = W7_SPARE_ALL / threads;
+    w7_producer *w = calloc(threads, sizeof *w);
+    while (w != NULL && tk_gb_keep_running(st)) {
         void *self;
         if (tkb_svc_open(c->peer, 1, &self)) {
             tk_gb_skip(st, "service create failed");
             break;
         }
         _Atomic int stop = 0;
-        w7_producer w[8];
-        int started = 0, fails = 0;
+        size_t started = 0;
+        int fails = 0;
         bool setup = true;
-        for (int i = 0; i < threads; i++) {
-            w[i] =
-                (w7_producer){.ops = ops, .self = self, .pop = pop, .nrand = nrand, .stop = &stop};
-            w[i].timers = tkb_xmalloc_touched((pop + spare) * ops->timer_size);
-            w[i].delays =
-                tkb_uniform_deadlines(nrand, TKB_W1_LO, TKB_W1_HI, TKB_SEED + 31 + (uint64_t)i);
-            w[i].victims = tkb_random_indices(nrand, pop, TKB_SEED + 37 + (uint64_t)i);
-            if (w[i].timers != NULL)
-                tkb_prepare_storage(ops, self, w[i].timers, pop + spare, ops->timer_size, false);
-            if (spare != 0 && tkb_spare_churn_init(&w[i].sc, pop, spare) == 0)
-                tkb_spare_churn_reset(&w[i].sc);
-            else if (spare != 0)
-                setup = false;
-        }
+        for (size_t i = 0; i < threads; i++)
+            setup &= w7_producer_init(&w[i], i, ops, self, pop, nrand, spare, &stop);
         int64_t t0 = tkb_now_ns();
-        for (int i = 0; i < threads; i++)
-            if (setup && w[i].timers && w[i].delays && w[i].victims &&
-                pthread_create(&w[i].th, NULL, w7_main, &w[i]) == 0)
-                started++;
-            else
-                break;
+        while (setup && started < threads &&
+               pthread_create(&w[started].th, NULL, w7_main, &w[started]) == 0)
+            started++;
         tkb_sleep_ns((int64_t)(c->plan->seconds * 1e9));
         atomic_store(&stop, 1);
         uint64_t total = 0;
-        for (int i = 0; i < started; i++) {
+        for (size_t i = 0; i < started; i++) {
             pthread_join(w[i].th, NULL);
             total += w[i].ops_done;
             fails += w[i].fails;
         }
         int64_t t1 = tkb_now_ns();
-        for (int i = 0; i < started; i++)
+        for (size_t i = 0; i < started; i++)
             tkb_cancel_all(ops, self, w[i].timers, pop + w[i].sc.used);
         ops->destroy(self);
-        for (int i = 0; i < threads; i++) {
-            free(w[i].timers);
-            free(w[i].delays);
-            free(w[i].victims);
-            tkb_spare_churn_free(&w[i].sc);
-        }
+        for (size_t i = 0; i < threads; i++)
+            w7_producer_free(&w[i]);
         if (started != threads || fails) {
             tk_gb_skip(st, started != threads ? "thread start failed" : "schedule failed");
             break;
@@ -119,6 +130,23 @@ static void w7_contention(tk_gb_state *st, tkb_case *c) {
         tk_gb_set_iteration_time(st, (double)(t1 - t0) / 1e9);
         tk_gb_counter(st, "ops_per_s", (double)total / ((double)(t1 - t0) / 1e9));
     }
+    if (w == NULL)
+        tk_gb_skip(st, "out of memory");
+    free(w);
+}
+
+/* The producer counts of every suite: 1, 2, 4, ... up to twice the cores
+ * (at most TKB_COUNT(sizes) of them: 1 and the largest ones). */
+static size_t w7_machine_sizes(size_t *sizes, size_t cap) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t top = 2 * (size_t)(cores > 0 ? cores : 1), n = 0;
+    for (size_t t = 1; t <= top; t *= 2)
+        n++;
+    size_t skip = n > cap ? n - cap : 0, k = 0, i = 0;
+    for (size_t t = 1; t <= top; t *= 2, i++)
+        if (i == 0 || i > skip)
+            sizes[k++] = t;
+    return k;
 }
 
 static size_t w7_contention_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
@@ -145,17 +173,19 @@ const tkb_workload tkb_wl_w7_contention = {
     .name = "W7_contention",
     .group = "W7",
     .level = TKB_LEVEL_EXECUTOR,
-    .summary = "1, 2, 4 producer threads scheduling and cancelling",
-    .x = {"producer threads", "threads", TKB_SCALE_LIN},
+    .summary = "1, 2, 4, ... (up to 2 x cores) producer threads scheduling and cancelling",
+    .x = {"producer threads", "threads", TKB_SCALE_AUTO},
     .metrics = w7_contention_metrics,
     .nmetrics = TKB_COUNT(w7_contention_metrics),
     .figures = w7_contention_figures,
     .nfigures = TKB_COUNT(w7_contention_figures),
+    .sizes_from_n = true,
+    .machine_sizes = w7_machine_sizes,
     .plan =
         {
-            [TKB_SMOKE] = {.sizes = {1, 2, 4}, .reps = 1, .seconds = 0.1},
-            [TKB_QUICK] = {.sizes = {1, 2, 4}, .reps = 1, .seconds = 0.5},
-            [TKB_FULL] = {.sizes = {1, 2, 4}, .reps = 3, .seconds = 2},
+            [TKB_SMOKE] = {.reps = 1, .seconds = 0.1},
+            [TKB_QUICK] = {.reps = 1, .seconds = 0.5},
+            [TKB_FULL] = {.reps = 3, .seconds = 2},
         },
     .cases = w7_contention_cases,
 };

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The command line: `render DIR` and `compare OUT DIR_A DIR_B [DIR...]`."""
+"""The command line: `render DIR`, `compare OUT DIR_A DIR_B [DIR...]` and `trace DIR`."""
 
 import argparse
 import os
@@ -7,7 +7,7 @@ import shutil
 import sys
 import time
 
-from . import figures, load, report, stats, targets
+from . import figures, load, report, stats, targets, traces
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_NO_GNUPLOT, EXIT_DRAWING = 0, 2, 3, 4
 
@@ -20,6 +20,10 @@ Turn timerkit results folders (docs/results-format.md) into figures and a report
                                    OUT/compare.md: each run's medians, their ratios to the first
                                    run with confidence intervals and Mann-Whitney p, and which
                                    differences are significant (tkbench compare)
+  trace DIR [--title TEXT]         a timer trace's figures from its data in DIR (population.dat,
+                                   delays.dat): DIR/population.{pdf,png}, DIR/delay-cdf.{pdf,png}
+                                   and their script DIR/trace.gp (tkbench trace stats); render
+                                   draws those of every traces/<name>/ of a results folder
 
 Everything about workloads, metrics, units, peers and figures comes from each folder's
 manifest.json. Values are medians of the repetitions with 95 % bootstrap confidence intervals.
@@ -52,9 +56,13 @@ def parse(argv):
                        description="Compare runs: OUT/figures/ and OUT/compare.md.")
     c.add_argument("out", metavar="OUT")
     c.add_argument("dirs", metavar="DIR", nargs="+")
+    t = sub.add_parser("trace", help="draw a timer trace's figures",
+                       description="Draw DIR/population.* and DIR/delay-cdf.* from DIR's data.")
+    t.add_argument("dir", metavar="DIR")
+    t.add_argument("--title", default=None, help="the figures' title (default: DIR's name)")
     a = p.parse_args(argv)
     if a.command is None:
-        p.error("a command is needed: render DIR, or compare OUT DIR_A DIR_B [DIR...]")
+        p.error("a command is needed: render DIR, compare OUT DIR_A DIR_B [DIR...], or trace DIR")
     if a.command == "compare" and len(a.dirs) < 2:
         p.error("compare needs two results folders or more: compare OUT DIR_A DIR_B [DIR...]")
     return a
@@ -93,6 +101,11 @@ def cmd_render(a):
     figs = figures.Figures([run], figdir)
     figs.prepare(run.man.figures)
     ok = figs.draw()
+    for name, why in traces.draw_run(a.dir):
+        print(f"render.py: drawing the figures of trace {name} failed:", file=sys.stderr)
+        for line in why.splitlines():
+            print(f"    {line}", file=sys.stderr)
+        ok = False
     path = os.path.join(a.dir, "report.md")
     write_text(path, report.render_report(run, figs))
     text = targets.targets_text(run)
@@ -131,10 +144,22 @@ def cmd_compare(a):
     return EXIT_OK if ok else EXIT_DRAWING
 
 
+def cmd_trace(a):
+    need_gnuplot()
+    why = traces.draw(a.dir, a.title or os.path.basename(os.path.normpath(a.dir)))
+    if why:
+        print(f"render.py: drawing the figures in {a.dir} failed:", file=sys.stderr)
+        for line in why.splitlines():
+            print(f"    {line}", file=sys.stderr)
+        return EXIT_DRAWING
+    return EXIT_OK
+
+
 def main(argv):
     a = parse(argv)
+    commands = {"render": cmd_render, "compare": cmd_compare, "trace": cmd_trace}
     try:
-        return cmd_render(a) if a.command == "render" else cmd_compare(a)
+        return commands[a.command](a)
     except load.BadInput as e:
         print(f"render.py: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

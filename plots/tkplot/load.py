@@ -53,6 +53,7 @@ class Peer:
     slot: int
     file: str
     description: str = ""
+    core_peer: str = None  # the spec of the peer whose core level is this one's engine core
 
 
 @dataclass
@@ -74,12 +75,28 @@ class Workload:
     reps: int = None
     hist: bool = False
     level: str = ""  # "machine": it measures the machine itself (compare checks it first)
+    diff: "Diff" = None  # a table of differences to another workload's metrics
 
     def metric(self, name):
         for m in self.metrics:
             if m.name == name:
                 return m
         return None
+
+
+@dataclass
+class DiffColumn:
+    metric: str  # this workload's
+    minus: str  # the other workload's
+    aim: float = None  # at most; None: no aim
+
+
+@dataclass
+class Diff:
+    """This workload's metrics minus another's, per peer at the same n (docs/results-format.md)."""
+    minus: str  # the other workload
+    label: str
+    columns: list  # [DiffColumn]
 
 
 @dataclass
@@ -120,7 +137,9 @@ class Figure:
 
 @dataclass
 class Target:
-    """A target of the run (bench/targets.c): peer's metric against bound, or as a ratio to ref's."""
+    """A target of the run (bench/targets.c): a peer's metric of a row workload at n (None: the
+    largest n it and its reference both ran), against bound, or as a ratio to the same metric of
+    ref at the same n, or of the peer itself at ref_n."""
     workload: str
     metric: str
     peer: str
@@ -129,6 +148,10 @@ class Target:
     bound: float  # or None: shown for reference
     what: str
     source: str
+    n: float = None
+    ref_n: float = None
+    min_reps: int = 1  # repetitions a verdict needs
+    min_cores: int = 0  # cores the machine needs; fewer: "not run"
 
 
 @dataclass
@@ -231,7 +254,8 @@ def read_manifest(folder):
         if not 1 <= slot <= NSLOTS:
             j._fail(f"has slot {slot}; plots/style.gp has slots 1-{NSLOTS}")
         peer = Peer(pid, j.get("spec", str, pid), j.get("label", str, pid), j.get("kind", str, ""),
-                    slot, j.get("file", str, _safe(pid)), j.get("description", str, ""))
+                    slot, j.get("file", str, _safe(pid)), j.get("description", str, ""),
+                    j.get("core_peer", str, None))
         peers.append(peer)
         by_id[pid] = peer
 
@@ -269,7 +293,7 @@ def read_manifest(folder):
             rows = [(name, "")]
         wl = Workload(name, j.get("summary", str, ""), x, rows, metrics,
                       j.get("reps", int, None), bool(j.get("hist", bool, False)),
-                      j.get("level", str, ""))
+                      j.get("level", str, ""), _diff(path, j, name))
         for rw, _ in rows:
             if rw in owner:
                 j._fail(f"has rows of workload '{rw}', which {owner[rw].name} has too")
@@ -355,12 +379,27 @@ def read_manifest(folder):
             tj._fail(f"has op '{op}'; expected <= or >=")
         targets.append(Target(tj.get("workload", str), tj.get("metric", str), tj.get("peer", str),
                               tj.get("ref", str, None), op, tj.get("bound", float, None),
-                              tj.get("what", str), tj.get("source", str, "")))
+                              tj.get("what", str), tj.get("source", str, ""),
+                              tj.get("n", float, None), tj.get("ref_n", float, None),
+                              tj.get("min_reps", int, 1), tj.get("min_cores", int, 0)))
 
     man = Manifest(path, bool(root.get("synthesized", bool, False)), units, peers, workloads,
                    figures, hist, targets)
     man.peer_by_id, man.owner = by_id, owner
     return man
+
+
+def _diff(path, wj, name):
+    """A workload's `diff`, or None."""
+    dj = wj.sub("diff", f"workload {name}, diff,", None)
+    if dj is None:
+        return None
+    cols = []
+    for k, c in dj.items("columns", "columns"):
+        cj = _Json(path, f"workload {name}, diff, columns[{k}]", c)
+        cols.append(DiffColumn(cj.get("metric", str), cj.get("minus", str),
+                               cj.get("aim", float, None)))
+    return Diff(dj.get("minus", str), dj.get("label", str, ""), cols)
 
 
 def _safe(s):

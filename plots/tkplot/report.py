@@ -168,6 +168,53 @@ def workload_tables(view, wl):
     return blocks
 
 
+def _diff_row(view, wl, other, p, cp):
+    """One peer's differences, {column index: (n, value)}, at the largest n both workloads have of
+    each column's metrics (this peer's, and its core peer's of the other workload)."""
+    rw, orw = wl.rows[0][0], other.rows[0][0]
+    out = {}
+    for k, c in enumerate(wl.diff.columns):
+        mine = view.by.get((rw, c.metric), {}).get(p.id, {})
+        core = view.by.get((orw, c.minus), {}).get(cp.id, {})
+        ns = set(mine) & set(core)
+        if ns:
+            n = max(ns)
+            out[k] = (n, mine[n].median - core[n].median)
+    return out
+
+
+def diff_md(view, wl):
+    """A workload's table of differences to another workload (its manifest `diff`: what the
+    executor adds to the engine's core, docs/results-format.md): per peer with a core peer, this
+    workload's median minus its core peer's median of the other workload, at the largest n both
+    have; each column's aim beside it. A list of blocks."""
+    d, man = wl.diff, view.run.man
+    other = man.workload(d.minus) if d is not None else None
+    if other is None or any(wl.metric(c.metric) is None for c in d.columns):
+        return []
+    rows, ns = [], set()
+    for p in man.peers:
+        cp = next((q for q in man.peers if p.core_peer and q.spec == p.core_peer), None)
+        got = _diff_row(view, wl, other, p, cp) if cp else {}
+        if not got:
+            continue
+        ns |= {n for n, _ in got.values()}
+        rows.append([md_escape(p.label)] + [
+            fmt_value(got[k][1], wl.metric(c.metric).unit) if k in got else DASH
+            for k, c in enumerate(d.columns)])
+    if not rows:
+        return []
+    head = [f"{d.label} ({wl.name} − {d.minus})"] + [
+        unit_head(wl.metric(c.metric)) for c in d.columns]
+    aims = ["aim"] + [f"≤ {c.aim:g}" if c.aim is not None else DASH for c in d.columns]
+    xs = wl.x.get("short") or "n"
+    at = f"at {xs} = {fmt_n(min(ns))}" if len(ns) == 1 else f"at each peer's largest {xs}"
+    intro = (f"The {d.label}: each peer's median in {wl.name} minus the median of its own core "
+             f"(the same engine and parameters) in {d.minus}, {at}; a difference of medians, "
+             f"without an interval. The last row is the aim.")
+    return [intro, table(head, rows + [aims])]
+
+
 def few_reps_note(counts):
     if not counts or min(counts) >= FEW_REPS:
         return None
@@ -227,7 +274,7 @@ def render_report(run, figs):
         note = few_reps_note(counts)
         if note:
             out += [note, ""]
-        for b in workload_tables(view, wl):
+        for b in workload_tables(view, wl) + diff_md(view, wl):
             out += [b, ""]
         for fig in man.figures:
             if fig.workload is wl and fig.name in drawn:

@@ -3,11 +3,14 @@
 the renderer's standard output (tkbench plot, make bench).
 
 The targets come from the run's manifest.json (`targets`; tkbench writes its table of them,
-bench/targets.c, the one place they are written down). Each is a metric of one workload for one
-peer (its spec), either against a bound of its own (`ref` None) or as a ratio to a reference peer
-measured in the same run; at the largest n both peers ran. A target whose peer, reference or
-workload is not in the run says "not run"; `bound` None shows a figure for reference, with no
-verdict.
+bench/targets.c, the one place they are written down, one target per peer). Every target is
+judged by one path (`evaluate`): a peer's metric of a row workload at an n (`n`, else the largest
+n it and its reference both ran), its median itself, or its ratio to a reference: the same metric
+of another peer at that n (`ref`), or of the same peer at another n (`ref_n`: how it scales). The
+value is held to `bound` with `op`. A target whose peer, reference, workload or n is not in the
+run, or that needs more cores than the machine has (`min_cores`), says "not run"; one with fewer
+repetitions than `min_reps` gives its value without a verdict; `bound` None shows a figure for
+reference, with no verdict.
 """
 
 from . import stats
@@ -25,7 +28,7 @@ def _cells(run, peer, t):
 
 
 def _unit(run, t):
-    wl = run.man.workload(t.workload)
+    wl = run.man.owner.get(t.workload)
     m = wl.metric(t.metric) if wl else None
     return m.unit if m else None
 
@@ -35,37 +38,77 @@ def _n_text(n):
     return fmt_n(n)
 
 
+def _bound_text(t, unit):
+    if t.bound is None:
+        return DASH
+    if t.ref or t.ref_n:
+        return f"{t.op} {t.bound:g}x"
+    return f"{t.op} {fmt_value(t.bound, unit) if unit else f'{t.bound:g}'}" + (
+        f" {unit.text}" if unit else "")
+
+
+def _cores(run):
+    try:
+        return int(run.meta.get("cores", ""))
+    except ValueError:
+        return None
+
+
+def _at(t, mine, refs):
+    """(n, reference n) the target is judged at, or a reason it is not run."""
+    if t.n is not None and t.n not in mine:
+        return f"not run (no n = {_n_text(t.n)})"
+    ref_n = t.ref_n
+    if ref_n is not None and ref_n not in refs:
+        return f"not run (no n = {_n_text(ref_n)})"
+    if t.n is not None:
+        n = t.n
+    else:
+        ns = set(mine) & set(refs) if (t.ref and ref_n is None) else set(mine)
+        if not ns:
+            return "not run (no common n)"
+        n = max(ns)
+    rn = ref_n if ref_n is not None else n
+    if refs is not None and rn not in refs:
+        return f"not run (no n = {_n_text(rn)} of {t.ref})"
+    return n, rn
+
+
 def evaluate(run, t):
     """(value text, bound text, verdict, n) of one target in one run."""
     unit = _unit(run, t)
-    bound = DASH if t.bound is None else (
-        f"{t.op} {t.bound:g}x" if t.ref else f"{t.op} {fmt_value(t.bound, unit) if unit else t.bound}"
-        + (f" {unit.text}" if unit else ""))
-    mine = _cells(run, t.peer, t)
-    refs = _cells(run, t.ref, t) if t.ref else None
+    bound = _bound_text(t, unit)
     if unit is None:
         return f"not run ({t.workload})", bound, "not run", None
+    cores = _cores(run)
+    if t.min_cores and cores is not None and cores < t.min_cores:
+        return f"not run ({cores} cores < {t.min_cores})", bound, "not run", None
+    mine = _cells(run, t.peer, t)
+    refs = _cells(run, t.ref or t.peer, t) if (t.ref or t.ref_n) else None
     missing = [p for p, c in ((t.peer, mine), (t.ref, refs)) if p is not None and not c]
     if missing:
         return f"not run ({', '.join(missing)})", bound, "not run", None
-    ns = set(mine) & set(refs) if t.ref else set(mine)
-    if not ns:
-        return "not run (no common n)", bound, "not run", None
-    n = max(ns)
-    if t.ref:
-        r = stats.ratio_ci(refs[n].reps(), mine[n].reps())
+    at = _at(t, mine, refs)
+    if isinstance(at, str):
+        return at, bound, "not run", None
+    n, rn = at
+    if refs is not None:
+        r = stats.ratio_ci(refs[rn].reps(), mine[n].reps())
         if r is None:
-            return "reference is 0", bound, "–", n
+            return "reference is 0", bound, DASH, n
         value = r[0]
         text = f"{value:.2f}x ({fmt_value(mine[n].median, unit)} / " \
-               f"{fmt_value(refs[n].median, unit)} {unit.text})"
+               f"{fmt_value(refs[rn].median, unit)} {unit.text})"
         if r[1] != r[2]:
             text += f" [{r[1]:.2f}, {r[2]:.2f}]"
     else:
         value = mine[n].median
         text = f"{fmt_value(value, unit)} {unit.text}"
+    reps = min(c.count for c in ([mine[n]] + ([refs[rn]] if refs is not None else [])))
     if t.bound is None:
         verdict = DASH
+    elif reps < t.min_reps:
+        verdict = f"{reps} of {t.min_reps} reps"
     else:
         met = value <= t.bound if t.op == "<=" else value >= t.bound
         verdict = "met" if met else "NOT met"
@@ -77,6 +120,8 @@ def rows(run):
     for t in run.man.targets:
         text, bound, verdict, n = evaluate(run, t)
         where = f"{t.workload} {t.metric}" + (f", n = {_n_text(n)}" if n is not None else "")
+        if n is not None and t.ref_n is not None:
+            where += f" vs {_n_text(t.ref_n)}"
         out.append((t, where, text, bound, verdict))
     return out
 
@@ -89,11 +134,13 @@ def targets_md(run):
     body = [[md_escape(t.what), md_escape(where), md_escape(text), md_escape(bound), verdict,
              md_escape(t.source)] for t, where, text, bound, verdict in rs]
     return ["## Targets", "",
-            "Each target's peer against its bound, or against the reference peer measured in the "
-            "same run (value / reference, medians, with the 95 % bootstrap interval of the ratio "
-            "when there are repetitions), at the largest n both ran; issue 18 states its targets at "
-            "N = 1e6. The targets are written down once, in `bench/targets.c`, and come with the "
-            "run's `manifest.json`.", "",
+            "Each target's peer against its bound, or against a reference measured in the same "
+            "run: another peer at the same n, or the same peer at another n (value / reference, "
+            "medians, with the 95 % bootstrap interval of the ratio when there are repetitions), "
+            "at the n the target names, else the largest n both ran. A target that needs more "
+            "repetitions than the run has gives its value without a verdict, one that needs more "
+            "cores than the machine has is not run. The targets are written down once, in "
+            "`bench/targets.c`, and come with the run's `manifest.json`.", "",
             table(["target", "measured at", "value", "target", "verdict", "from"], body,
                   "llrrll"), ""]
 
@@ -105,6 +152,6 @@ def targets_text(run):
         return ""
     lines = [(t.what, text, bound, verdict) for t, where, text, bound, verdict in rs]
     w = [max(len(x[i]) for x in lines) for i in range(3)]
-    out = ["Targets (medians, at the largest n both ran; bench/targets.c):"]
+    out = ["Targets (medians; bench/targets.c):"]
     out += [f"  {a:<{w[0]}}  {b:>{w[1]}}  {c:>{w[2]}}  {d}" for a, b, c, d in lines]
     return "\n".join(out)

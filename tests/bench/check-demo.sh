@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# A workload that only the test build has (tests/bench/w9_demo.c: one file, and
+# A workload that only the test build has (tests/bench/workloads/w9_demo.c: one file, and
 # one line in the table through test-workloads.h) reaches every part of the
 # pipeline without any other change: the CLI, `tkbench list`, results.csv,
 # manifest.json, the renderer's figure and the report. Nothing is measured.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The JVM peers (bench/jvm.c, bench/jvm/): their rows from a real JVM, and a
+# The JVM peers (bench/peers/jvm.c, bench/peers/jvm/): their rows from a real JVM, and a
 # clear message, never a crash or a silent zero, when the harness cannot run
 # or its child misbehaves. No speed is asserted.
 #   check-jvm.sh TKBENCH WORKDIR

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The core-level replay (bench/replay-core.c) on hand-built traces: the
+/* The core-level replay (bench/replay/core-level.c) on hand-built traces: the
  * reference model gives the expiries worked out by hand below, every engine
  * core and strawman matches it, a peer off the grid is refused, and a wrong
  * peer or a perturbed expiry makes the check fail. Linked with every tkbench
@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "replay/replay.h"
+#include "util.h"
 
-/* What the CLI defines (cli.c is not linked). */
+/* What the command line defines (bench/cli/ is not linked). */
 tkb_run tkb_the_run;
 void tkb_progress_enter(tkb_case *c) {
     (void)c;
@@ -186,7 +187,7 @@ static void test_check_fails(const tkt_trace *t) {
           "perturbed: %s", err);
     printf("perturbed: %s\n", err);
     /* a wrong peer */
-    tkb_core_ops wrong = tkb_core_engine;
+    tkb_core_peer_ops wrong = tkb_core_engine;
     wrong.expire_at = forgetful_expire_at;
     p.core = &wrong;
     o.perturb = -1;

@@ -4,15 +4,17 @@
 set(TKB_T ${PROJECT_SOURCE_DIR}/tests/bench)
 set(TKB_W ${CMAKE_CURRENT_BINARY_DIR}/bench-tests)
 
-# tkbench with a workload of the test build only (w9_demo.c, test-workloads.h)
-tkbench_add(tkbench_test ${TKB_T}/w9_demo.c)
+# tkbench with a workload and a peer of the test build only (workloads/w9_demo.c,
+# test-workloads.h; peers/wakeup.c, test-peers.h)
+tkbench_add(tkbench_test ${TKB_T}/workloads/w9_demo.c ${TKB_T}/peers/wakeup.c)
 target_include_directories(tkbench_test PRIVATE ${TKB_T})
-target_compile_definitions(tkbench_test PRIVATE TKB_TEST_WORKLOADS="test-workloads.h")
+target_compile_definitions(tkbench_test PRIVATE TKB_TEST_WORKLOADS="test-workloads.h"
+  TKB_TEST_PEERS="test-peers.h")
 
 # tkb_replay_exec() on every peer built, with traces made in memory: tkbench's
 # sources without its CLI. A dependency of tkbench_test, so that building the
 # two tkbench binaries (scripts/test.sh's bench pass) builds it too.
-tkbench_add(tkbench_replay_exec_test NO_CLI ${TKB_T}/replay-exec-test.c)
+tkbench_add(tkbench_replay_exec_test NO_CLI ${TKB_T}/test-replay-exec.c)
 add_dependencies(tkbench_test tkbench_replay_exec_test)
 
 add_test(NAME bench_replay_exec COMMAND tkbench_replay_exec_test)
@@ -27,12 +29,12 @@ add_test(NAME bench_old_folder
 add_test(NAME bench_engines
   COMMAND bash ${TKB_T}/check-engines.sh $<TARGET_FILE:tkbench> ${TKB_W}/engines)
 add_test(NAME bench_names_once
-  COMMAND python3 ${TKB_T}/check_names_once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
+  COMMAND python3 ${TKB_T}/check-names-once.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE:tkbench>)
 add_test(NAME bench_trace
   COMMAND bash ${TKB_T}/check-trace.sh $<TARGET_FILE:tkbench> ${PROJECT_SOURCE_DIR}/tests/trace/data ${TKB_W}/trace)
 
 # The core-level replay on hand-built traces: tkbench's sources without its
-# CLI (the test defines what cli.c would), and the test's main().
+# CLI (the test defines what bench/cli/ would), and the test's main().
 tkbench_add(test_replay_core NO_CLI ${TKB_T}/test-replay-core.c)
 add_dependencies(tkbench_test test_replay_core)
 add_test(NAME bench_replay_core COMMAND test_replay_core)
@@ -40,9 +42,15 @@ add_test(NAME bench_replay_cli
   COMMAND bash ${TKB_T}/check-replay.sh $<TARGET_FILE:tkbench> ${TKB_W}/replay)
 add_test(NAME bench_advise
   COMMAND bash ${TKB_T}/check-advise.sh $<TARGET_FILE:tkbench> ${PROJECT_SOURCE_DIR}/tests/trace/data ${TKB_W}/advise)
+# W4 sees a thread the service runs besides its pool (a peer of the test
+# build); W7's producer counts follow the machine, or --n
+add_test(NAME bench_idle_threads
+  COMMAND bash ${TKB_T}/check-idle.sh $<TARGET_FILE:tkbench_test> ${TKB_W}/idle)
+add_test(NAME bench_contention_n
+  COMMAND bash ${TKB_T}/check-contention.sh $<TARGET_FILE:tkbench> ${TKB_W}/contention)
 set_tests_properties(bench_replay_exec bench_smoke bench_workload_descriptor bench_cli_errors
   bench_old_folder bench_engines bench_names_once bench_trace bench_replay_core bench_replay_cli
-  bench_advise PROPERTIES LABELS bench TIMEOUT 300)
+  bench_advise bench_idle_threads bench_contention_n PROPERTIES LABELS bench TIMEOUT 300)
 
 # The JVM peers, in a build that has them (bench/CMakeLists.txt: TKB_HAVE_JVM).
 if(TKB_HAVE_JVM)

@@ -83,6 +83,19 @@ def write_csv(path, rows):
         csv.writer(f, lineterminator="\n").writerows(rows)
 
 
+def render_edited(name, edit):
+    """A copy of the fixture whose manifest.json edit(manifest) changed, rendered: (folder, exit
+    status, stdout, stderr, report.md)."""
+    d = fresh(name)
+    path = os.path.join(d, "manifest.json")
+    m = json.loads(read(path))
+    edit(m)
+    write(path, json.dumps(m))
+    rc, out, err = run("render", d)
+    report = read(os.path.join(d, "report.md")) if rc == 0 else ""
+    return d, rc, out, err, report
+
+
 def five_reps(path):
     """Gives every measurement of a results.csv (3 repetitions in the fixture) repetitions 3 and
     4, 0.2 % above its repetition 0 and 0.2 % below its repetition 1: runs that `compare` can
@@ -493,24 +506,30 @@ class BadInput(unittest.TestCase):
 class Targets(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.dir = fresh("targets")
-        path = os.path.join(cls.dir, "manifest.json")
-        m = json.loads(read(path))
-
         def t(workload, metric, peer, ref, op, bound, what):
             return {"workload": workload, "metric": metric, "peer": peer, "ref": ref, "op": op,
                     "bound": bound, "what": what, "source": "a test"}
-        m["targets"] = [
+        def scaled(peer, n, bound, what, **kw):  # the same peer at n against n = 1
+            return dict(t("W7_contention", "ops_per_s", peer, None, ">=", bound, what), n=n,
+                        ref_n=1, **kw)
+        targets = [
             t("W1_core", "schedule_ns", WHEEL, "heap", "<=", 0.5, "wheel insert vs heap"),
             t("W5_memory", "bytes_per_timer", "heap", None, "<=", 96, "heap bytes"),
             t("W5_memory", "bytes_per_timer", WHEEL, None, "<=", 96, "wheel bytes"),
             t("W5_memory", "bytes_per_timer", "heap", "libuv", "<=", None, "heap vs libuv bytes"),
             t("W1_exec", "schedule_ns", "heap", "jdk-stpe", "<=", 0.8, "heap vs a JVM peer"),
             t("W9_none", "x_ns", "heap", None, ">=", 1, "a workload not in the run"),
+            scaled("heap", 2, 1.0, "heap 2 producers vs 1"),
+            scaled(WHEEL, 2, 1.0, "wheel 2 producers vs 1"),
+            scaled("heap", 16, 4.0, "heap 16 producers vs 1"),
+            scaled("heap", 2, 1.0, "heap on a big machine", min_cores=16),
+            dict(t("W1_core", "schedule_ns", WHEEL, "heap", "<=", 0.5, "wheel insert vs heap at 1e3"),
+                 n=1000),
+            dict(t("W1_core", "schedule_ns", WHEEL, "heap", "<=", 0.5, "wants 5 reps"), min_reps=5),
+            t("W6_dist_uniform", "churn_ns", "heap", None, "<=", 1e9, "a row of a variant"),
         ]
-        write(path, json.dumps(m))
-        cls.rc, cls.out, cls.err = run("render", cls.dir)
-        cls.report = read(os.path.join(cls.dir, "report.md"))
+        cls.dir, cls.rc, cls.out, cls.err, cls.report = render_edited(
+            "targets", lambda m: m.update(targets=targets))
 
     def test_report_gives_each_target_its_value_and_verdict(self):
         self.assertEqual(self.rc, 0, self.err)
@@ -532,6 +551,44 @@ class Targets(unittest.TestCase):
                       "| a test |", r)
         self.assertLess(self.report.index("## Targets"), self.report.index("## W1_core"))
 
+    def median_of(self, peer, workload, n, metric):
+        rows = csv_rows(os.path.join(FIXTURE, "results.csv"))
+        return stats.median([float(r[4]) for r in rows[1:] if r[0] == peer and r[1] == workload
+                             and float(r[2]) == n and r[3] == metric])
+
+    def line(self, what):
+        return next(x for x in self.report.splitlines() if x.startswith(f"| {what} |"))
+
+    def test_the_same_peer_at_two_n(self):
+        for peer, what in (("heap", "heap 2 producers vs 1"), (WHEEL, "wheel 2 producers vs 1")):
+            ratio = (self.median_of(peer, "W7_contention", 2, "ops_per_s")
+                     / self.median_of(peer, "W7_contention", 1, "ops_per_s"))
+            line = self.line(what)
+            self.assertIn(f"| W7_contention ops_per_s, n = 2 vs 1 | {ratio:.2f}x (", line)
+            self.assertIn("| >= 1x | met |" if ratio >= 1 else "| >= 1x | NOT met |", line)
+
+    def test_an_n_that_was_not_run_and_a_machine_too_small(self):
+        self.assertIn("| not run (no n = 16) | >= 4x | not run |", self.line("heap 16 producers vs 1"))
+        cores = re.search(r"^cores: (\d+)$", read(os.path.join(FIXTURE, "metadata.txt")), re.M)
+        self.assertIn(f"| not run ({cores.group(1)} cores < 16) | >= 1x | not run |",
+                      self.line("heap on a big machine"))
+
+    def test_an_n_of_its_own(self):
+        ratio = (self.median_of(WHEEL, "W1_core", 1000, "schedule_ns")
+                 / self.median_of("heap", "W1_core", 1000, "schedule_ns"))
+        line = self.line("wheel insert vs heap at 1e3")
+        self.assertIn(f"| W1_core schedule_ns, n = 1e3 | {ratio:.2f}x (", line)
+
+    def test_too_few_repetitions_give_no_verdict(self):
+        self.assertIn("| <= 0.5x | 3 of 5 reps |", self.line("wants 5 reps"))
+
+    def test_a_row_of_a_workload_with_variants(self):
+        v = self.median_of("heap", "W6_dist_uniform", 100000, "churn_ns")
+        line = self.line("a row of a variant")
+        self.assertIn("| W6_dist_uniform churn_ns, n = 1e5 |", line)
+        self.assertIn(f"| {v:.1f} ns |" if v >= 10 else "ns |", line)
+        self.assertIn("| met |", line)
+
     def test_stdout_has_them_too(self):
         self.assertIn("Targets (medians", self.out)
         self.assertRegex(self.out, r"heap bytes +97\.2 bytes +<= 96\.0 bytes +NOT met")
@@ -541,6 +598,55 @@ class Targets(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertNotIn("## Targets", read(os.path.join(WORK, "no targets", "report.md")))
         self.assertNotIn("Targets (", out)
+
+
+# ---- a workload's table of differences (manifest.json `diff`, W1_exec - W1_core) ----------------
+@unittest.skipUnless(HAVE_GNUPLOT, "gnuplot is not installed")
+class ExecutorOverhead(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        def edit(m):
+            w1x = next(w for w in m["workloads"] if w["name"] == "W1_exec")
+            w1x["diff"] = {"minus": "W1_core", "label": "executor overhead", "columns": [
+                {"metric": "schedule_ns", "minus": "schedule_ns", "aim": 40},
+                {"metric": "cancel_ns", "minus": "cancel_ns", "aim": 40},
+                {"metric": "churn_ns", "minus": "churn_ns", "aim": None}]}
+            for p in m["peers"]:
+                p["core_peer"] = p["spec"] if p["id"] in ("heap", WHEEL) else None
+        cls.dir, cls.rc, cls.out, cls.err, cls.report = render_edited("overhead", edit)
+
+    def test_each_engine_its_executor_minus_its_core(self):
+        self.assertEqual(self.rc, 0, self.err)
+        rows = csv_rows(os.path.join(FIXTURE, "results.csv"))
+
+        def med(peer, wl, metric):
+            vals = [float(r[4]) for r in rows[1:] if r[0] == peer and r[1] == wl and r[3] == metric
+                    and float(r[2]) == 1e6]
+            return stats.median(vals)
+        lines = self.report.splitlines()
+        head = next(i for i, x in enumerate(lines) if x.startswith("| executor overhead (W1_exec"))
+        body = lines[head + 2:head + 5]
+        for peer, label in (("heap", "heap"), (WHEEL, "wheel-1ms-1024")):
+            want = [report_fmt(med(peer, "W1_exec", m) - med(peer, "W1_core", m))
+                    for m in ("schedule_ns", "cancel_ns", "churn_ns")]
+            self.assertIn(f"| {label} | " + " | ".join(want) + " |", body)
+        self.assertIn("| aim | ≤ 40 | ≤ 40 | – |", body)
+        self.assertNotIn("libuv", "".join(body))  # no core peer: no row
+        self.assertIn("at N = 1e6", lines[head - 2])
+        # in W1_exec's section, beside its tables, before its figures
+        at = self.report.index("| executor overhead (W1_exec")
+        self.assertLess(self.report.index("## W1_exec"), at)
+        self.assertLess(at, self.report.index("](figures/w1_exec_"))
+
+    def test_without_a_diff_there_is_no_table(self):
+        rc, out, err = run("render", fresh("no overhead"))
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("executor overhead", read(os.path.join(WORK, "no overhead", "report.md")))
+
+
+def report_fmt(v):
+    from tkplot import report
+    return report.fmt(v)
 
 
 # ---- rendering the fixture ----------------------------------------------------------------------

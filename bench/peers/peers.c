@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: MIT */
+/* tkbench: peers from spec strings.
+ *
+ *   spec   := NAME [ ":" key "=" value { "," key "=" value } ] [ "@" MODE ]
+ *   NAME   := an engine of the library (tk_engine_by_name) | a baseline
+ *   MODE   := "embedded"   (engines only: the executor's embedded timers)
+ *
+ * An engine's parameters are parsed, checked and written back in canonical
+ * form by the library (tk_queue_config_parse, tk_queue_config_format), so the
+ * spec that names a peer here configures an executor in any program. A
+ * peer's canonical spec names it in every result; its label, derived from the
+ * spec (engine, then each parameter the spec states, then the mode:
+ * "wheel-1ms-1024", "heap-spin150us", "wheel-1ms-1024-embedded"), names it in
+ * figures and tables. The labels of the suites' peers are accepted as
+ * aliases of their specs.
+ *
+ * Every engine in the registry (tk_engine_count(), tk_engine_at()) is a peer,
+ * and everything tkbench needs of it comes from its tables:
+ *   - its description: its name and capabilities;
+ *   - its core level: the generic core-level peer (tk-core.c) over its
+ *     tk_core_ops, if it has a core (tk_queue_ops.core) and the spec sets no
+ *     setting of the blocking adapter (TK_PARAM_ADAPTER: spin, max_pending),
+ *     which change only how an executor's threads wait, not the core;
+ *   - its executor level, always: tasks (tk-executor.c), or with @embedded
+ *     the embedded timers (tk-embedded.c), whose hold-model loops ask
+ *     whether a stopped timer may be started again when the engine can keep
+ *     hold of a removed node (TK_QUEUE_CAP_DEFERRED_RELEASE);
+ *   - its style slots, from its place in the registry (tkb_peer_arrange()). */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tkbench.h"
+
+#if TKB_HAVE_LIBUV
+#define UV_CORE &tkb_core_libuv
+#define UV_SVC &tkb_svc_libuv
+#define UV_MISSING NULL
+#else
+#define UV_CORE NULL
+#define UV_SVC NULL
+#define UV_MISSING "libuv not found at configure time"
+#endif
+#if TKB_HAVE_LIBEVENT
+#define EV_CORE &tkb_core_libevent
+#define EV_SVC &tkb_svc_libevent
+#define EV_MISSING NULL
+#else
+#define EV_CORE NULL
+#define EV_SVC NULL
+#define EV_MISSING "libevent not found at configure time"
+#endif
+
+/* The JVM peers need java, the harness jar and Netty's jar: at configure
+ * time (else they are not built), and at run time (tkb_jvm_missing()). */
+#if TKB_HAVE_JVM
+#define JVM_MISSING NULL
+#else
+#define JVM_MISSING                                                                                \
+    "Java (javac, jar: openjdk-17-jdk-headless) or Netty (libnetty-java) not found at configure "  \
+    "time"
+#endif
+
+#define EMBEDDED_MODE "embedded"
+
+/* Peers that are not engines of the library. */
+typedef struct baseline {
+    const char *name, *kind, *description;
+    const tkb_core_peer_ops *core;
+    const tkb_svc_ops *svc;
+    size_t core_max_n;
+    const char *missing;
+    int slot;
+    bool jvm; /* run by the JVM harness (jvm.c): its name is the harness's peer */
+} baseline;
+
+#ifdef TKB_TEST_PEERS
+#include TKB_TEST_PEERS /* defines TKB_TEST_PEER_ROWS: rows of the table below */
+#else
+#define TKB_TEST_PEER_ROWS
+#endif
+
+static const baseline baselines[] = {
+    {"libuv", "baseline", "uv_timer_start/stop (Debian libuv1)", UV_CORE, UV_SVC, 0, UV_MISSING, 5,
+     false},
+    {"libevent", "baseline", "evtimer_add/del (Debian libevent 2.1, default base)", EV_CORE, EV_SVC,
+     0, EV_MISSING, 6, false},
+    {"naive-heap", "strawman", "binary heap, no index: linear-search cancel", &tkb_core_naive_heap,
+     NULL, 100000, NULL, 7, false},
+    {"sorted-list", "strawman", "sorted doubly linked list", &tkb_core_sorted_list, NULL, 10000,
+     NULL, 8, false},
+    {"floor", "floor", "the machine's limits, measured in the same run", NULL, NULL, 0, NULL, 9,
+     false},
+    {"jdk-stpe", "baseline", "JDK 17 ScheduledThreadPoolExecutor, 1 thread (in a JVM)", NULL, NULL,
+     0, JVM_MISSING, 17, true},
+    {"jdk-stpe-roc", "baseline",
+     "JDK 17 ScheduledThreadPoolExecutor, 1 thread, setRemoveOnCancelPolicy(true) (in a JVM)", NULL,
+     NULL, 0, JVM_MISSING, 18, true},
+    {"netty-1ms", "baseline", "Netty 4.1 HashedWheelTimer, tick 1 ms, 1024 slots (in a JVM)", NULL,
+     NULL, 0, JVM_MISSING, 19, true},
+    {"netty-100ms", "baseline", "Netty 4.1 HashedWheelTimer, tick 100 ms, 512 slots (in a JVM)",
+     NULL, NULL, 0, JVM_MISSING, 20, true},
+    TKB_TEST_PEER_ROWS /* the test build's peers, after every real one */
+};
+
+/* Why a baseline cannot run, or NULL. */
+static const char *baseline_missing(const baseline *b) {
+    return b->missing != NULL ? b->missing : b->jvm ? tkb_jvm_missing() : NULL;
+}
+
+static const baseline *baseline_find(const char *name, size_t len) {
+    for (size_t i = 0; i < TKB_COUNT(baselines); i++)
+        if (strlen(baselines[i].name) == len && strncmp(baselines[i].name, name, len) == 0)
+            return &baselines[i];
+    return NULL;
+}
+
+/* "hashed timing wheel with a tick thread (...); O(1) remove, ticked, own thread, ...": the
+ * engine's own one-line description (or "timerkit engine NAME"), then its capabilities. */
+static void engine_description(const tk_queue_ops *ops, char *buf, size_t len) {
+    size_t k = ops->description != NULL
+                   ? (size_t)snprintf(buf, len, "%s", ops->description)
+                   : (size_t)snprintf(buf, len, "timerkit engine %s", ops->name);
+    const char *sep = "; ";
+    for (unsigned bit = 1; bit != 0 && k < len; bit <<= 1)
+        if ((ops->caps & bit) != 0 && tk_queue_cap_name(bit) != NULL) {
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", sep, tk_queue_cap_name(bit));
+            sep = ", ";
+        }
+}
+
+/* Does the parameter differ from its default? */
+static bool param_set(const tk_queue_param *prm, const tk_queue_config *qc) {
+    tk_queue_config def;
+    char a[64], b[64];
+    tk_queue_config_init(&def);
+    if (tk_queue_param_format(prm, qc, a, sizeof a) != TK_OK ||
+        tk_queue_param_format(prm, &def, b, sizeof b) != TK_OK)
+        return true;
+    return strcmp(a, b) != 0;
+}
+
+/* An adapter-only parameter away from its default: the core is not what the
+ * peer measures then (the spinning variants). */
+static bool has_adapter_params(const tkb_peer *p) {
+    for (size_t i = 0; i < p->engine->param_count; i++) {
+        const tk_queue_param *prm = &p->engine->params[i];
+        if ((prm->flags & TK_PARAM_ADAPTER) != 0 && param_set(prm, &p->qc))
+            return true;
+    }
+    return false;
+}
+
+/* label: engine, "-<value>" for each parameter always written, "-<key><value>"
+ * for each other one the spec sets, then "-embedded". */
+static void engine_label(tkb_peer *p) {
+    size_t len = (size_t)snprintf(p->label, sizeof p->label, "%s", p->engine->name);
+    for (size_t i = 0; i < p->engine->param_count && len < sizeof p->label; i++) {
+        const tk_queue_param *prm = &p->engine->params[i];
+        char v[64];
+        bool always = (prm->flags & TK_PARAM_ALWAYS) != 0;
+        if ((!always && !param_set(prm, &p->qc)) ||
+            tk_queue_param_format(prm, &p->qc, v, sizeof v) != TK_OK)
+            continue;
+        len += (size_t)snprintf(p->label + len, sizeof p->label - len, "-%s%s",
+                                always ? "" : prm->key, v);
+    }
+    if (p->embedded && len < sizeof p->label)
+        snprintf(p->label + len, sizeof p->label - len, "-%s", EMBEDDED_MODE);
+}
+
+static void set_file(tkb_peer *p) {
+    size_t i = 0;
+    for (; p->label[i] != '\0' && i + 1 < sizeof p->file; i++) {
+        char ch = p->label[i];
+        p->file[i] = isalnum((unsigned char)ch) || ch == '-' || ch == '.' || ch == '_' ? ch : '_';
+    }
+    p->file[i] = '\0';
+}
+
+static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
+    if (err != NULL && len > 0)
+        snprintf(err, len, fmt, a, b);
+    return -1;
+}
+
+/* What a spec may name, for error messages: "engines heap, wheel; baselines
+ * libuv, ...". */
+static void known_names(char *buf, size_t len) {
+    size_t k = (size_t)snprintf(buf, len, "engines");
+    for (size_t i = 0; i < tk_engine_count() && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s %s", i ? "," : "", tk_engine_at(i)->name);
+    for (size_t i = 0; i < TKB_COUNT(baselines) && k < len; i++)
+        k +=
+            (size_t)snprintf(buf + k, len - k, "%s %s", i ? "," : "; baselines", baselines[i].name);
+    if (k < len)
+        snprintf(buf + k, len - k,
+                 "; an engine takes parameters (wheel:tick=1ms,slots=1024) and the mode "
+                 "@" EMBEDDED_MODE "; `tkbench list` shows them all, with the aliases");
+}
+
+static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) {
+    char body[TKB_SPEC_MAX];
+    memset(p, 0, sizeof *p);
+    if (spec == NULL || spec[0] == '\0')
+        return fail(err, err_len, "empty peer spec%s%s", "", "");
+    if (strlen(spec) >= sizeof body)
+        return fail(err, err_len, "peer spec '%.60s...' is too long%s", spec, "");
+    snprintf(body, sizeof body, "%s", spec);
+    char *at = strchr(body, '@');
+    if (at != NULL) {
+        *at = '\0';
+        if (strcmp(at + 1, EMBEDDED_MODE) != 0)
+            return fail(err, err_len, "%s: unknown mode '@%s'; the only mode is @" EMBEDDED_MODE,
+                        spec, at + 1);
+        p->embedded = true;
+    }
+    size_t name_len = strcspn(body, ":");
+    const baseline *b = baseline_find(body, name_len);
+    if (b != NULL) {
+        if (body[name_len] != '\0')
+            return fail(err, err_len, "%s: %s takes no parameters", spec, b->name);
+        if (p->embedded)
+            return fail(err, err_len, "%s: only an engine has the mode @" EMBEDDED_MODE "%s", spec,
+                        "");
+        snprintf(p->spec, sizeof p->spec, "%s", b->name);
+        snprintf(p->id, sizeof p->id, "%s", b->name);
+        snprintf(p->label, sizeof p->label, "%s", b->name);
+        p->kind = b->kind;
+        snprintf(p->description, sizeof p->description, "%s", b->description);
+        p->core = b->core;
+        p->svc = b->svc;
+        p->core_max_n = b->core_max_n;
+        p->missing = baseline_missing(b);
+        p->slot = b->slot;
+        p->jvm = b->jvm;
+        set_file(p);
+        return 0;
+    }
+    char msg[512];
+    const tk_queue_ops *ops = NULL;
+    int rc = tk_queue_config_parse(body, &ops, &p->qc, msg, sizeof msg);
+    if (rc == TK_ENOENT) {
+        char known[512];
+        known_names(known, sizeof known);
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(name_len < 60 ? name_len : 60), body);
+        fail(err, err_len, "unknown peer '%s'; known: %s", name, known);
+        return TKB_PEER_UNKNOWN;
+    }
+    if (rc != TK_OK)
+        return fail(err, err_len, "%s: %s", spec, msg);
+    p->engine = ops;
+    p->kind = "engine";
+    char canon[TKB_SPEC_MAX];
+    if (tk_queue_config_format(ops, &p->qc, canon, sizeof canon) != TK_OK)
+        return fail(err, err_len, "%s: the canonical spec is too long%s", spec, "");
+    if (snprintf(p->spec, sizeof p->spec, "%s%s", canon, p->embedded ? "@" EMBEDDED_MODE : "") >=
+        (int)sizeof p->spec)
+        return fail(err, err_len, "%s: the canonical spec is too long%s", spec, "");
+    snprintf(p->id, sizeof p->id, "%s", p->spec);
+    engine_description(ops, p->description, sizeof p->description);
+    if (p->embedded)
+        p->svc = (ops->caps & TK_QUEUE_CAP_DEFERRED_RELEASE) != 0 ? &tkb_svc_executor_timer_deferred
+                                                                  : &tkb_svc_executor_timer;
+    else
+        p->svc = &tkb_svc_executor;
+    p->core = ops->core != NULL && !p->embedded && !has_adapter_params(p) ? &tkb_core_engine : NULL;
+    engine_label(p);
+    set_file(p);
+    return 0;
+}
+
+int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len) {
+    int rc = parse_spec(spec, p, err, err_len);
+    if (rc == 0)
+        return 0;
+    /* an alias: the label of one of the suites' peers */
+    for (size_t i = 0; spec != NULL && i < tkb_suite_peer_count; i++) {
+        tkb_peer q;
+        if (parse_spec(tkb_suite_peers[i].spec, &q, NULL, 0) == 0 && strcmp(q.label, spec) == 0) {
+            *p = q;
+            return 0;
+        }
+    }
+    return rc;
+}
+
+void tkb_peer_list(FILE *f) {
+    fprintf(f, "peers (spec: NAME[:key=value,...][@%s]):\n", EMBEDDED_MODE);
+    for (size_t i = 0; i < tk_engine_count(); i++) {
+        const tk_queue_ops *ops = tk_engine_at(i);
+        char desc[TKB_SPEC_MAX];
+        engine_description(ops, desc, sizeof desc);
+        tk_queue_config def;
+        tk_queue_config_init(&def);
+        fprintf(f, "  %-12s engine    %s; levels: %sexecutor; @%s: embedded timers\n", ops->name,
+                desc, ops->core != NULL ? "core, " : "", EMBEDDED_MODE);
+        for (size_t k = 0; k < ops->param_count; k++) {
+            const tk_queue_param *prm = &ops->params[k];
+            char v[64];
+            if (tk_queue_param_format(prm, &def, v, sizeof v) != TK_OK)
+                snprintf(v, sizeof v, "?");
+            fprintf(f, "    %-12s %s (default %s%s)\n", prm->key, prm->help, v,
+                    (prm->flags & TK_PARAM_ADAPTER) != 0 ? "; executor level only" : "");
+        }
+    }
+    for (size_t i = 0; i < TKB_COUNT(baselines); i++) {
+        const baseline *b = &baselines[i];
+        const char *missing = baseline_missing(b);
+        fprintf(f, "  %-12s %-9s %s%s%s%s\n", b->name, b->kind, b->description,
+                missing ? "  [cannot run: " : "", missing ? missing : "", missing ? "]" : "");
+    }
+    fprintf(f, "default peers of every suite (alias = spec):\n");
+    for (size_t i = 0; i < tkb_suite_peer_count; i++) {
+        tkb_peer q;
+        char err[256];
+        int rc = parse_spec(tkb_suite_peers[i].spec, &q, err, sizeof err);
+        if (rc != 0) {
+            fprintf(f, "  %-26s   (%s)\n", tkb_suite_peers[i].spec,
+                    rc == TKB_PEER_UNKNOWN ? "skipped: no such engine in this build" : err);
+            continue;
+        }
+        fprintf(f, "  %-26s = %s%s\n", q.label, q.spec,
+                tkb_suite_peers[i].waiting_only ? "  (only where waiting is measured)" : "");
+    }
+    fprintf(f, "  and every other registered engine at its defaults, as NAME and NAME@%s\n",
+            EMBEDDED_MODE);
+}
+
+/* ---- style slots and display order ------------------------------------------
+ *
+ * plots/style.gp has TKB_SLOTS style slots (colour, dash, point, fill). A
+ * baseline keeps its own (5-9; the JVM peers 17-20). The engines' peers share the others, by
+ * parameter set: the engine and its parameters except the blocking
+ * adapter's, which a task peer and its @embedded variant have in common.
+ *   - Each parameter set in the run takes a slot. Engine k of the registry
+ *     (k = 0, 1, ...; engines/CMakeLists.txt's order, then run-time
+ *     registrations) owns slot k + 1 for its first set if k < 4, so an
+ *     engine keeps its colour whatever else runs. An engine's further sets
+ *     take, in this order, the free slots of 1-4 that no registered engine
+ *     owns, then 10-12, then those of 1-4 whose engine is not in the run.
+ *   - The @embedded variant of a set in slot s <= 4 takes s + 12: a colour of
+ *     its own and the point shape of slot s.
+ *   - Any other peer (a spinning variant, the @embedded variant of a set in
+ *     10-12, a peer this tkbench does not know) takes a free slot: 10-12
+ *     first, then any. Only when all 20 are taken do slots repeat (10-12).
+ * An engine's sets rank by how many parameters they set away from the
+ * default (the engine's defaults first), then by their values in table
+ * order. Display order: engine by engine in registry order, each set's task
+ * peer then its @embedded variant, then the engine's spinning variants; then
+ * the baselines; then peers this tkbench does not know, as given. */
+
+#define FAMILY_SLOTS 4    /* slots 1-4: the engines' parameter sets */
+#define EMBEDDED_SHIFT 12 /* slots 13-16: the @embedded variants of slots 1-4 */
+
+static size_t engine_index(const tk_queue_ops *ops) {
+    size_t n = tk_engine_count();
+    for (size_t i = 0; i < n; i++)
+        if (tk_engine_at(i) == ops)
+            return i;
+    return n;
+}
+
+/* Compares parameter prm of two configs of one engine, as numbers when both
+ * are representable, else as written. */
+static int compare_param(const tk_queue_param *prm, const tk_queue_config *a,
+                         const tk_queue_config *b) {
+    int64_t va, vb;
+    if (tk_queue_config_get_value(a, prm->key, &va) == TK_OK &&
+        tk_queue_config_get_value(b, prm->key, &vb) == TK_OK)
+        return va < vb ? -1 : va > vb;
+    char sa[64], sb[64];
+    if (tk_queue_param_format(prm, a, sa, sizeof sa) != TK_OK ||
+        tk_queue_param_format(prm, b, sb, sizeof sb) != TK_OK)
+        return 0;
+    return strverscmp(sa, sb);
+}
+
+/* The parameter-set order of two peers of one engine (adapter settings
+ * aside): fewer parameters away from the default first, then by value. */
+static int compare_sets(const tkb_peer *a, const tkb_peer *b) {
+    const tk_queue_ops *e = a->engine;
+    int da = 0, db = 0;
+    for (size_t i = 0; i < e->param_count; i++)
+        if ((e->params[i].flags & TK_PARAM_ADAPTER) == 0) {
+            da += param_set(&e->params[i], &a->qc);
+            db += param_set(&e->params[i], &b->qc);
+        }
+    if (da != db)
+        return da < db ? -1 : 1;
+    for (size_t i = 0; i < e->param_count; i++) {
+        if ((e->params[i].flags & TK_PARAM_ADAPTER) != 0)
+            continue;
+        int c = compare_param(&e->params[i], &a->qc, &b->qc);
+        if (c != 0)
+            return c;
+    }
+    return 0;
+}
+
+/* A peer that belongs to a parameter set: an engine's, without adapter
+ * settings. */
+static bool in_set(const tkb_peer *p) {
+    return p->engine != NULL && !has_adapter_params(p);
+}
+
+int tkb_peer_engine_reference(const tk_queue_ops *e, bool embedded, tkb_peer *out) {
+    tkb_peer p;
+    bool found = false;
+    for (size_t i = 0; i < tkb_suite_peer_count && !found; i++)
+        found = !tkb_suite_peers[i].waiting_only &&
+                tkb_peer_parse(tkb_suite_peers[i].spec, &p, NULL, 0) == 0 && p.engine == e &&
+                in_set(&p) && !p.embedded;
+    if (!found && tkb_peer_parse(e->name, &p, NULL, 0) != 0)
+        return -1;
+    if (!embedded) {
+        *out = p;
+        return 0;
+    }
+    char spec[TKB_SPEC_MAX + 16];
+    snprintf(spec, sizeof spec, "%s@%s", p.spec, EMBEDDED_MODE);
+    return tkb_peer_parse(spec, out, NULL, 0) == 0 ? 0 : -1;
+}
+
+typedef struct arranged {
+    tkb_peer p;
+    size_t engine;  /* registry index (engine peers) */
+    size_t set;     /* index of the first peer of its parameter set (in_set) */
+    size_t setrank; /* a set's first peer: the set's position among the run's sets */
+    int setslot;    /* a set's first peer: the set's slot */
+    long long order;
+    size_t index;
+} arranged;
+
+/* qsort context is not portable: the sets are sorted through this. */
+static const arranged *g_sets_of;
+
+static int by_set(const void *a, const void *b) {
+    const arranged *x = &g_sets_of[*(const size_t *)a], *y = &g_sets_of[*(const size_t *)b];
+    if (x->engine != y->engine)
+        return x->engine < y->engine ? -1 : 1;
+    int c = compare_sets(&x->p, &y->p);
+    return c != 0 ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+static int by_order(const void *a, const void *b) {
+    const arranged *x = a, *y = b;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The first slot of `order` (count entries) not used yet, marked used; 0 if
+ * none. */
+static int take_slot(bool *used, const int *order, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (order[i] >= 1 && order[i] <= TKB_SLOTS && !used[order[i]]) {
+            used[order[i]] = true;
+            return order[i];
+        }
+    return 0;
+}
+
+/* A free slot for a peer outside the families' rules: 10-12, then any, then
+ * 10-12 again (a repeat). */
+static int other_slot(bool *used, int *cycle) {
+    static const int order[] = {10, 11, 12, 1, 2, 3, 4,  13, 14, 15,
+                                16, 5,  6,  7, 8, 9, 17, 18, 19, 20};
+    int s = take_slot(used, order, TKB_COUNT(order));
+    return s != 0 ? s : 10 + (*cycle)++ % 3;
+}
+
+/* Copies the peers into a and groups the engines' peers into parameter sets
+ * (in_set): sets[0..n) get the index of each set's first peer, in registry
+ * and parameter order; a baseline's own slot is marked used. Returns n. */
+static size_t group_sets(arranged *a, size_t *sets, const tkb_peer *peers, size_t count,
+                         bool *used) {
+    size_t nsets = 0;
+    for (size_t i = 0; i < count; i++) {
+        a[i].p = peers[i];
+        a[i].index = i;
+        if (peers[i].engine == NULL) {
+            if (peers[i].slot >= 1 && peers[i].slot <= TKB_SLOTS)
+                used[peers[i].slot] = true; /* a baseline's own */
+            continue;
+        }
+        a[i].engine = engine_index(peers[i].engine);
+        a[i].set = i;
+        if (!in_set(&peers[i]))
+            continue;
+        for (size_t j = 0; j < i; j++)
+            if (in_set(&peers[j]) && peers[j].engine == peers[i].engine &&
+                compare_sets(&peers[j], &peers[i]) == 0) {
+                a[i].set = a[j].set;
+                break;
+            }
+        if (a[i].set == i)
+            sets[nsets++] = i;
+    }
+    g_sets_of = a;
+    qsort(sets, nsets, sizeof *sets, by_set);
+    g_sets_of = NULL;
+    return nsets;
+}
+
+/* The sets' slots: each engine's first set in the slot it owns, then the
+ * others from the free slots of 1-4 (owned by no engine, or by an engine
+ * not in the run) and 10-12, then any. */
+static void set_slots(arranged *a, const size_t *sets, size_t nsets, bool *used, int *cycle) {
+    size_t nengines = tk_engine_count();
+    int further[2 * FAMILY_SLOTS + 3], nfurther = 0;
+    bool engine_in_run[FAMILY_SLOTS] = {false};
+    for (size_t k = 0; k < nsets; k++)
+        if (a[sets[k]].engine < FAMILY_SLOTS)
+            engine_in_run[a[sets[k]].engine] = true;
+    for (int s = 1; s <= FAMILY_SLOTS; s++)
+        if ((size_t)(s - 1) >= nengines)
+            further[nfurther++] = s; /* owned by no engine */
+    for (int s = 10; s <= 12; s++)
+        further[nfurther++] = s;
+    for (int s = 1; s <= FAMILY_SLOTS; s++)
+        if ((size_t)(s - 1) < nengines && !engine_in_run[s - 1])
+            further[nfurther++] = s; /* its engine is not in the run */
+    for (size_t k = 0; k < nsets; k++) {
+        arranged *x = &a[sets[k]];
+        x->setrank = k;
+        if ((k == 0 || a[sets[k - 1]].engine != x->engine) && x->engine < FAMILY_SLOTS)
+            used[x->setslot = (int)x->engine + 1] = true;
+    }
+    for (size_t k = 0; k < nsets; k++) {
+        arranged *x = &a[sets[k]];
+        if (x->setslot == 0)
+            x->setslot = take_slot(used, further, (size_t)nfurther);
+        if (x->setslot == 0)
+            x->setslot = other_slot(used, cycle);
+    }
+}
+
+/* Every peer's slot and display order: a set's task peer takes the set's
+ * slot, its embedded variant the slot EMBEDDED_SHIFT above; the others, and
+ * peers this tkbench does not know, what is left. */
+static void peer_slots(arranged *a, size_t count, bool *used, int *cycle) {
+    for (size_t i = 0; i < count; i++) {
+        arranged *x = &a[i];
+        tkb_peer *p = &x->p;
+        if (p->engine == NULL) {
+            if (p->slot < 1 || p->slot > TKB_SLOTS)
+                p->slot = 0; /* a peer this tkbench does not know */
+            x->order = p->slot != 0 ? 2000000000LL + p->slot * 100000LL + (long long)i
+                                    : 3000000000LL + (long long)i;
+            continue;
+        }
+        long long engine_order = (long long)(x->engine + 1) * 10000000LL;
+        if (!in_set(p)) {
+            p->slot = 0;
+            x->order = engine_order + 5000000LL + (long long)i; /* after the engine's sets */
+            continue;
+        }
+        x->order = engine_order + (long long)a[x->set].setrank * 2 + p->embedded;
+        int s = a[x->set].setslot;
+        if (!p->embedded)
+            p->slot = s; /* a set has one task peer: the spec names it */
+        else if (s >= 1 && s <= FAMILY_SLOTS && !used[s + EMBEDDED_SHIFT])
+            used[p->slot = s + EMBEDDED_SHIFT] = true;
+        else
+            p->slot = 0;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (a[i].p.slot == 0)
+            a[i].p.slot = other_slot(used, cycle);
+}
+
+void tkb_peer_arrange(tkb_peer *peers, size_t count) {
+    arranged *a = calloc(count ? count : 1, sizeof *a);
+    size_t *sets = calloc(count ? count : 1, sizeof *sets);
+    if (a == NULL || sets == NULL) {
+        free(a);
+        free(sets);
+        return; /* slots stay as parsed; order unchanged */
+    }
+    bool used[TKB_SLOTS + 1] = {false};
+    int cycle = 0;
+    size_t nsets = group_sets(a, sets, peers, count, used);
+    set_slots(a, sets, nsets, used, &cycle);
+    peer_slots(a, count, used, &cycle);
+    qsort(a, count, sizeof *a, by_order);
+    for (size_t i = 0; i < count; i++)
+        peers[i] = a[i].p;
+    free(a);
+    free(sets);
+}
