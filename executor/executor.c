@@ -184,28 +184,19 @@ int tk_executor_options_init(tk_executor_options *opt) {
     return TK_OK;
 }
 
-int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
-    if (out == NULL)
-        return TK_EINVAL;
-    tk_executor_options defaults;
-    const tk_executor_options *opt = opt_in;
-    if (opt == NULL) {
-        tk_executor_options_init(&defaults);
-        opt = &defaults;
-    }
-    if (opt->core_pool_size > TK_EXECUTOR_MAX_THREADS)
-        return TK_EINVAL;
-    if (opt->timer_slack_ns > TK_EXECUTOR_MAX_TIMER_SLACK_NS)
-        return TK_EINVAL;
-    if ((int)opt->rejection < TK_REJECT_ABORT || (int)opt->rejection > TK_REJECT_CUSTOM)
-        return TK_EINVAL;
-    if (opt->rejection == TK_REJECT_CUSTOM && opt->reject == NULL)
-        return TK_EINVAL;
+/* The engine the options name, checked: the options', else the config's,
+ * else the build's default. NULL if the options are not valid. */
+static const tk_queue_ops *options_checked(const tk_executor_options *opt) {
+    if (opt->core_pool_size > TK_EXECUTOR_MAX_THREADS ||
+        opt->timer_slack_ns > TK_EXECUTOR_MAX_TIMER_SLACK_NS)
+        return NULL;
+    if ((int)opt->rejection < TK_REJECT_ABORT || (int)opt->rejection > TK_REJECT_CUSTOM ||
+        (opt->rejection == TK_REJECT_CUSTOM && opt->reject == NULL))
+        return NULL;
     if (opt->allocator != NULL && (opt->allocator->alloc == NULL || opt->allocator->free == NULL))
-        return TK_EINVAL;
+        return NULL;
     if (opt->keep_alive_ns < 0 || (opt->allow_core_thread_timeout && opt->keep_alive_ns == 0))
-        return TK_EINVAL;
-    /* the engine: the options', else the config's, else the build's default */
+        return NULL;
     const tk_queue_ops *ops = opt->engine;
     if (ops == NULL && opt->engine_config != NULL)
         ops = opt->engine_config->engine;
@@ -213,15 +204,19 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
         ops = tk_engine_default();
     if (tk_engine_check(ops, NULL, 0) != TK_OK ||
         tk_queue_config_check(ops, opt->engine_config, NULL, 0) != TK_OK)
-        return TK_EINVAL;
+        return NULL;
+    return ops;
+}
 
-    tk_allocator alloc = opt->allocator != NULL ? *opt->allocator : *tk_allocator_default();
-    /* the struct, then its shards on lines of their own */
+/* A zeroed executor struct from `alloc`, followed by its shards (one per
+ * CPU, on lines of their own) with their pools set up; NULL if out of
+ * memory. */
+static tk_executor *executor_alloc(const tk_allocator *alloc) {
     unsigned nshards = tk__shard_count();
     size_t bytes = sizeof(tk_executor) + TK__CACHELINE + nshards * sizeof(tk__shard);
-    void *mem = tk__alloc(&alloc, bytes);
+    void *mem = tk__alloc(alloc, bytes);
     if (mem == NULL)
-        return TK_ENOMEM;
+        return NULL;
     memset(mem, 0, bytes);
     tk_executor *ex = mem;
     ex->mem = mem;
@@ -234,6 +229,28 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
         atomic_init(&ex->shards[i].pool.remote, NULL);
         ex->shards[i].pool.ex = ex;
     }
+    return ex;
+}
+
+int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
+    if (out == NULL)
+        return TK_EINVAL;
+    tk_executor_options defaults;
+    const tk_executor_options *opt = opt_in;
+    if (opt == NULL) {
+        tk_executor_options_init(&defaults);
+        opt = &defaults;
+    }
+    const tk_queue_ops *ops = options_checked(opt);
+    if (ops == NULL)
+        return TK_EINVAL;
+
+    tk_allocator alloc = opt->allocator != NULL ? *opt->allocator : *tk_allocator_default();
+    tk_executor *ex = executor_alloc(&alloc);
+    if (ex == NULL)
+        return TK_ENOMEM;
+    void *mem = ex->mem;
+    size_t bytes = ex->mem_bytes;
     ex->alloc = alloc;
     ex->ops = ops;
     atomic_init(&ex->core, opt->core_pool_size);
