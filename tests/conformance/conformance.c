@@ -136,6 +136,13 @@ tk_executor *ct_executor(ct *t, unsigned threads) {
     return ct_create(t, &opt);
 }
 
+tk_executor *ct_executor_with_hooks(ct *t, unsigned threads, const tk_executor_hooks *hooks) {
+    tk_executor_options opt;
+    ct_options(t, &opt, threads);
+    opt.hooks = *hooks;
+    return ct_create(t, &opt);
+}
+
 void ct_destroy(ct *t, tk_executor *ex) {
     assert_true(vec_remove(&t->executors, ex));
     assert_int_equal(tk_executor_destroy(ex), TK_OK);
@@ -161,6 +168,44 @@ void *ct_calloc(ct *t, size_t n, size_t size) {
     assert_non_null(p);
     vec_push(&t->memory, p);
     return p;
+}
+
+void ct_limit_pending(ct *t, tk_executor_options *opt, size_t max_pending) {
+    if (max_pending == 0)
+        return;
+    tk_queue_config *cfg = ct_calloc(t, 1, sizeof(*cfg));
+    *cfg = t->eng->config;
+    cfg->max_pending = max_pending;
+    opt->engine_config = cfg;
+}
+
+tk_future *ct_submit(ct *t, tk_executor *ex, tk_task_fn fn, void *arg) {
+    tk_future *f = NULL;
+    assert_int_equal(tk_executor_submit(ex, fn, arg, &f), TK_OK);
+    return ct_track(t, f);
+}
+
+tk_future *ct_schedule(ct *t, tk_executor *ex, tk_task_fn fn, void *arg, int64_t delay_ns) {
+    tk_future *f = NULL;
+    assert_int_equal(tk_executor_schedule(ex, fn, arg, delay_ns, &f), TK_OK);
+    return ct_track(t, f);
+}
+
+tk_future *ct_schedule_spec(ct *t, tk_executor *ex, const tk_task_spec *spec) {
+    tk_future *f = NULL;
+    assert_int_equal(tk_executor_schedule_spec(ex, spec, &f), TK_OK);
+    return ct_track(t, f);
+}
+
+tk_future *ct_schedule_periodic(ct *t, tk_executor *ex, tk_task_kind kind, tk_task_fn fn, void *arg,
+                                int64_t initial_delay_ns, int64_t period_ns) {
+    tk_future *f = NULL;
+    int rc =
+        kind == TK_TASK_FIXED_RATE
+            ? tk_executor_schedule_at_fixed_rate(ex, fn, arg, initial_delay_ns, period_ns, &f)
+            : tk_executor_schedule_with_fixed_delay(ex, fn, arg, initial_delay_ns, period_ns, &f);
+    assert_int_equal(rc, TK_OK);
+    return ct_track(t, f);
 }
 
 /* ---- time ----------------------------------------------------------------------- */
@@ -311,6 +356,16 @@ int counter_fn(tk_run *run, void *arg) {
 void counter_free(void *arg) {
     counter *c = arg;
     atomic_fetch_add(&c->freed, 1);
+}
+
+tk_task_spec counter_spec(counter *c, tk_task_kind kind, int64_t delay_ns, int64_t period_ns) {
+    tk_task_spec spec = {.fn = counter_fn,
+                         .arg = c,
+                         .arg_free = counter_free,
+                         .kind = kind,
+                         .delay_ns = delay_ns,
+                         .period_ns = period_ns};
+    return spec;
 }
 
 /* ---- the suite ---------------------------------------------------------------------------- */

@@ -102,6 +102,8 @@ tk_executor *ct_create(ct *t, const tk_executor_options *opt);
 void ct_adopt(ct *t, tk_executor *ex);
 /* ct_options() + ct_create(). */
 tk_executor *ct_executor(ct *t, unsigned threads);
+/* ct_executor() with these hooks in its options. */
+tk_executor *ct_executor_with_hooks(ct *t, unsigned threads, const tk_executor_hooks *hooks);
 /* Destroys a tracked executor now, asserting TK_OK. */
 void ct_destroy(ct *t, tk_executor *ex);
 /* Tracks a future for the teardown; returns it. */
@@ -112,6 +114,19 @@ void ct_release(ct *t, tk_future *f);
 void ct_untrack(ct *t, tk_future *f);
 /* Zeroed memory that lives until the teardown, after every executor is gone. */
 void *ct_calloc(ct *t, size_t n, size_t size);
+/* Executor options whose engine config is this engine's with max_pending set
+ * (0 keeps the engine's config as it is). */
+void ct_limit_pending(ct *t, tk_executor_options *opt, size_t max_pending);
+
+/* Each of these makes its tk_executor_* call, asserts TK_OK and tracks the
+ * future for the teardown (ct_track); it returns the future. */
+tk_future *ct_submit(ct *t, tk_executor *ex, tk_task_fn fn, void *arg);
+tk_future *ct_schedule(ct *t, tk_executor *ex, tk_task_fn fn, void *arg, int64_t delay_ns);
+tk_future *ct_schedule_spec(ct *t, tk_executor *ex, const tk_task_spec *spec);
+/* kind TK_TASK_FIXED_RATE: tk_executor_schedule_at_fixed_rate(); otherwise
+ * tk_executor_schedule_with_fixed_delay(). */
+tk_future *ct_schedule_periodic(ct *t, tk_executor *ex, tk_task_kind kind, tk_task_fn fn, void *arg,
+                                int64_t initial_delay_ns, int64_t period_ns);
 
 /* ---- time -------------------------------------------------------------------- */
 
@@ -174,6 +189,8 @@ typedef struct counter {
 counter *counter_new(ct *t);
 int counter_fn(tk_run *run, void *arg);
 void counter_free(void *arg); /* tk_arg_free_fn for a counter */
+/* A spec that runs counter_fn on c and frees it with counter_free. */
+tk_task_spec counter_spec(counter *c, tk_task_kind kind, int64_t delay_ns, int64_t period_ns);
 
 /* The build-time default engine (CMake TIMERKIT_DEFAULT_ENGINE). */
 const char *conf_default_engine_name(void);

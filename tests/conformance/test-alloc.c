@@ -74,8 +74,7 @@ static void allocator_gets_every_block_back(void **state) {
     for (int i = 0; i < 200; i++)
         assert_int_equal(tk_executor_schedule(ex, counter_fn, c, (i % 10) * TK_NS_PER_MS, NULL),
                          TK_OK);
-    assert_int_equal(tk_executor_schedule_at_fixed_rate(ex, counter_fn, c, 0, MS(1), &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, counter_fn, c, 0, MS(1));
     assert_true(wait_ge(&c->runs, 205, CONF_WAIT));
     assert_int_equal(tk_executor_schedule(ex, counter_fn, c, TK_NS_PER_S * 20, NULL), TK_OK);
     ct_destroy(t, ex);
@@ -150,9 +149,7 @@ static void allocation_failure_while_scheduling_is_enomem(void **state) {
     assert_int_equal(after.queue_size, (size_t)accepted);
     /* Still usable. */
     counter *d = counter_new(t);
-    tk_future *g = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, d, MS(1), &g), TK_OK);
-    ct_track(t, g);
+    tk_future *g = ct_schedule(t, ex, counter_fn, d, MS(1));
     assert_int_equal(tk_future_get_timeout(g, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(atomic_load(&d->runs), 1);
     /* Failing every allocation from now on: each call fails cleanly or works. */

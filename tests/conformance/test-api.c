@@ -254,9 +254,7 @@ static void null_option_fields_mean_defaults(void **state) {
     tk_executor *ex = ct_create(t, &opt);
     assert_ptr_equal(tk_executor_engine(ex), t->eng->ops);
     counter *c = counter_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(2), &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, counter_fn, c, MS(2));
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(atomic_load(&c->runs), 1);
 }
@@ -373,8 +371,7 @@ static void scheduling_rejects_bad_input(void **state) {
     assert_int_equal(s.queue_size, 0);
 
     /* The executor is unharmed. */
-    assert_int_equal(tk_executor_submit(ex, never_fn, ran, &f), TK_OK);
-    ct_track(t, f);
+    f = ct_submit(t, ex, never_fn, ran);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(atomic_load(ran), 1);
 }

@@ -6,11 +6,7 @@
 #include "conformance.h"
 
 static tk_future *schedule_counter(ct *t, tk_executor *ex, counter *c, int64_t delay) {
-    tk_task_spec spec = {.fn = counter_fn,
-                         .arg = c,
-                         .arg_free = counter_free,
-                         .kind = TK_TASK_ONE_SHOT,
-                         .delay_ns = delay};
+    tk_task_spec spec = counter_spec(c, TK_TASK_ONE_SHOT, delay, 0);
     tk_future *f = NULL;
     assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_OK);
     return ct_track(t, f);
@@ -56,15 +52,10 @@ static void al_after(tk_executor *ex, const tk_task_info *task, int status, void
 
 static void cancel_running_task(ct *t, bool may_interrupt) {
     after_log *a = ct_calloc(t, 1, sizeof(*a));
-    tk_executor_options opt;
-    ct_options(t, &opt, 1);
-    opt.hooks.after_execute = al_after;
-    opt.hooks.ctx = a;
-    tk_executor *ex = ct_create(t, &opt);
+    tk_executor_hooks hooks = {.after_execute = al_after, .ctx = a};
+    tk_executor *ex = ct_executor_with_hooks(t, 1, &hooks);
     gate *g = gate_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, gate_fn, g, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, gate_fn, g);
     gate_wait_entered(g, 1);
     assert_int_equal(tk_future_cancel(f, may_interrupt), TK_ERUNNING);
     assert_true(tk_future_is_cancelled(f));
@@ -130,15 +121,8 @@ static void cancel_periodic_between_runs_stops_it(void **state) {
     const tk_task_kind kinds[] = {TK_TASK_FIXED_RATE, TK_TASK_FIXED_DELAY};
     for (int k = 0; k < 2; k++) {
         counter *c = counter_new(t);
-        tk_task_spec spec = {.fn = counter_fn,
-                             .arg = c,
-                             .arg_free = counter_free,
-                             .kind = kinds[k],
-                             .delay_ns = 0,
-                             .period_ns = MS(250)};
-        tk_future *f = NULL;
-        assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_OK);
-        ct_track(t, f);
+        tk_task_spec spec = counter_spec(c, kinds[k], 0, MS(250));
+        tk_future *f = ct_schedule_spec(t, ex, &spec);
         assert_true(wait_for(first_run_done, f, CONF_WAIT));
         assert_int_equal(tk_future_cancel(f, false), TK_OK);
         assert_true(tk_future_is_cancelled(f));
@@ -175,11 +159,8 @@ static void selfcancel_free(void *arg) {
 static void periodic_task_can_cancel_itself(void **state) {
     ct *t = CT(state);
     after_log *a = ct_calloc(t, 1, sizeof(*a));
-    tk_executor_options opt;
-    ct_options(t, &opt, 2);
-    opt.hooks.after_execute = al_after;
-    opt.hooks.ctx = a;
-    tk_executor *ex = ct_create(t, &opt);
+    tk_executor_hooks hooks = {.after_execute = al_after, .ctx = a};
+    tk_executor *ex = ct_executor_with_hooks(t, 2, &hooks);
     selfcancel *s = ct_calloc(t, 1, sizeof(*s));
     atomic_store(&s->cancel_rc, 12345);
     tk_task_spec spec = {.fn = selfcancel_fn,
@@ -295,9 +276,7 @@ static void cancel_racing_with_runs_is_consistent(void **state) {
     tk_future **f = ct_calloc(t, N, sizeof(*f));
     int *rc = ct_calloc(t, N, sizeof(int));
     for (int i = 0; i < N; i++) {
-        assert_int_equal(
-            tk_executor_schedule(ex, racer_fn, &r[i], (i % 40) * 50 * TK_NS_PER_US, &f[i]), TK_OK);
-        ct_track(t, f[i]);
+        f[i] = ct_schedule(t, ex, racer_fn, &r[i], (i % 40) * 50 * TK_NS_PER_US);
     }
     int ok = 0, running = 0, done = 0;
     for (int i = 0; i < N; i++) {

@@ -155,9 +155,7 @@ static void an_idle_pool_shrinks_to_zero_and_grows_again(void **state) {
     }
     assert_int_equal(stats_of(ex).largest_pool_size, 2);
     /* A future of a task submitted to the empty pool completes. */
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, counter_fn, c, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, counter_fn, c);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     assert_int_equal(tk_executor_await_termination(ex, CONF_WAIT), TK_OK);
@@ -173,9 +171,7 @@ static void a_delayed_task_runs_on_time_while_the_pool_may_shrink(void **state) 
     tk_executor *ex = timeout_pool(t, 2, true);
     counter *c = counter_new(t);
     int64_t start = now_ns();
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(400), &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, counter_fn, c, MS(400));
     sleep_ns(MS(200)); /* four keep-alive times */
     assert_int_equal(atomic_load(&c->runs), 0);
     assert_int_equal(stats_of(ex).pool_size, 1); /* the last worker stays */
@@ -292,9 +288,7 @@ static void the_rejection_handler_is_read_and_set_at_run_time(void **state) {
     assert_int_equal(tk_executor_execute(ex, counter_fn, c), TK_EREJECTED);
 
     assert_int_equal(tk_executor_set_rejection(ex, TK_REJECT_DISCARD, NULL, NULL), TK_OK);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, 0, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, counter_fn, c, 0);
     assert_true(tk_future_is_cancelled(f));
 
     handler_log *h = ct_calloc(t, 1, sizeof(*h));
@@ -392,12 +386,7 @@ static tk_executor *delegating_pool(ct *t, delegate *d, tk_reject_fn to, size_t 
     opt.rejection = TK_REJECT_CUSTOM;
     opt.reject = delegating_reject;
     opt.reject_ctx = d;
-    if (max_pending > 0) {
-        tk_queue_config *cfg = ct_calloc(t, 1, sizeof(*cfg));
-        *cfg = t->eng->config;
-        cfg->max_pending = max_pending;
-        opt.engine_config = cfg;
-    }
+    ct_limit_pending(t, &opt, max_pending);
     return ct_create(t, &opt);
 }
 
@@ -422,8 +411,7 @@ static void a_custom_handler_delegates_to_abort_and_discard(void **state) {
     delegate *e = ct_calloc(t, 1, sizeof(*e));
     e->to = tk_reject_discard;
     assert_int_equal(tk_executor_set_rejection(ex, TK_REJECT_CUSTOM, delegating_reject, e), TK_OK);
-    assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule_spec(t, ex, &spec);
     assert_true(tk_future_is_cancelled(f));
     assert_int_equal(atomic_load(&c->freed), 2);
     assert_int_equal(atomic_load(&c->runs), 0);
@@ -452,8 +440,7 @@ static void a_custom_handler_delegates_to_caller_runs(void **state) {
     c->main_thread = pthread_self();
     tk_future *f = NULL;
     int64_t start = now_ns();
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(20), &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule(t, ex, counter_fn, c, MS(20));
     assert_true(tk_future_is_done(f));
     assert_int_equal(tk_future_get_timeout(f, 0, NULL), TK_OK);
     assert_int_equal(atomic_load(&c->main_thread_runs), 1);
@@ -461,8 +448,7 @@ static void a_custom_handler_delegates_to_caller_runs(void **state) {
     assert_int_equal(atomic_load(&d->second), TK_ESTATE);
     /* Shut down: discarded. */
     assert_int_equal(tk_executor_shutdown_now(ex, NULL, NULL), 2);
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, 0, &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule(t, ex, counter_fn, c, 0);
     assert_true(tk_future_is_cancelled(f));
     assert_int_equal(atomic_load(&c->runs), 1);
 }
@@ -479,15 +465,10 @@ static void a_custom_handler_delegates_to_discard_oldest(void **state) {
     counter *far = counter_new(t);
     tk_future *old[2];
     for (int i = 0; i < 2; i++) {
-        assert_int_equal(
-            tk_executor_schedule(ex, counter_fn, far, TK_NS_PER_S * 20 + i * MS(1), &old[i]),
-            TK_OK);
-        ct_track(t, old[i]);
+        old[i] = ct_schedule(t, ex, counter_fn, far, TK_NS_PER_S * 20 + i * MS(1));
     }
     counter *c = counter_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, 0, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, counter_fn, c, 0);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK); /* retried, ran */
     assert_true(tk_future_is_cancelled(old[0]));                        /* the oldest */
     assert_false(tk_future_is_done(old[1]));
@@ -535,20 +516,16 @@ static void veto_periodic_failed(tk_executor *ex, const tk_task_info *task, int 
 static void before_execute_vetoes_a_run(void **state) {
     ct *t = CT(state);
     veto_log *v = ct_calloc(t, 1, sizeof(*v));
-    tk_executor_options opt;
-    ct_options(t, &opt, 2);
-    opt.hooks.before_execute = veto_before;
-    opt.hooks.after_execute = veto_after;
-    opt.hooks.periodic_failed = veto_periodic_failed;
-    opt.hooks.ctx = v;
-    tk_executor *ex = ct_create(t, &opt);
+    tk_executor_hooks hooks = {.before_execute = veto_before,
+                               .after_execute = veto_after,
+                               .periodic_failed = veto_periodic_failed,
+                               .ctx = v};
+    tk_executor *ex = ct_executor_with_hooks(t, 2, &hooks);
     atomic_store(&v->veto, 42);
 
     counter *c = counter_new(t);
     tk_task_spec spec = {.fn = counter_fn, .arg = c, .arg_free = counter_free};
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule_spec(t, ex, &spec);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_ETASKFAILED);
     assert_int_equal(tk_future_task_status(f), 42);
     assert_int_equal(tk_future_run_count(f), 0);
@@ -556,9 +533,7 @@ static void before_execute_vetoes_a_run(void **state) {
 
     /* A periodic task ends at its first vetoed run. */
     counter *p = counter_new(t);
-    tk_future *g = NULL;
-    assert_int_equal(tk_executor_schedule_at_fixed_rate(ex, counter_fn, p, 0, MS(5), &g), TK_OK);
-    ct_track(t, g);
+    tk_future *g = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, counter_fn, p, 0, MS(5));
     assert_int_equal(tk_future_get_timeout(g, CONF_WAIT, NULL), TK_ETASKFAILED);
     assert_int_equal(tk_future_task_status(g), 42);
     assert_true(wait_ge(&v->periodic_failed, 1, CONF_WAIT));
@@ -573,8 +548,7 @@ static void before_execute_vetoes_a_run(void **state) {
 
     /* No veto: runs as before, with both hooks. */
     atomic_store(&v->veto, 0);
-    assert_int_equal(tk_executor_submit(ex, counter_fn, c, &f), TK_OK);
-    ct_track(t, f);
+    f = ct_submit(t, ex, counter_fn, c);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(atomic_load(&c->runs), 1);
     assert_true(wait_ge(&v->after, 1, CONF_WAIT));

@@ -34,9 +34,7 @@ static void get_returns_the_task_result(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     resulter *r = ct_calloc(t, 1, sizeof(*r));
     r->result = (void *)(uintptr_t)0xC0FFEE;
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, resulter_fn, r, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, resulter_fn, r);
     void *result = NULL;
     assert_int_equal(tk_future_get(f, &result), TK_OK);
     assert_ptr_equal(result, r->result);
@@ -66,9 +64,7 @@ static void get_with_timeout_times_out_then_returns_the_result(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     resulter *r = ct_calloc(t, 1, sizeof(*r));
     r->result = (void *)r;
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, resulter_fn, r, MS(200), &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, resulter_fn, r, MS(200));
     void *result = (void *)&result;
     int64_t t0 = now_ns();
     assert_int_equal(tk_future_get_timeout(f, 0, &result), TK_ETIMEDOUT);
@@ -80,17 +76,13 @@ static void get_with_timeout_times_out_then_returns_the_result(void **state) {
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, &result), TK_OK);
     assert_ptr_equal(result, r);
     /* A negative timeout waits for ever. */
-    tk_future *g = NULL;
-    assert_int_equal(tk_executor_schedule(ex, resulter_fn, r, MS(10), &g), TK_OK);
-    ct_track(t, g);
+    tk_future *g = ct_schedule(t, ex, resulter_fn, r, MS(10));
     assert_int_equal(tk_future_get_timeout(g, -1, NULL), TK_OK);
     assert_int_equal(atomic_load(&r->runs), 2);
     /* Huge timeouts do not overflow into "already expired". */
     const int64_t huge[] = {INT64_MAX, INT64_MAX - 1, INT64_MIN};
     for (int i = 0; i < 3; i++) {
-        tk_future *h = NULL;
-        assert_int_equal(tk_executor_schedule(ex, resulter_fn, r, MS(10), &h), TK_OK);
-        ct_track(t, h);
+        tk_future *h = ct_schedule(t, ex, resulter_fn, r, MS(10));
         assert_int_equal(tk_future_get_timeout(h, huge[i], NULL), TK_OK);
     }
 }
@@ -99,9 +91,7 @@ static void get_reports_cancellation_and_failure(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, TK_NS_PER_S * 20, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, counter_fn, c, TK_NS_PER_S * 20);
     assert_int_equal(tk_future_cancel(f, false), TK_OK);
     assert_int_equal(tk_future_get(f, NULL), TK_ECANCELLED);
     assert_int_equal(tk_future_get_timeout(f, MS(5), NULL), TK_ECANCELLED);
@@ -109,9 +99,7 @@ static void get_reports_cancellation_and_failure(void **state) {
 
     counter *bad = counter_new(t);
     atomic_store(&bad->ret, -77);
-    tk_future *g = NULL;
-    assert_int_equal(tk_executor_submit(ex, counter_fn, bad, &g), TK_OK);
-    ct_track(t, g);
+    tk_future *g = ct_submit(t, ex, counter_fn, bad);
     assert_int_equal(tk_future_get_timeout(g, CONF_WAIT, NULL), TK_ETASKFAILED);
     assert_int_equal(tk_future_get(g, NULL), TK_ETASKFAILED);
     assert_int_equal(tk_future_task_status(g), -77);
@@ -139,9 +127,7 @@ static void get_wakes_every_waiting_thread(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     resulter *r = ct_calloc(t, 1, sizeof(*r));
     r->result = (void *)(uintptr_t)42;
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, resulter_fn, r, MS(20), &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, resulter_fn, r, MS(20));
     enum { W = 4 };
     waiter *w = ct_calloc(t, W, sizeof(*w));
     pthread_t th[W];
@@ -167,9 +153,7 @@ static void handed_back_tasks_wake_their_waiters(void **state) {
         waiter *w = ct_calloc(t, W, sizeof(*w));
         pthread_t th[W];
         for (int i = 0; i < W; i++) {
-            assert_int_equal(tk_executor_schedule(ex, counter_fn, c, TK_NS_PER_S * 20, &w[i].f),
-                             TK_OK);
-            ct_track(t, w[i].f);
+            w[i].f = ct_schedule(t, ex, counter_fn, c, TK_NS_PER_S * 20);
             w[i].rc = 12345;
             assert_int_equal(pthread_create(&th[i], NULL, waiter_main, &w[i]), 0);
         }
@@ -204,17 +188,13 @@ static void get_from_the_tasks_own_run_is_edeadlk(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     selfget *s = ct_calloc(t, 1, sizeof(*s));
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, selfget_fn, s, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, selfget_fn, s);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(atomic_load(&s->get_rc), TK_EDEADLK);
     assert_int_equal(atomic_load(&s->get_timeout_rc), TK_EDEADLK);
 
     selfget *p = ct_calloc(t, 1, sizeof(*p));
-    tk_future *pf = NULL;
-    assert_int_equal(tk_executor_schedule_at_fixed_rate(ex, selfget_fn, p, 0, MS(100), &pf), TK_OK);
-    ct_track(t, pf);
+    tk_future *pf = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, selfget_fn, p, 0, MS(100));
     assert_true(wait_ge(&p->runs, 1, CONF_WAIT));
     assert_int_equal(atomic_load(&p->get_rc), TK_EDEADLK);
     assert_int_equal(atomic_load(&p->get_timeout_rc), TK_EDEADLK);
@@ -228,8 +208,7 @@ static void remaining_ns_counts_down_to_the_deadline(void **state) {
     counter *c = counter_new(t);
     tk_future *f = NULL;
     int64_t before = now_ns();
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(300), &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule(t, ex, counter_fn, c, MS(300));
     int64_t r1 = tk_future_remaining_ns(f);
     int64_t elapsed = now_ns() - before;
     assert_true(r1 <= MS(300));
@@ -241,18 +220,14 @@ static void remaining_ns_counts_down_to_the_deadline(void **state) {
     assert_int_equal(tk_future_cancel(f, false), TK_OK);
 
     /* After the task ends: relative to its last deadline, so negative. */
-    tk_future *g = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(2), &g), TK_OK);
-    ct_track(t, g);
+    tk_future *g = ct_schedule(t, ex, counter_fn, c, MS(2));
     assert_int_equal(tk_future_get_timeout(g, CONF_WAIT, NULL), TK_OK);
     sleep_ns(MS(2));
     assert_true(tk_future_remaining_ns(g) < 0);
     assert_int_equal(tk_future_remaining_ns(NULL), 0);
 
     /* A periodic task's remaining time is to its next run. */
-    tk_future *p = NULL;
-    assert_int_equal(tk_executor_schedule_at_fixed_rate(ex, counter_fn, c, 0, MS(200), &p), TK_OK);
-    ct_track(t, p);
+    tk_future *p = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, counter_fn, c, 0, MS(200));
     assert_true(wait_ge(&c->runs, 2, CONF_WAIT));
     sleep_ns(MS(5));
     int64_t rp = tk_future_remaining_ns(p);
@@ -265,11 +240,7 @@ static void releasing_a_future_early_keeps_the_task(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
-    tk_task_spec spec = {.fn = counter_fn,
-                         .arg = c,
-                         .arg_free = counter_free,
-                         .kind = TK_TASK_ONE_SHOT,
-                         .delay_ns = MS(15)};
+    tk_task_spec spec = counter_spec(c, TK_TASK_ONE_SHOT, MS(15), 0);
     tk_future *f = NULL;
     assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_OK);
     assert_int_equal(tk_future_release(f), TK_OK); /* not cancelled */
@@ -323,12 +294,7 @@ static void second_release_of_a_live_task_is_einval(void **state) {
 
 static int schedule_freeing(tk_executor *ex, counter *c, tk_task_kind kind, int64_t delay,
                             tk_future **out) {
-    tk_task_spec spec = {.fn = counter_fn,
-                         .arg = c,
-                         .arg_free = counter_free,
-                         .kind = kind,
-                         .delay_ns = delay,
-                         .period_ns = kind == TK_TASK_ONE_SHOT ? 0 : MS(2)};
+    tk_task_spec spec = counter_spec(c, kind, delay, kind == TK_TASK_ONE_SHOT ? 0 : MS(2));
     return tk_executor_schedule_spec(ex, &spec, out);
 }
 
@@ -435,10 +401,8 @@ static void set_result_in_a_periodic_task_is_ignored(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     resulter *r = ct_calloc(t, 1, sizeof(*r));
     r->result = (void *)(uintptr_t)0xDEADBEE0;
-    tk_future *f = NULL;
-    assert_int_equal(
-        tk_executor_schedule_at_fixed_rate(ex, resulter_fn, r, 0, 2 * TK_NS_PER_MS, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f =
+        ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, resulter_fn, r, 0, 2 * TK_NS_PER_MS);
     assert_true(wait_ge(&r->runs, 3, 5 * TK_NS_PER_S));
     assert_int_equal(tk_future_skipped_count(f), 0);
     int rc = tk_future_cancel(f, false);
@@ -450,9 +414,7 @@ static void set_result_in_a_periodic_task_is_ignored(void **state) {
 
     resulter *o = ct_calloc(t, 1, sizeof(*o));
     o->result = (void *)(uintptr_t)0xFFFFFFF0;
-    tk_future *g = NULL;
-    assert_int_equal(tk_executor_submit(ex, resulter_fn, o, &g), TK_OK);
-    ct_track(t, g);
+    tk_future *g = ct_submit(t, ex, resulter_fn, o);
     assert_int_equal(tk_future_get(g, &result), TK_OK);
     assert_ptr_equal(result, o->result);
     assert_int_equal(tk_future_skipped_count(g), 0);

@@ -64,26 +64,19 @@ static void before_and_after_hooks_see_every_run(void **state) {
     ct *t = CT(state);
     evlog *l = ct_calloc(t, 1, sizeof(*l));
     l->main_thread = pthread_self();
-    tk_executor_options opt;
-    ct_options(t, &opt, 1);
-    opt.hooks.before_execute = ev_before;
-    opt.hooks.after_execute = ev_after;
-    opt.hooks.ctx = l;
-    tk_executor *ex = ct_create(t, &opt);
+    tk_executor_hooks hooks = {.before_execute = ev_before, .after_execute = ev_after, .ctx = l};
+    tk_executor *ex = ct_executor_with_hooks(t, 1, &hooks);
     evtask *a = ct_calloc(t, 1, sizeof(*a));
     evtask *b = ct_calloc(t, 1, sizeof(*b));
     evtask *p = ct_calloc(t, 1, sizeof(*p));
     a->log = b->log = p->log = l;
     b->ret = 17;
     tk_future *fa = NULL, *fb = NULL, *fp = NULL;
-    assert_int_equal(tk_executor_submit(ex, ev_fn, a, &fa), TK_OK);
-    ct_track(t, fa);
+    fa = ct_submit(t, ex, ev_fn, a);
     assert_int_equal(tk_future_get_timeout(fa, CONF_WAIT, NULL), TK_OK);
-    assert_int_equal(tk_executor_schedule(ex, ev_fn, b, MS(2), &fb), TK_OK);
-    ct_track(t, fb);
+    fb = ct_schedule(t, ex, ev_fn, b, MS(2));
     assert_int_equal(tk_future_get_timeout(fb, CONF_WAIT, NULL), TK_ETASKFAILED);
-    assert_int_equal(tk_executor_schedule_at_fixed_rate(ex, ev_fn, p, 0, MS(3), &fp), TK_OK);
-    ct_track(t, fp);
+    fp = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, ev_fn, p, 0, MS(3));
     assert_true(wait_ge(&p->runs, 3, CONF_WAIT));
     int rc = tk_future_cancel(fp, false);
     assert_true(rc == TK_OK || rc == TK_ERUNNING);
@@ -175,15 +168,10 @@ static void decorate_hook_can_wrap_the_callback(void **state) {
     ct *t = CT(state);
     deco *d = ct_calloc(t, 1, sizeof(*d));
     deco_target = ct_calloc(t, 1, sizeof(*deco_target));
-    tk_executor_options opt;
-    ct_options(t, &opt, 1);
-    opt.hooks.decorate = deco_hook;
-    opt.hooks.ctx = d;
-    tk_executor *ex = ct_create(t, &opt);
+    tk_executor_hooks hooks = {.decorate = deco_hook, .ctx = d};
+    tk_executor *ex = ct_executor_with_hooks(t, 1, &hooks);
     counter *c = counter_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, deco_inner, c, MS(2), &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, deco_inner, c, MS(2));
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(atomic_load(&d->calls), 1);
     assert_int_equal(atomic_load(&d->wrapped_runs), 1);
@@ -200,11 +188,8 @@ static void decorate_sees_the_spec_of_every_call(void **state) {
     ct *t = CT(state);
     deco *d = ct_calloc(t, 1, sizeof(*d));
     atomic_store(&d->reject_status, TK_ENOTSUP); /* reject everything: just look */
-    tk_executor_options opt;
-    ct_options(t, &opt, 1);
-    opt.hooks.decorate = deco_hook;
-    opt.hooks.ctx = d;
-    tk_executor *ex = ct_create(t, &opt);
+    tk_executor_hooks hooks = {.decorate = deco_hook, .ctx = d};
+    tk_executor *ex = ct_executor_with_hooks(t, 1, &hooks);
     counter *c = counter_new(t);
     tk_future *const sentinel = (tk_future *)c;
     tk_future *f = sentinel;
@@ -215,13 +200,8 @@ static void decorate_sees_the_spec_of_every_call(void **state) {
                      TK_ENOTSUP);
     assert_int_equal(tk_executor_schedule_with_fixed_delay(ex, counter_fn, c, MS(8), MS(9), &f),
                      TK_ENOTSUP);
-    tk_task_spec spec = {.fn = counter_fn,
-                         .arg = c,
-                         .arg_free = counter_free,
-                         .kind = TK_TASK_FIXED_RATE,
-                         .delay_ns = MS(10),
-                         .period_ns = MS(11),
-                         .flags = TK_TASK_SKIP_MISSED};
+    tk_task_spec spec = counter_spec(c, TK_TASK_FIXED_RATE, MS(10), MS(11));
+    spec.flags = TK_TASK_SKIP_MISSED;
     assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_ENOTSUP);
     assert_ptr_equal(f, sentinel);
     assert_int_equal(atomic_load(&d->calls), 6);
@@ -253,8 +233,7 @@ static void decorate_sees_the_spec_of_every_call(void **state) {
     /* Accept again. */
     atomic_store(&d->reject_status, 0);
     deco_target = ct_calloc(t, 1, sizeof(*deco_target));
-    assert_int_equal(tk_executor_submit(ex, deco_inner, c, &f), TK_OK);
-    ct_track(t, f);
+    f = ct_submit(t, ex, deco_inner, c);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(atomic_load(&deco_target->runs), 1);
 }
@@ -288,9 +267,7 @@ static void counters_agree_with_what_happened(void **state) {
         assert_int_equal(tk_executor_execute(ex, counter_fn, bad), TK_OK);
     tk_future *cf[2];
     for (int i = 0; i < 2; i++) {
-        assert_int_equal(tk_executor_schedule(ex, counter_fn, later, TK_NS_PER_S * 20, &cf[i]),
-                         TK_OK);
-        ct_track(t, cf[i]);
+        cf[i] = ct_schedule(t, ex, counter_fn, later, TK_NS_PER_S * 20);
     }
     s = stats_of(ex);
     assert_int_equal(s.active_count, 2);
@@ -308,10 +285,7 @@ static void counters_agree_with_what_happened(void **state) {
     assert_int_equal(tk_future_cancel(cf[1], true), TK_OK);
     /* A periodic task that fails on a later run. */
     counter *per = counter_new(t);
-    tk_future *pf = NULL;
-    assert_int_equal(tk_executor_schedule_with_fixed_delay(ex, counter_fn, per, 0, MS(2), &pf),
-                     TK_OK);
-    ct_track(t, pf);
+    tk_future *pf = ct_schedule_periodic(t, ex, TK_TASK_FIXED_DELAY, counter_fn, per, 0, MS(2));
     assert_true(wait_ge(&per->runs, 2, CONF_WAIT));
     atomic_store(&per->ret, 9);
     assert_int_equal(tk_future_get_timeout(pf, CONF_WAIT, NULL), TK_ETASKFAILED);
@@ -436,8 +410,7 @@ static void failing_thread_factory_gives_ethread_and_executor_survives(void **st
 
     /* Works once threads can start again. */
     atomic_store(&fa->fail, 0);
-    assert_int_equal(tk_executor_submit(ex, counter_fn, c, &f), TK_OK);
-    ct_track(t, f);
+    f = ct_submit(t, ex, counter_fn, c);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_int_equal(stats_of(ex).pool_size, 1);
     /* With one thread alive, a failed start does not fail the call. */

@@ -63,9 +63,7 @@ static void state_is_running_until_the_task_succeeds(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     gate *g = gate_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, gate_fn, g, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, gate_fn, g);
     /* queued or running: RUNNING */
     assert_int_equal(tk_future_state(f), TK_TASK_RUNNING);
     gate_wait_entered(g, 1);
@@ -83,9 +81,7 @@ static void state_is_running_until_the_task_succeeds(void **state) {
 
     job *j = ct_calloc(t, 1, sizeof(*j));
     j->result = (void *)(uintptr_t)0xBEEF;
-    tk_future *h = NULL;
-    assert_int_equal(tk_executor_schedule(ex, job_fn, j, MS(1), &h), TK_OK);
-    ct_track(t, h);
+    tk_future *h = ct_schedule(t, ex, job_fn, j, MS(1));
     assert_int_equal(tk_future_get_timeout(h, CONF_WAIT, NULL), TK_OK);
     result = NULL;
     assert_int_equal(tk_future_result_now(h, &result), TK_OK);
@@ -104,9 +100,7 @@ static void state_is_failed_and_exception_now_gives_the_status(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     job *j = ct_calloc(t, 1, sizeof(*j));
     j->ret = 7;
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, job_fn, j, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, job_fn, j);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_ETASKFAILED);
     assert_int_equal(tk_future_state(f), TK_TASK_FAILED);
     int status = 0;
@@ -118,9 +112,7 @@ static void state_is_failed_and_exception_now_gives_the_status(void **state) {
 
     /* A periodic task is RUNNING between runs and FAILED once a run fails. */
     counter *c = counter_new(t);
-    tk_future *p = NULL;
-    assert_int_equal(tk_executor_schedule_at_fixed_rate(ex, counter_fn, c, 0, MS(5), &p), TK_OK);
-    ct_track(t, p);
+    tk_future *p = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, counter_fn, c, 0, MS(5));
     assert_true(wait_ge(&c->runs, 1, CONF_WAIT));
     assert_int_equal(tk_future_state(p), TK_TASK_RUNNING);
     atomic_store(&c->ret, 9);
@@ -138,17 +130,13 @@ static void state_is_cancelled_at_once_even_while_running(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     job *j = ct_calloc(t, 1, sizeof(*j));
-    tk_future *q = NULL;
-    assert_int_equal(tk_executor_schedule(ex, job_fn, j, HOUR, &q), TK_OK);
-    ct_track(t, q);
+    tk_future *q = ct_schedule(t, ex, job_fn, j, HOUR);
     assert_int_equal(tk_future_state(q), TK_TASK_RUNNING);
     assert_int_equal(tk_future_cancel(q, false), TK_OK);
     assert_int_equal(tk_future_state(q), TK_TASK_CANCELLED);
 
     gate *g = gate_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, stubborn_fn, g, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, stubborn_fn, g);
     gate_wait_entered(g, 1);
     assert_int_equal(tk_future_cancel(f, true), TK_ERUNNING);
     assert_int_equal(tk_future_state(f), TK_TASK_CANCELLED);
@@ -214,9 +202,7 @@ static void abort_get_makes_blocked_gets_return_eintr(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     gate *g = gate_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, gate_fn, g, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, gate_fn, g);
     gate_wait_entered(g, 1);
     getter *a = ct_calloc(t, 1, sizeof(*a));
     getter *b = ct_calloc(t, 1, sizeof(*b));
@@ -248,9 +234,7 @@ static void abort_get_does_not_affect_later_gets(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     job *j = ct_calloc(t, 1, sizeof(*j));
     j->result = j;
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, job_fn, j, MS(300), &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, job_fn, j, MS(300));
     assert_int_equal(tk_future_abort_get(f), TK_OK);
     assert_int_equal(tk_future_abort_get(f), TK_OK);
     int64_t t0 = now_ns();

@@ -284,9 +284,7 @@ static void negative_delays_run_now(void **state) {
     counter *c = counter_new(t);
     tk_future *f = NULL;
     int64_t before = now_ns();
-    assert_int_equal(
-        tk_executor_schedule_at_fixed_rate(ex, counter_fn, c, -TK_NS_PER_S, MS(500), &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, counter_fn, c, -TK_NS_PER_S, MS(500));
     assert_true(wait_ge(&c->runs, 1, CONF_WAIT));
     assert_true(atomic_load(&c->first_start) - before < CONF_LATE);
     int rc = tk_future_cancel(f, false);
@@ -298,17 +296,11 @@ static void huge_delays_are_clamped_and_stay_pending(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
     tk_future *f[4] = {0};
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, INT64_MAX, &f[0]), TK_OK);
-    ct_track(t, f[0]);
-    assert_int_equal(
-        tk_executor_schedule_at_fixed_rate(ex, counter_fn, c, INT64_MAX, INT64_MAX, &f[1]), TK_OK);
-    ct_track(t, f[1]);
-    assert_int_equal(
-        tk_executor_schedule_with_fixed_delay(ex, counter_fn, c, INT64_MAX - 1, INT64_MAX, &f[2]),
-        TK_OK);
-    ct_track(t, f[2]);
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, INT64_MAX / 2 + 12345, &f[3]), TK_OK);
-    ct_track(t, f[3]);
+    f[0] = ct_schedule(t, ex, counter_fn, c, INT64_MAX);
+    f[1] = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, counter_fn, c, INT64_MAX, INT64_MAX);
+    f[2] =
+        ct_schedule_periodic(t, ex, TK_TASK_FIXED_DELAY, counter_fn, c, INT64_MAX - 1, INT64_MAX);
+    f[3] = ct_schedule(t, ex, counter_fn, c, INT64_MAX / 2 + 12345);
     /* A near task still runs past them. */
     counter *near = counter_new(t);
     assert_int_equal(tk_executor_schedule(ex, counter_fn, near, MS(5), NULL), TK_OK);
@@ -333,12 +325,8 @@ static void huge_delays_are_clamped_and_stay_pending(void **state) {
      * wrapping into the past. */
     counter *p = counter_new(t);
     tk_future *pf[2];
-    assert_int_equal(tk_executor_schedule_at_fixed_rate(ex, counter_fn, p, 0, INT64_MAX, &pf[0]),
-                     TK_OK);
-    ct_track(t, pf[0]);
-    assert_int_equal(
-        tk_executor_schedule_with_fixed_delay(ex, counter_fn, p, 0, INT64_MAX - 1, &pf[1]), TK_OK);
-    ct_track(t, pf[1]);
+    pf[0] = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, counter_fn, p, 0, INT64_MAX);
+    pf[1] = ct_schedule_periodic(t, ex, TK_TASK_FIXED_DELAY, counter_fn, p, 0, INT64_MAX - 1);
     assert_true(wait_ge(&p->runs, 2, CONF_WAIT));
     sleep_ns(MS(30));
     assert_int_equal(atomic_load(&p->runs), 2);
@@ -412,9 +400,7 @@ static void zero_core_threads_still_run_tasks(void **state) {
     assert_int_equal(tk_executor_execute(ex, counter_fn, c), TK_OK);
     assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(5), NULL), TK_OK);
     assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(10), NULL), TK_OK);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_submit(ex, counter_fn, c, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_submit(t, ex, counter_fn, c);
     assert_true(wait_ge(&c->runs, 4, CONF_WAIT));
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     tk_executor_stats s = stats_of(ex);

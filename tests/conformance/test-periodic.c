@@ -261,12 +261,9 @@ static void failing_periodic_run_ends_the_task(void **state) {
     const tk_task_kind kinds[] = {TK_TASK_FIXED_RATE, TK_TASK_FIXED_DELAY};
     for (int k = 0; k < 2; k++) {
         hooklog *h = ct_calloc(t, 1, sizeof(*h));
-        tk_executor_options opt;
-        ct_options(t, &opt, 2);
-        opt.hooks.periodic_failed = hl_periodic_failed;
-        opt.hooks.after_execute = hl_after;
-        opt.hooks.ctx = h;
-        tk_executor *ex = ct_create(t, &opt);
+        tk_executor_hooks hooks = {
+            .periodic_failed = hl_periodic_failed, .after_execute = hl_after, .ctx = h};
+        tk_executor *ex = ct_executor_with_hooks(t, 2, &hooks);
         plog *l = plog_new(t, 64);
         l->fail_run = 2;
         l->fail_status = 42;

@@ -97,17 +97,14 @@ static void due_tasks_behind_a_running_one_stay_queued(void **state) {
     assert_int_equal(tk_executor_schedule_spec(ex, &s, NULL), TK_OK);
     for (int i = 1; i <= 4; i++) {
         s = at(counter_fn, c[i], due);
-        assert_int_equal(tk_executor_schedule_spec(ex, &s, &f[i]), TK_OK);
-        ct_track(t, f[i]);
+        f[i] = ct_schedule_spec(t, ex, &s);
     }
     gate_wait_entered(g, 1);
     /* one due before them, offered now (the worker is busy), one far off */
     s = at(counter_fn, c[0], due - 1);
-    assert_int_equal(tk_executor_schedule_spec(ex, &s, &f[0]), TK_OK);
-    ct_track(t, f[0]);
+    f[0] = ct_schedule_spec(t, ex, &s);
     s = at(counter_fn, c[5], now_ns() + 10 * TK_NS_PER_S);
-    assert_int_equal(tk_executor_schedule_spec(ex, &s, &f[5]), TK_OK);
-    ct_track(t, f[5]);
+    f[5] = ct_schedule_spec(t, ex, &s);
 
     tk_executor_stats st = stats_of(ex);
     assert_int_equal(st.active_count, 1);
@@ -192,9 +189,7 @@ static void every_periodic_run_completes_a_task(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
     tk_future *f;
-    assert_int_equal(tk_executor_schedule_at_fixed_rate(ex, fail_after_three, c, 0, MS(2), &f),
-                     TK_OK);
-    ct_track(t, f);
+    f = ct_schedule_periodic(t, ex, TK_TASK_FIXED_RATE, fail_after_three, c, 0, MS(2));
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_ETASKFAILED);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     assert_int_equal(tk_executor_await_termination(ex, CONF_WAIT), TK_OK);
@@ -217,8 +212,7 @@ static void completed_counts_dropped_cancelled_tasks_not_removed_ones(void **sta
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
     tk_future *f;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(300), &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule(t, ex, counter_fn, c, MS(300));
     assert_int_equal(tk_future_cancel(f, false), TK_OK);
     assert_int_equal(stats_of(ex).queue_size, 1); /* still queued */
     assert_false(tk_executor_contains(ex, f));    /* but it will not run */
@@ -235,8 +229,7 @@ static void completed_counts_dropped_cancelled_tasks_not_removed_ones(void **sta
 
     assert_int_equal(tk_executor_set_remove_on_cancel(ex, true), TK_OK);
     tk_future *g;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(300), &g), TK_OK);
-    ct_track(t, g);
+    g = ct_schedule(t, ex, counter_fn, c, MS(300));
     assert_int_equal(tk_future_cancel(g, false), TK_OK);
     s = stats_of(ex);
     assert_int_equal(s.queue_size, 0);
@@ -260,14 +253,9 @@ static void remove_takes_a_queued_task_out_without_cancelling_it(void **state) {
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
-    tk_task_spec s = {.fn = counter_fn,
-                      .arg = c,
-                      .arg_free = counter_free,
-                      .kind = TK_TASK_ONE_SHOT,
-                      .delay_ns = MS(1000)};
+    tk_task_spec s = counter_spec(c, TK_TASK_ONE_SHOT, MS(1000), 0);
     tk_future *f;
-    assert_int_equal(tk_executor_schedule_spec(ex, &s, &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule_spec(t, ex, &s);
     assert_true(tk_executor_contains(ex, f));
     assert_int_equal(tk_executor_remove(ex, f), TK_OK);
     assert_int_equal(atomic_load(&c->freed), 1); /* arg_free ran, once */
@@ -291,9 +279,7 @@ static void remove_takes_a_queued_task_out_without_cancelling_it(void **state) {
 
     /* a periodic task, between runs */
     tk_future *p;
-    assert_int_equal(
-        tk_executor_schedule_with_fixed_delay(ex, counter_fn, c, TK_NS_PER_S, MS(50), &p), TK_OK);
-    ct_track(t, p);
+    p = ct_schedule_periodic(t, ex, TK_TASK_FIXED_DELAY, counter_fn, c, TK_NS_PER_S, MS(50));
     assert_int_equal(tk_executor_remove(ex, p), TK_OK);
     assert_int_equal(tk_future_get_timeout(p, CONF_WAIT, NULL), TK_EREMOVED);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
@@ -313,18 +299,15 @@ static void remove_leaves_running_and_finished_tasks_alone(void **state) {
     gate *g = gate_new(t);
     counter *c = counter_new(t);
     tk_future *run, *done, *far;
-    assert_int_equal(tk_executor_submit(ex, counter_fn, c, &done), TK_OK);
-    ct_track(t, done);
+    done = ct_submit(t, ex, counter_fn, c);
     assert_int_equal(tk_future_get_timeout(done, CONF_WAIT, NULL), TK_OK);
-    assert_int_equal(tk_executor_submit(ex, gate_fn, g, &run), TK_OK);
-    ct_track(t, run);
+    run = ct_submit(t, ex, gate_fn, g);
     gate_wait_entered(g, 1);
     assert_false(tk_executor_contains(ex, run));
     assert_false(tk_executor_contains(ex, done));
     assert_int_equal(tk_executor_remove(ex, run), TK_ENOENT);
     assert_int_equal(tk_executor_remove(ex, done), TK_ENOENT);
-    assert_int_equal(tk_executor_schedule(other, counter_fn, c, 10 * TK_NS_PER_S, &far), TK_OK);
-    ct_track(t, far);
+    far = ct_schedule(t, other, counter_fn, c, 10 * TK_NS_PER_S);
     assert_false(tk_executor_contains(ex, far));
     assert_true(tk_executor_contains(other, far));
     assert_int_equal(tk_executor_remove(ex, far), TK_EINVAL);
@@ -355,16 +338,13 @@ static void visitor_walks_queued_tasks_in_deadline_order(void **state) {
     for (int i = 0; i < 4; i++) {
         c[i] = counter_new(t);
         tk_task_spec s = at(counter_fn, c[i], base + offsets[i]);
-        assert_int_equal(tk_executor_schedule_spec(ex, &s, &f[i]), TK_OK);
-        ct_track(t, f[i]);
+        f[i] = ct_schedule_spec(t, ex, &s);
     }
     tk_timer *tm = ct_calloc(t, 1, sizeof(*tm));
     assert_int_equal(tk_timer_init(tm, timer_noop), TK_OK);
     assert_int_equal(tk_timer_start_at(ex, tm, base), TK_OK);
     tk_future *cancelled;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c[0], 30 * TK_NS_PER_S, &cancelled),
-                     TK_OK);
-    ct_track(t, cancelled);
+    cancelled = ct_schedule(t, ex, counter_fn, c[0], 30 * TK_NS_PER_S);
     assert_int_equal(tk_future_cancel(cancelled, false), TK_OK);
     assert_int_equal(stats_of(ex).queue_size, 6); /* the timer and the cancelled task count */
 
@@ -424,8 +404,7 @@ static void remove_reaches_a_task_waiting_in_a_batch(void **state) {
     for (int i = 0; i < 4; i++) {
         c[i] = counter_new(t);
         s = at(counter_fn, c[i], due);
-        assert_int_equal(tk_executor_schedule_spec(ex, &s, &f[i]), TK_OK);
-        ct_track(t, f[i]);
+        f[i] = ct_schedule_spec(t, ex, &s);
     }
     gate_wait_entered(g, 1);
     assert_int_equal(tk_executor_remove(ex, f[2]), TK_OK);

@@ -12,23 +12,13 @@ static tk_executor *executor_with_policy(ct *t, tk_rejection_policy policy, tk_r
     opt.rejection = policy;
     opt.reject = fn;
     opt.reject_ctx = ctx;
-    if (max_pending > 0) {
-        tk_queue_config *cfg = ct_calloc(t, 1, sizeof(*cfg));
-        *cfg = t->eng->config;
-        cfg->max_pending = max_pending;
-        opt.engine_config = cfg;
-    }
+    ct_limit_pending(t, &opt, max_pending);
     return ct_create(t, &opt);
 }
 
 static int schedule_one(tk_executor *ex, counter *c, tk_task_kind kind, int64_t delay,
                         tk_future **out) {
-    tk_task_spec spec = {.fn = counter_fn,
-                         .arg = c,
-                         .arg_free = counter_free,
-                         .kind = kind,
-                         .delay_ns = delay,
-                         .period_ns = kind == TK_TASK_ONE_SHOT ? 0 : MS(5)};
+    tk_task_spec spec = counter_spec(c, kind, delay, kind == TK_TASK_ONE_SHOT ? 0 : MS(5));
     return tk_executor_schedule_spec(ex, &spec, out);
 }
 
@@ -156,12 +146,7 @@ static void custom_handler_sees_task_and_its_status_is_returned(void **state) {
     tk_future *f = sentinel;
     atomic_store(&r->ret, TK_ENOTSUP);
     int64_t before = now_ns();
-    tk_task_spec spec = {.fn = counter_fn,
-                         .arg = c,
-                         .arg_free = counter_free,
-                         .kind = TK_TASK_FIXED_RATE,
-                         .delay_ns = MS(7),
-                         .period_ns = MS(3)};
+    tk_task_spec spec = counter_spec(c, TK_TASK_FIXED_RATE, MS(7), MS(3));
     assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_ENOTSUP);
     int64_t after = now_ns();
     assert_ptr_equal(f, sentinel);

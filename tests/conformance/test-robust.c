@@ -118,8 +118,7 @@ static void mass_remove_on_cancel_frees_each_task_once(void **state) {
                              .kind = i % 7 == 0 ? TK_TASK_FIXED_RATE : TK_TASK_ONE_SHOT,
                              .delay_ns = delay,
                              .period_ns = i % 7 == 0 ? MS(5) : 0};
-        assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f[i]), TK_OK);
-        ct_track(t, f[i]);
+        f[i] = ct_schedule_spec(t, ex, &spec);
     }
     assert_int_equal(stats_of(ex).queue_size, N);
     for (int i = 0; i < N; i += 2)
@@ -200,24 +199,18 @@ static void re_free(void *arg) {
 static void callbacks_may_call_back_into_the_executor(void **state) {
     ct *t = CT(state);
     reentry *r = ct_calloc(t, 1, sizeof(*r));
-    tk_executor_options opt;
-    ct_options(t, &opt, 1);
-    opt.hooks.before_execute = re_before;
-    opt.hooks.after_execute = re_after;
-    opt.hooks.terminated = re_terminated;
-    opt.hooks.ctx = r;
-    tk_executor *ex = ct_create(t, &opt);
+    tk_executor_hooks hooks = {.before_execute = re_before,
+                               .after_execute = re_after,
+                               .terminated = re_terminated,
+                               .ctx = r};
+    tk_executor *ex = ct_executor_with_hooks(t, 1, &hooks);
     atomic_store(&r->ex, ex);
     counter *c = counter_new(t);
-    tk_future *victim = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, TK_NS_PER_S * 20, &victim), TK_OK);
-    ct_track(t, victim);
+    tk_future *victim = ct_schedule(t, ex, counter_fn, c, TK_NS_PER_S * 20);
     atomic_store(&r->victim, victim);
     tk_task_spec spec = {
         .fn = reentrant_fn, .arg = r, .arg_free = re_free, .kind = TK_TASK_ONE_SHOT};
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule_spec(t, ex, &spec);
     assert_int_equal(tk_future_get_timeout(f, CONF_WAIT, NULL), TK_OK);
     assert_true(wait_ge(&r->followups, 1, CONF_WAIT));
     assert_true(wait_ge(&r->freed, 1, CONF_WAIT));

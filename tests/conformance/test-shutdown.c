@@ -141,14 +141,9 @@ static void shutdown_now_hands_back_queued_tasks_in_deadline_order(void **state)
         c[i] = counter_new(t);
         /* Deadlines interleave with submission order; some are due already. */
         int64_t delay = i % 4 == 0 ? 0 : TK_NS_PER_S * 20 + ((i * 7919) % N) * TK_NS_PER_MS;
-        tk_task_spec spec = {.fn = counter_fn,
-                             .arg = c[i],
-                             .arg_free = counter_free,
-                             .kind = i == 5 ? TK_TASK_FIXED_RATE : TK_TASK_ONE_SHOT,
-                             .delay_ns = delay,
-                             .period_ns = i == 5 ? MS(10) : 0};
-        assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f[i]), TK_OK);
-        ct_track(t, f[i]);
+        tk_task_spec spec = counter_spec(c[i], i == 5 ? TK_TASK_FIXED_RATE : TK_TASK_ONE_SHOT,
+                                         delay, i == 5 ? MS(10) : 0);
+        f[i] = ct_schedule_spec(t, ex, &spec);
     }
     dropped *d = ct_calloc(t, 1, sizeof(*d));
     d->cap = N;
@@ -200,11 +195,7 @@ static void shutdown_now_without_drop_frees_queued_tasks(void **state) {
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
     for (int i = 0; i < 10; i++) {
-        tk_task_spec spec = {.fn = counter_fn,
-                             .arg = c,
-                             .arg_free = counter_free,
-                             .kind = TK_TASK_ONE_SHOT,
-                             .delay_ns = TK_NS_PER_S * 20};
+        tk_task_spec spec = counter_spec(c, TK_TASK_ONE_SHOT, TK_NS_PER_S * 20, 0);
         assert_int_equal(tk_executor_schedule_spec(ex, &spec, NULL), TK_OK);
     }
     assert_int_equal(tk_executor_shutdown_now(ex, NULL, NULL), 10);
@@ -222,8 +213,7 @@ static void delayed_tasks_run_after_shutdown_by_default(void **state) {
     counter *c = counter_new(t);
     tk_future *f = NULL;
     int64_t before = now_ns();
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(100), &f), TK_OK);
-    ct_track(t, f);
+    f = ct_schedule(t, ex, counter_fn, c, MS(100));
     assert_int_equal(tk_executor_schedule(ex, counter_fn, c, MS(110), NULL), TK_OK);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     assert_false(tk_executor_is_terminated(ex));
@@ -242,13 +232,8 @@ static void delayed_tasks_cancelled_at_shutdown_when_policy_off(void **state) {
     counter *c = counter_new(t);
     tk_future *f[3];
     for (int i = 0; i < 3; i++) {
-        tk_task_spec spec = {.fn = counter_fn,
-                             .arg = c,
-                             .arg_free = counter_free,
-                             .kind = TK_TASK_ONE_SHOT,
-                             .delay_ns = TK_NS_PER_S * 20};
-        assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f[i]), TK_OK);
-        ct_track(t, f[i]);
+        tk_task_spec spec = counter_spec(c, TK_TASK_ONE_SHOT, TK_NS_PER_S * 20, 0);
+        f[i] = ct_schedule_spec(t, ex, &spec);
     }
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     assert_int_equal(tk_executor_await_termination(ex, CONF_WAIT), TK_OK);
@@ -276,13 +261,8 @@ static void periodic_tasks_stop_at_shutdown_by_default(void **state) {
     tk_future *f[2];
     for (int k = 0; k < 2; k++) {
         c[k] = counter_new(t);
-        tk_task_spec spec = {.fn = counter_fn,
-                             .arg = c[k],
-                             .arg_free = counter_free,
-                             .kind = kinds[k],
-                             .period_ns = MS(4)};
-        assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f[k]), TK_OK);
-        ct_track(t, f[k]);
+        tk_task_spec spec = counter_spec(c[k], kinds[k], 0, MS(4));
+        f[k] = ct_schedule_spec(t, ex, &spec);
         assert_true(wait_ge(&c[k]->runs, 2, CONF_WAIT));
     }
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
@@ -305,14 +285,8 @@ static void periodic_tasks_continue_after_shutdown_when_policy_on(void **state) 
     opt.continue_periodic_after_shutdown = true;
     tk_executor *ex = ct_create(t, &opt);
     counter *c = counter_new(t);
-    tk_task_spec spec = {.fn = counter_fn,
-                         .arg = c,
-                         .arg_free = counter_free,
-                         .kind = TK_TASK_FIXED_RATE,
-                         .period_ns = MS(3)};
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_OK);
-    ct_track(t, f);
+    tk_task_spec spec = counter_spec(c, TK_TASK_FIXED_RATE, 0, MS(3));
+    tk_future *f = ct_schedule_spec(t, ex, &spec);
     assert_true(wait_ge(&c->runs, 1, CONF_WAIT));
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     int at_shutdown = atomic_load(&c->runs);
@@ -331,9 +305,7 @@ static void delayed_tasks_continue_after_shutdown_until_policy_changes(void **st
     ct *t = CT(state);
     tk_executor *ex = ct_executor(t, 1);
     counter *c = counter_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule(ex, counter_fn, c, TK_NS_PER_S * 20, &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule(t, ex, counter_fn, c, TK_NS_PER_S * 20);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     assert_int_equal(tk_executor_await_termination(ex, MS(10)), TK_ETIMEDOUT);
     assert_false(tk_future_is_done(f));
@@ -351,9 +323,7 @@ static void periodic_tasks_continue_after_shutdown_until_policy_changes(void **s
     opt.continue_periodic_after_shutdown = true;
     tk_executor *ex = ct_create(t, &opt);
     counter *c = counter_new(t);
-    tk_future *f = NULL;
-    assert_int_equal(tk_executor_schedule_with_fixed_delay(ex, counter_fn, c, 0, MS(3), &f), TK_OK);
-    ct_track(t, f);
+    tk_future *f = ct_schedule_periodic(t, ex, TK_TASK_FIXED_DELAY, counter_fn, c, 0, MS(3));
     assert_true(wait_ge(&c->runs, 1, CONF_WAIT));
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     assert_int_equal(tk_executor_await_termination(ex, MS(10)), TK_ETIMEDOUT);
@@ -372,30 +342,17 @@ static void destroy_stops_a_busy_executor_and_frees_every_task(void **state) {
     tk_executor *ex = executor_with_term_hook(t, 2, &l);
     gate *g = gate_new(t);
     tk_task_spec gs = {.fn = gate_fn, .arg = g, .arg_free = gate_free, .kind = TK_TASK_ONE_SHOT};
-    tk_future *gf = NULL;
-    assert_int_equal(tk_executor_schedule_spec(ex, &gs, &gf), TK_OK);
-    ct_track(t, gf);
+    tk_future *gf = ct_schedule_spec(t, ex, &gs);
     gate_wait_entered(g, 1);
     counter *p = counter_new(t);
-    tk_task_spec ps = {.fn = counter_fn,
-                       .arg = p,
-                       .arg_free = counter_free,
-                       .kind = TK_TASK_FIXED_RATE,
-                       .period_ns = MS(2)};
-    tk_future *pf = NULL;
-    assert_int_equal(tk_executor_schedule_spec(ex, &ps, &pf), TK_OK);
-    ct_track(t, pf);
+    tk_task_spec ps = counter_spec(p, TK_TASK_FIXED_RATE, 0, MS(2));
+    tk_future *pf = ct_schedule_spec(t, ex, &ps);
     enum { N = 20 };
     counter *c = counter_new(t);
     tk_future *f[N];
     for (int i = 0; i < N; i++) {
-        tk_task_spec spec = {.fn = counter_fn,
-                             .arg = c,
-                             .arg_free = counter_free,
-                             .kind = TK_TASK_ONE_SHOT,
-                             .delay_ns = TK_NS_PER_S * 20 + i};
-        assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f[i]), TK_OK);
-        ct_track(t, f[i]);
+        tk_task_spec spec = counter_spec(c, TK_TASK_ONE_SHOT, TK_NS_PER_S * 20 + i, 0);
+        f[i] = ct_schedule_spec(t, ex, &spec);
     }
     assert_true(wait_ge(&p->runs, 2, CONF_WAIT));
     ct_destroy(t, ex);

@@ -507,10 +507,7 @@ static void timer_pending_limit(void **state) {
     tk_executor_options opt;
     ct_options(t, &opt, 1);
     opt.rejection = TK_REJECT_DISCARD_OLDEST;
-    tk_queue_config *cfg = ct_calloc(t, 1, sizeof(*cfg));
-    *cfg = t->eng->config;
-    cfg->max_pending = LIMIT;
-    opt.engine_config = cfg;
+    ct_limit_pending(t, &opt, LIMIT);
     tk_executor *ex = ct_create(t, &opt);
     rec *r = recs_new(t, LIMIT + 1, fire_fn);
     for (int i = 0; i < LIMIT; i++)
