@@ -136,6 +136,17 @@ tk_executor *ct_executor(ct *t, unsigned threads) {
     return ct_create(t, &opt);
 }
 
+tk_executor *ct_executor_with_policy(ct *t, tk_rejection_policy policy, tk_reject_fn fn, void *ctx,
+                                     size_t max_pending) {
+    tk_executor_options opt;
+    ct_options(t, &opt, 1);
+    opt.rejection = policy;
+    opt.reject = fn;
+    opt.reject_ctx = ctx;
+    ct_limit_pending(t, &opt, max_pending);
+    return ct_create(t, &opt);
+}
+
 tk_executor *ct_executor_with_hooks(ct *t, unsigned threads, const tk_executor_hooks *hooks) {
     tk_executor_options opt;
     ct_options(t, &opt, threads);
@@ -324,6 +335,11 @@ gate *gate_new(ct *t) {
     gate *g = ct_calloc(t, 1, sizeof(gate));
     vec_push(&t->gates, g);
     return g;
+}
+
+tk_task_spec gate_spec(gate *g) {
+    tk_task_spec spec = {.fn = gate_fn, .arg = g, .arg_free = gate_free, .kind = TK_TASK_ONE_SHOT};
+    return spec;
 }
 
 void gate_wait_entered(gate *g, int n) {

@@ -102,6 +102,10 @@ tk_executor *ct_create(ct *t, const tk_executor_options *opt);
 void ct_adopt(ct *t, tk_executor *ex);
 /* ct_options() + ct_create(). */
 tk_executor *ct_executor(ct *t, unsigned threads);
+/* A one-thread executor with this rejection policy (fn and ctx: its
+ * custom handler) and, when max_pending > 0, that pending limit. */
+tk_executor *ct_executor_with_policy(ct *t, tk_rejection_policy policy, tk_reject_fn fn, void *ctx,
+                                     size_t max_pending);
 /* ct_executor() with these hooks in its options. */
 tk_executor *ct_executor_with_hooks(ct *t, unsigned threads, const tk_executor_hooks *hooks);
 /* Destroys a tracked executor now, asserting TK_OK. */
@@ -173,6 +177,8 @@ int gate_fn(tk_run *run, void *arg);
 int stubborn_fn(tk_run *run, void *arg);
 void gate_free(void *arg);
 gate *gate_new(ct *t);
+/* A one-shot spec that runs gate_fn on g, now, and frees it with gate_free. */
+tk_task_spec gate_spec(gate *g);
 /* Waits until `n` runs entered the gate; asserts. */
 void gate_wait_entered(gate *g, int n);
 void gate_open(gate *g);

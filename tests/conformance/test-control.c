@@ -381,13 +381,7 @@ static int delegating_reject(tk_executor *ex, const tk_task_info *task, int reas
 
 static tk_executor *delegating_pool(ct *t, delegate *d, tk_reject_fn to, size_t max_pending) {
     d->to = to;
-    tk_executor_options opt;
-    ct_options(t, &opt, 1);
-    opt.rejection = TK_REJECT_CUSTOM;
-    opt.reject = delegating_reject;
-    opt.reject_ctx = d;
-    ct_limit_pending(t, &opt, max_pending);
-    return ct_create(t, &opt);
+    return ct_executor_with_policy(t, TK_REJECT_CUSTOM, delegating_reject, d, max_pending);
 }
 
 /* JDK ThreadPoolExecutor.AbortPolicy: "A handler for rejected tasks that throws a

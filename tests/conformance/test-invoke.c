@@ -32,23 +32,11 @@ static void job_free(void *arg) {
 }
 
 static tk_task_spec job_spec(job *j, int64_t delay_ns) {
-    tk_task_spec s;
-    memset(&s, 0, sizeof(s));
-    s.fn = job_fn;
-    s.arg = j;
-    s.arg_free = job_free;
-    s.kind = TK_TASK_ONE_SHOT;
-    s.delay_ns = delay_ns;
-    return s;
-}
-
-static tk_task_spec gate_spec(gate *g) {
-    tk_task_spec s;
-    memset(&s, 0, sizeof(s));
-    s.fn = gate_fn;
-    s.arg = g;
-    s.arg_free = gate_free;
-    s.kind = TK_TASK_ONE_SHOT;
+    tk_task_spec s = {.fn = job_fn,
+                      .arg = j,
+                      .arg_free = job_free,
+                      .kind = TK_TASK_ONE_SHOT,
+                      .delay_ns = delay_ns};
     return s;
 }
 

@@ -5,17 +5,6 @@
 
 #include "conformance.h"
 
-static tk_executor *executor_with_policy(ct *t, tk_rejection_policy policy, tk_reject_fn fn,
-                                         void *ctx, size_t max_pending) {
-    tk_executor_options opt;
-    ct_options(t, &opt, 1);
-    opt.rejection = policy;
-    opt.reject = fn;
-    opt.reject_ctx = ctx;
-    ct_limit_pending(t, &opt, max_pending);
-    return ct_create(t, &opt);
-}
-
 static int schedule_one(tk_executor *ex, counter *c, tk_task_kind kind, int64_t delay,
                         tk_future **out) {
     tk_task_spec spec = counter_spec(c, kind, delay, kind == TK_TASK_ONE_SHOT ? 0 : MS(5));
@@ -40,7 +29,7 @@ static void expect_discarded(ct *t, tk_executor *ex, tk_task_kind kind) {
 
 static void abort_policy_rejects_after_shutdown(void **state) {
     ct *t = CT(state);
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_ABORT, NULL, NULL, 0);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_ABORT, NULL, NULL, 0);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     counter *c = counter_new(t);
     tk_future *const sentinel = (tk_future *)c;
@@ -65,7 +54,7 @@ static void abort_policy_rejects_after_shutdown(void **state) {
 
 static void discard_policy_cancels_after_shutdown(void **state) {
     ct *t = CT(state);
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_DISCARD, NULL, NULL, 0);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_DISCARD, NULL, NULL, 0);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     expect_discarded(t, ex, TK_TASK_ONE_SHOT);
     expect_discarded(t, ex, TK_TASK_FIXED_RATE);
@@ -78,7 +67,7 @@ static void discard_policy_cancels_after_shutdown(void **state) {
 
 static void discard_oldest_discards_the_new_task_after_shutdown(void **state) {
     ct *t = CT(state);
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_DISCARD_OLDEST, NULL, NULL, 0);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_DISCARD_OLDEST, NULL, NULL, 0);
     counter *queued = counter_new(t);
     tk_future *qf = NULL;
     assert_int_equal(schedule_one(ex, queued, TK_TASK_ONE_SHOT, MS(30), &qf), TK_OK);
@@ -94,7 +83,7 @@ static void discard_oldest_discards_the_new_task_after_shutdown(void **state) {
 
 static void caller_runs_discards_after_shutdown(void **state) {
     ct *t = CT(state);
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_CALLER_RUNS, NULL, NULL, 0);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_CALLER_RUNS, NULL, NULL, 0);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
     expect_discarded(t, ex, TK_TASK_ONE_SHOT);
     /* Periodic tasks cannot be hosted by the caller: abort. */
@@ -138,7 +127,7 @@ static void custom_handler_sees_task_and_its_status_is_returned(void **state) {
     ct *t = CT(state);
     reject_log *r = ct_calloc(t, 1, sizeof(*r));
     r->caller = pthread_self();
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_CUSTOM, rl_reject, r, 0);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_CUSTOM, rl_reject, r, 0);
     assert_int_equal(tk_executor_shutdown(ex), TK_OK);
 
     counter *c = counter_new(t);
@@ -209,7 +198,7 @@ static void full_queue_abort_rejects(void **state) {
     ct *t = CT(state);
     if (!need_pending_limit(t))
         skip();
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_ABORT, NULL, NULL, LIMIT);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_ABORT, NULL, NULL, LIMIT);
     counter *c = counter_new(t);
     tk_future **f = fill(t, ex, c);
     counter *extra = counter_new(t);
@@ -237,7 +226,7 @@ static void full_queue_custom_handler_gets_efull(void **state) {
     reject_log *r = ct_calloc(t, 1, sizeof(*r));
     r->caller = pthread_self();
     atomic_store(&r->ret, TK_EFULL);
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_CUSTOM, rl_reject, r, LIMIT);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_CUSTOM, rl_reject, r, LIMIT);
     counter *c = counter_new(t);
     fill(t, ex, c);
     counter *extra = counter_new(t);
@@ -258,7 +247,7 @@ static void full_queue_caller_runs_in_the_calling_thread(void **state) {
     ct *t = CT(state);
     if (!need_pending_limit(t))
         skip();
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_CALLER_RUNS, NULL, NULL, LIMIT);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_CALLER_RUNS, NULL, NULL, LIMIT);
     counter *c = counter_new(t);
     fill(t, ex, c);
     counter *extra = counter_new(t);
@@ -290,7 +279,7 @@ static void full_queue_discard_cancels_the_new_task(void **state) {
     ct *t = CT(state);
     if (!need_pending_limit(t))
         skip();
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_DISCARD, NULL, NULL, LIMIT);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_DISCARD, NULL, NULL, LIMIT);
     counter *c = counter_new(t);
     tk_future **f = fill(t, ex, c);
     expect_discarded(t, ex, TK_TASK_ONE_SHOT);
@@ -304,7 +293,7 @@ static void full_queue_discard_oldest_drops_the_earliest(void **state) {
     ct *t = CT(state);
     if (!need_pending_limit(t))
         skip();
-    tk_executor *ex = executor_with_policy(t, TK_REJECT_DISCARD_OLDEST, NULL, NULL, LIMIT);
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_DISCARD_OLDEST, NULL, NULL, LIMIT);
     counter *c = counter_new(t);
     tk_future **f = fill(t, ex, c);
     counter *extra = counter_new(t);

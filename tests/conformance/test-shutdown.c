@@ -341,7 +341,7 @@ static void destroy_stops_a_busy_executor_and_frees_every_task(void **state) {
     term_log *l;
     tk_executor *ex = executor_with_term_hook(t, 2, &l);
     gate *g = gate_new(t);
-    tk_task_spec gs = {.fn = gate_fn, .arg = g, .arg_free = gate_free, .kind = TK_TASK_ONE_SHOT};
+    tk_task_spec gs = gate_spec(g);
     tk_future *gf = ct_schedule_spec(t, ex, &gs);
     gate_wait_entered(g, 1);
     counter *p = counter_new(t);

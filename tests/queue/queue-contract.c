@@ -79,6 +79,11 @@ void qc_offer(qc *t, tk_queue *q, qc_node *n) {
     assert_int_equal(t->ops->offer(q, &n->node), TK_OK);
 }
 
+void qc_offer_due_in(qc *t, tk_queue *q, qc_node *n, int64_t ms) {
+    qc_key(n, tk_clock_now_ns() + qc_lead(ms), 0);
+    qc_offer(t, q, n);
+}
+
 bool qc_before(const tk_node *a, const tk_node *b) {
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
 }
@@ -303,6 +308,16 @@ long qc_scaled(long n) {
     if (qc_slow())
         v /= 8.0;
     return v < 1 ? 1 : (long)v;
+}
+
+size_t qc_scaled_at_least(long n, size_t least) {
+    size_t scaled = (size_t)qc_scaled(n);
+    return scaled < least ? least : scaled;
+}
+
+uint64_t qc_lcg_next(uint64_t *state) {
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state;
 }
 
 int64_t qc_lead(int64_t ms) {

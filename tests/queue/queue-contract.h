@@ -118,6 +118,8 @@ qc_node *qc_nodes(qc *t, size_t n);
 void qc_key(qc_node *n, int64_t deadline_ns, uint64_t seq);
 /* Offers, asserting TK_OK. */
 void qc_offer(qc *t, tk_queue *q, qc_node *n);
+/* Keys n (seq 0) to fall due qc_lead(ms) from now and offers it. */
+void qc_offer_due_in(qc *t, tk_queue *q, qc_node *n, int64_t ms);
 /* (deadline, seq) order: true if a goes strictly before b. */
 bool qc_before(const tk_node *a, const tk_node *b);
 /* Length of a detached list; *sorted (may be NULL) is cleared if the list
@@ -231,6 +233,11 @@ bool qc_slow(void);
 /* n scaled for the build: TK_STRESS_SCALE (default 1) times n, divided by 8
  * when qc_slow(); at least 1. */
 long qc_scaled(long n);
+/* qc_scaled(n), but never fewer than `least`. */
+size_t qc_scaled_at_least(long n, size_t least);
+/* Steps *state, a 64-bit linear congruential generator (Knuth's MMIX
+ * constants), and returns the new state; its high bits are the random ones. */
+uint64_t qc_lcg_next(uint64_t *state);
 /* ms milliseconds of lead time, ten times more when qc_slow(): how far
  * ahead a case puts deadlines it must offer before they fall due. */
 int64_t qc_lead(int64_t ms);

@@ -13,6 +13,17 @@ static int cmp_node_ptr(const void *a, const void *b) {
     return qc_before(x, y) ? -1 : qc_before(y, x) ? 1 : 0;
 }
 
+/* take_batch(q, max) with a list and a count already set (to `list` and
+ * `count`) must return `want`, clear the list and set the count to 0. */
+static void expect_batch_refused(qc *t, tk_queue *q, size_t max, tk_node *list, size_t count,
+                                 int want) {
+    tk_node *l = list;
+    size_t k = count;
+    assert_int_equal(t->ops->take_batch(q, max, &l, &k), want);
+    assert_null(l);
+    assert_int_equal(k, 0);
+}
+
 /* A NULL queue, output or count, or max 0: TK_EINVAL, *out and *count
  * cleared where given, nothing removed. */
 static void take_batch_refuses_bad_arguments_clears_its_outputs_and_removes_nothing(qc *t) {
@@ -20,20 +31,12 @@ static void take_batch_refuses_bad_arguments_clears_its_outputs_and_removes_noth
     qc_node *n = qc_nodes(t, 2);
     qc_key(&n[0], tk_clock_now_ns() - QC_MS(1), 0);
     qc_offer(t, q, &n[0]);
-    tk_node *l = &n[1].node;
+    expect_batch_refused(t, NULL, 4, &n[1].node, 99, TK_EINVAL);
+    expect_batch_refused(t, q, 0, &n[1].node, 99, TK_EINVAL);
     size_t k = 99;
-    assert_int_equal(t->ops->take_batch(NULL, 4, &l, &k), TK_EINVAL);
-    assert_null(l);
-    assert_int_equal(k, 0);
-    l = &n[1].node;
-    k = 99;
-    assert_int_equal(t->ops->take_batch(q, 0, &l, &k), TK_EINVAL);
-    assert_null(l);
-    assert_int_equal(k, 0);
-    k = 99;
     assert_int_equal(t->ops->take_batch(q, 4, NULL, &k), TK_EINVAL);
     assert_int_equal(k, 0);
-    l = &n[1].node;
+    tk_node *l = &n[1].node;
     assert_int_equal(t->ops->take_batch(q, 4, &l, NULL), TK_EINVAL);
     assert_null(l);
     assert_int_equal(t->ops->take_batch(q, 4, NULL, NULL), TK_EINVAL);
@@ -53,15 +56,13 @@ static void take_batch_refuses_bad_arguments_clears_its_outputs_and_removes_noth
 static void take_batch_hands_out_every_node_once_never_early_in_take_order(qc *t) {
     tk_queue *q = qc_queue(t, NULL);
     enum { MAX = 5 };
-    size_t N = (size_t)qc_scaled(300);
-    if (N < 50)
-        N = 50;
+    size_t N = qc_scaled_at_least(300, 50);
     qc_node *n = qc_nodes(t, N);
     tk_node **ref = qc_alloc(t, N, sizeof(*ref));
     int64_t base = tk_clock_now_ns() + qc_lead(40);
     uint64_t s = 5;
     for (size_t i = 0; i < N; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        qc_lcg_next(&s);
         /* over 40 ms, a quarter of a ms apart: many equal deadlines */
         qc_key(&n[i], base + (int64_t)((s >> 33) % 160) * 250 * TK_NS_PER_US,
                (uint64_t)((i * 7919) % N));
@@ -192,8 +193,7 @@ static void alone_take_batch_takes_min_of_max_and_the_due_nodes(qc *t) {
 static void take_batch_blocks_until_a_node_is_due(qc *t) {
     tk_queue *q = qc_queue(t, NULL);
     qc_node *n = qc_nodes(t, 5);
-    qc_key(&n[0], tk_clock_now_ns() + qc_lead(40), 0);
-    qc_offer(t, q, &n[0]);
+    qc_offer_due_in(t, q, &n[0], 40);
     tk_node *l = NULL;
     size_t k = 0;
     assert_int_equal(t->ops->take_batch(q, 16, &l, &k), TK_OK);
@@ -257,11 +257,7 @@ static void take_batch_answers_eclosed_exactly_when_take_would(qc *t) {
         total += qc_list_take(l);
     }
     assert_int_equal(total, 3);
-    l = &n[5].node;
-    k = 9;
-    assert_int_equal(t->ops->take_batch(q, 8, &l, &k), TK_ECLOSED);
-    assert_null(l);
-    assert_int_equal(k, 0);
+    expect_batch_refused(t, q, 8, &n[5].node, 9, TK_ECLOSED);
 
     /* blocked batch takers are released when a removal empties the queue */
     qc_key(&n[3], tk_clock_now_ns() + 60 * TK_NS_PER_S, 3);
@@ -305,11 +301,7 @@ static void take_batch_answers_eclosed_exactly_when_take_would(qc *t) {
     tk_node *left = l == &n[0].node ? &n[1].node : &n[0].node;
     qc_settle();
     t->ops->close(q, TK_QUEUE_CLOSE_NOW);
-    l = &n[5].node;
-    k = 9;
-    assert_int_equal(t->ops->take_batch(q, 8, &l, &k), TK_ECLOSED);
-    assert_null(l);
-    assert_int_equal(k, 0);
+    expect_batch_refused(t, q, 8, &n[5].node, 9, TK_ECLOSED);
     assert_int_equal(t->ops->size(q), 1);
     assert_ptr_equal(t->ops->drain(q), left);
 }

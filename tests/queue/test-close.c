@@ -64,8 +64,7 @@ static void closing_when_empty_releases_takers_blocked_on_an_empty_queue(qc *t) 
 static void closing_when_empty_releases_the_others_once_the_last_node_is_taken(qc *t) {
     tk_queue *q = qc_queue(t, NULL);
     qc_node *n = qc_nodes(t, 1);
-    qc_key(n, tk_clock_now_ns() + qc_lead(120), 0);
-    qc_offer(t, q, n);
+    qc_offer_due_in(t, q, n, 120);
     qc_taker *k[3];
     for (int i = 0; i < 3; i++)
         k[i] = qc_taker_start(t, q, i == 2 ? QC_POLL : QC_TAKE, 3 * QC_WAIT);

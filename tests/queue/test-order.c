@@ -73,15 +73,13 @@ static void take_and_poll_never_hand_out_a_node_before_its_deadline(qc *t) {
  * exact (deadline, seq) order on every engine, none early. */
 static void nodes_offered_ahead_leave_in_deadline_seq_order(qc *t) {
     tk_queue *q = qc_queue(t, NULL);
-    size_t N = (size_t)qc_scaled(400);
-    if (N < 50)
-        N = 50;
+    size_t N = qc_scaled_at_least(400, 50);
     qc_node *n = qc_nodes(t, N);
     tk_node **ref = qc_alloc(t, N, sizeof(*ref));
     int64_t base = tk_clock_now_ns() + qc_lead(60);
     uint64_t rs = 12345;
     for (size_t i = 0; i < N; i++) {
-        rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+        qc_lcg_next(&rs);
         uint64_t r = rs >> 33;
         /* over 50 ms, many equal deadlines and many a fraction of a ms apart */
         int64_t off = (int64_t)(r % 25) * QC_MS(2) + (int64_t)((r >> 8) % 3) * 333333;
@@ -328,8 +326,7 @@ static void poll_gives_up_with_etimedout_once_its_timeout_has_passed(qc *t) {
 static void poll_returns_a_node_that_falls_due_within_its_timeout(qc *t) {
     tk_queue *q = qc_queue(t, NULL);
     qc_node *n = qc_nodes(t, 2);
-    qc_key(&n[0], tk_clock_now_ns() + qc_lead(20), 0);
-    qc_offer(t, q, &n[0]);
+    qc_offer_due_in(t, q, &n[0], 20);
     tk_node *got = NULL;
     assert_int_equal(t->ops->poll(q, QC_WAIT, &got), TK_OK);
     assert_ptr_equal(got, &n[0].node);

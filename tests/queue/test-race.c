@@ -39,7 +39,7 @@ static void *producer_main(void *arg) {
     uint64_t s = (uint64_t)a->id * 104729 + 7;
     for (size_t i = 0; i < r->per; i++) {
         size_t k = (size_t)a->id * r->per + i;
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        qc_lcg_next(&s);
         /* from 1 ms ago to 20 ms ahead: the queue fills, then drains */
         int64_t delay = (int64_t)((s >> 33) % (21 * TK_NS_PER_MS)) - TK_NS_PER_MS;
         qc_key(&r->nodes[k], tk_clock_now_ns() + delay, (uint64_t)k);
@@ -99,7 +99,7 @@ static void *remover_main(void *arg) {
     for (long round = 1; atomic_load(&r->producers_done) < RP; round++) {
         if (round % 32 == 0)
             qc_sleep_ns(50 * TK_NS_PER_US); /* leaves the producers their turns */
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        qc_lcg_next(&s);
         int id = (int)((s >> 33) % RP);
         size_t offered = atomic_load_explicit(&r->offered[id], memory_order_acquire);
         if (offered == 0)

@@ -297,15 +297,13 @@ static void size_counts_nodes_offered_and_not_yet_handed_out_or_removed(qc *t) {
 static void drain_hands_back_every_queued_node_sorted_and_empties_the_queue(qc *t) {
     tk_queue *q = qc_queue(t, NULL);
     assert_null(t->ops->drain(q));
-    size_t N = (size_t)qc_scaled(600);
-    if (N < 60)
-        N = 60;
+    size_t N = qc_scaled_at_least(600, 60);
     qc_node *n = qc_nodes(t, N);
     int64_t now = tk_clock_now_ns();
     uint64_t x = 12345;
     size_t third = N / 3;
     for (size_t i = 0; i < N; i++) {
-        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        qc_lcg_next(&x);
         int64_t r = (int64_t)(x >> 54); /* 0..1023: ties likely */
         qc_key(&n[i], i < third ? now - QC_MS(1) - r : now + TK_NS_PER_S + r * TK_NS_PER_MS,
                (uint64_t)((i * 7919) % N));
