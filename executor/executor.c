@@ -395,10 +395,6 @@ static bool queue_served(tk_executor *ex) {
     return served;
 }
 
-static bool is_node(const tk_node *n, void *own) {
-    return n == own; /* compares addresses only */
-}
-
 bool tk__shutdown_catch_up(tk_executor *ex, const tk_node *own) {
     if (atomic_load(&ex->state) == TK_POOL_SHUTDOWN) {
         on_shutdown(ex); /* may drop `own` by the policy: as a task, TK_OK */
@@ -413,7 +409,7 @@ bool tk__shutdown_catch_up(tk_executor *ex, const tk_node *own) {
      * offers), or has no worker and can start none. It is looked for among
      * the queued nodes, so a node that left the queue (run, freed) is never
      * touched. */
-    return ex->ops->remove_if(ex->q, is_node, (void *)own) != NULL;
+    return tk__pull_if_queued(ex, own);
 }
 
 int tk_executor_shutdown(tk_executor *ex) {
