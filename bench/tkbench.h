@@ -21,7 +21,8 @@
  *   that one through this one, one indirect call per operation, the same for
  *   every engine; a baseline calls its own API.
  * - tkb_svc_ops: a running timer service seen from a user thread (the
- *   executor with an engine; libuv or libevent on a loop thread of ours).
+ *   executor with an engine; libuv, libevent or libev on a loop thread of
+ *   ours).
  *   Thread-safe; callbacks run on the service's thread(s). */
 #ifndef TKB_TKBENCH_H
 #define TKB_TKBENCH_H
@@ -62,8 +63,8 @@ typedef struct tkb_core_peer_ops {
 
     /* Per-event ops, for the core-level replay of a trace (replay/core-level.c),
      * which applies one event at a time. All NULL: the peer has no core
-     * replay (libuv, libevent: no faithful partial expiry in virtual time,
-     * docs/replay.md). A modify is stop_one() then start_one(): a new seq. */
+     * replay (libuv, libevent, libev: no faithful partial expiry in virtual
+     * time, docs/replay.md). A modify is stop_one() then start_one(): a new seq. */
     /* Arms `timer` (not armed) with deadline_ns. Returns 0, or -1 (failed). */
     int (*start_one)(void *self, char *timer, int64_t deadline_ns);
     /* Disarms an armed `timer`. Returns 0, or -1 if the peer does not hold it. */
@@ -220,9 +221,9 @@ void tkb_peer_arrange(tkb_peer *peers, size_t count);
  * services differ in one op: tkb_svc_executor_timer_deferred, for engines
  * with TK_QUEUE_CAP_DEFERRED_RELEASE, adds reusable(). */
 extern const tkb_core_peer_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_sorted_list,
-    tkb_core_libuv, tkb_core_libevent;
+    tkb_core_libuv, tkb_core_libevent, tkb_core_libev;
 extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_deferred,
-    tkb_svc_libuv, tkb_svc_libevent;
+    tkb_svc_libuv, tkb_svc_libevent, tkb_svc_libev;
 
 /* ---- suites (suites.c) ---------------------------------------------------------- */
 typedef enum tkb_suite_id { TKB_SMOKE, TKB_QUICK, TKB_FULL, TKB_NSUITES } tkb_suite_id;

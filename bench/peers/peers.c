@@ -52,6 +52,15 @@
 #define EV_SVC NULL
 #define EV_MISSING "libevent not found at configure time"
 #endif
+#if TKB_HAVE_LIBEV
+#define LIBEV_CORE &tkb_core_libev
+#define LIBEV_SVC &tkb_svc_libev
+#define LIBEV_MISSING NULL
+#else
+#define LIBEV_CORE NULL
+#define LIBEV_SVC NULL
+#define LIBEV_MISSING "libev not found at configure time"
+#endif
 
 /* The JVM peers need java, the harness jar and Netty's jar: at configure
  * time (else they are not built), and at run time (tkb_jvm_missing()). */
@@ -87,6 +96,8 @@ static const baseline baselines[] = {
      false},
     {"libevent", "baseline", "evtimer_add/del (Debian libevent 2.1, default base)", EV_CORE, EV_SVC,
      0, EV_MISSING, 6, false},
+    {"libev", "baseline", "ev_timer_start/stop (Debian libev 4.33, one loop)", LIBEV_CORE,
+     LIBEV_SVC, 0, LIBEV_MISSING, 23, false},
     {"naive-heap", "strawman", "binary heap, no index: linear-search cancel", &tkb_core_naive_heap,
      NULL, 100000, NULL, 7, false},
     {"sorted-list", "strawman", "sorted doubly linked list", &tkb_core_sorted_list, NULL, 10000,
