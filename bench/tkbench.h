@@ -21,8 +21,8 @@
  *   that one through this one, one indirect call per operation, the same for
  *   every engine; a baseline calls its own API.
  * - tkb_svc_ops: a running timer service seen from a user thread (the
- *   executor with an engine; libuv, libevent or libev on a loop thread of
- *   ours).
+ *   executor with an engine; libuv, libevent, libev or asio on a loop thread
+ *   of ours).
  *   Thread-safe; callbacks run on the service's thread(s). */
 #ifndef TKB_TKBENCH_H
 #define TKB_TKBENCH_H
@@ -64,7 +64,8 @@ typedef struct tkb_core_peer_ops {
     /* Per-event ops, for the core-level replay of a trace (replay/core-level.c),
      * which applies one event at a time. All NULL: the peer has no core
      * replay (libuv, libevent, libev: no faithful partial expiry in virtual
-     * time, docs/replay.md). A modify is stop_one() then start_one(): a new seq. */
+     * time; asio: no way to ask an io_context for its next deadline;
+     * docs/replay.md). A modify is stop_one() then start_one(): a new seq. */
     /* Arms `timer` (not armed) with deadline_ns. Returns 0, or -1 (failed). */
     int (*start_one)(void *self, char *timer, int64_t deadline_ns);
     /* Disarms an armed `timer`. Returns 0, or -1 if the peer does not hold it. */
@@ -154,15 +155,22 @@ typedef struct tkb_svc_ops {
     bool (*wakeups)(void *self, uint64_t *out);
 } tkb_svc_ops;
 
+/* alignof in C++ (peers/asio.cc includes this header), _Alignof in C. */
+#ifdef __cplusplus
+#define TKB_ALIGNOF(t) alignof(t)
+#else
+#define TKB_ALIGNOF(t) _Alignof(t)
+#endif
+
 /* Embedded peers: where the record of a timer laid out with storage and
  * record together starts (the storage's size rounded up to max_align_t),
  * and the distance from one such (storage, record) pair to the next. */
 static inline size_t tkb_svc_record_offset(const tkb_svc_ops *ops) {
-    const size_t a = _Alignof(max_align_t);
+    const size_t a = TKB_ALIGNOF(max_align_t);
     return (ops->timer_size + a - 1) / a * a;
 }
 static inline size_t tkb_svc_stride(const tkb_svc_ops *ops, size_t record_size) {
-    const size_t a = _Alignof(max_align_t);
+    const size_t a = TKB_ALIGNOF(max_align_t);
     return tkb_svc_record_offset(ops) + (record_size + a - 1) / a * a;
 }
 
@@ -221,9 +229,11 @@ void tkb_peer_arrange(tkb_peer *peers, size_t count);
  * services differ in one op: tkb_svc_executor_timer_deferred, for engines
  * with TK_QUEUE_CAP_DEFERRED_RELEASE, adds reusable(). */
 extern const tkb_core_peer_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_sorted_list,
-    tkb_core_libuv, tkb_core_libevent, tkb_core_libev;
+    tkb_core_libuv, tkb_core_libevent, tkb_core_libev, tkb_core_asio;
 extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_deferred,
-    tkb_svc_libuv, tkb_svc_libevent, tkb_svc_libev;
+    tkb_svc_libuv, tkb_svc_libevent, tkb_svc_libev, tkb_svc_asio;
+/* asio's version, "1.22.1" (peers/asio.cc: metadata) */
+const char *tkb_asio_version(void);
 
 /* ---- suites (suites.c) ---------------------------------------------------------- */
 typedef enum tkb_suite_id { TKB_SMOKE, TKB_QUICK, TKB_FULL, TKB_NSUITES } tkb_suite_id;

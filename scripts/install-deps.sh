@@ -12,7 +12,7 @@ test_pkgs=(libcmocka-dev valgrind clang libclang-rt-14-dev gnuplot-nox libxml2-u
 # docs: the API reference (doxygen) and the man pages' check (groff)
 docs_pkgs=(doxygen groff-base)
 # bench: the JVM peers (tkbench's jdk-stpe, netty-1ms...) need a JDK 17 and Netty's jars
-bench_pkgs=(libbenchmark-dev libjansson-dev libuv1-dev libevent-dev libev-dev gnuplot-nox
+bench_pkgs=(libbenchmark-dev libjansson-dev libuv1-dev libevent-dev libev-dev libasio-dev gnuplot-nox
             fonts-dejavu-core poppler-utils python3 openjdk-17-jdk-headless libnetty-java)
 
 case "$what" in

@@ -61,6 +61,15 @@
 #define LIBEV_SVC NULL
 #define LIBEV_MISSING "libev not found at configure time"
 #endif
+#if TKB_HAVE_ASIO
+#define ASIO_CORE &tkb_core_asio
+#define ASIO_SVC &tkb_svc_asio
+#define ASIO_MISSING NULL
+#else
+#define ASIO_CORE NULL
+#define ASIO_SVC NULL
+#define ASIO_MISSING "asio not found at configure time"
+#endif
 
 /* The JVM peers need java, the harness jar and Netty's jar: at configure
  * time (else they are not built), and at run time (tkb_jvm_missing()). */
@@ -98,6 +107,8 @@ static const baseline baselines[] = {
      0, EV_MISSING, 6, false},
     {"libev", "baseline", "ev_timer_start/stop (Debian libev 4.33, one loop)", LIBEV_CORE,
      LIBEV_SVC, 0, LIBEV_MISSING, 23, false},
+    {"asio", "baseline", "asio::steady_timer (Debian standalone asio 1.22, one io_context)",
+     ASIO_CORE, ASIO_SVC, 0, ASIO_MISSING, 24, false},
     {"naive-heap", "strawman", "binary heap, no index: linear-search cancel", &tkb_core_naive_heap,
      NULL, 100000, NULL, 7, false},
     {"sorted-list", "strawman", "sorted doubly linked list", &tkb_core_sorted_list, NULL, 10000,
