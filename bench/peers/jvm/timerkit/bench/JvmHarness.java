@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // tkbench's JVM harness: the JDK's ScheduledThreadPoolExecutor and Netty's
 // HashedWheelTimer run through tkbench's executor-level workloads, in a JVM of
-// their own (bench/peers/jvm.c starts one per peer and workload).
+// their own (bench/peers/child.c starts one per peer and workload through the
+// launcher tkbench-jvm; docs/child-protocol.md is the protocol).
 //
 //   java ... timerkit.bench.JvmHarness PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]
+//   java ... timerkit.bench.JvmHarness --describe
 //
 // PEER names a row of PEERS below; MEASUREMENT is one of the measurements
 // below (ops, burst, latency, memory): a workload's descriptor
-// (bench/workloads/*.c, its `jvm` field) names the one that runs it, so the
+// (bench/workloads/*.c, its `child` field) names the one that runs it, so the
 // workloads are named only there. For each N in turn the harness runs WARMUPS unreported
 // iterations, then REPS measured ones, and prints one line per value of a
 // measured iteration:
@@ -540,7 +542,23 @@ public final class JvmHarness {
         }
     }
 
+    /** `--describe` (docs/child-protocol.md): the JVM, its flags, Netty's version,
+     *  and the measurements this harness implements. */
+    static void describe() {
+        String netty = HashedWheelTimer.class.getPackage().getImplementationVersion();
+        System.out.printf("runtime %s %s (%s), flags %s, Netty %s%n",
+            System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
+            System.getProperty("java.vm.vendor"),
+            String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()),
+            netty != null ? netty : "(version not in its jar)");
+        System.out.println("measurements ops burst latency memory");
+        System.out.flush();
+        System.exit(System.out.checkError() ? 1 : 0);
+    }
+
     public static void main(String[] args) {
+        if (args.length == 1 && args[0].equals("--describe"))
+            describe();
         if (args.length != 7) {
             System.err.println("usage: JvmHarness PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]");
             System.exit(2);
