@@ -393,7 +393,9 @@ static void run_child(const tkb_case *c) {
     }
     char reps[32], warm[32], cnt[32], secs[64];
     snprintf(reps, sizeof reps, "%d", c->reps);
-    snprintf(warm, sizeof warm, "%d", TKB_CHILD_WARMUPS);
+    /* a workload without sizes is a window to wait through (W4), with no
+     * code path to warm up */
+    snprintf(warm, sizeof warm, "%d", c->plan->sizes[0] != 0 ? TKB_CHILD_WARMUPS : 0);
     snprintf(cnt, sizeof cnt, "%zu", c->plan->count > 0 ? c->plan->count : 1);
     snprintf(secs, sizeof secs, "%.17g", c->plan->seconds);
     const char *argv[] = {r->h->program, c->peer->spec, r->measurement, reps, warm, cnt,
