@@ -22,7 +22,7 @@ FIGURE_KINDS = ("lines", "panels", "bars", "percentiles", "cdf")
 DIRECTIONS = ("lower", "higher", "none")
 SCALES = ("log", "lin", "auto")
 COLUMNS = ("peer", "workload", "n", "metric", "value", "unit", "rep")
-NSLOTS = 20  # plots/style.gp
+NSLOTS = 24  # plots/style.gp
 
 
 class BadInput(Exception):

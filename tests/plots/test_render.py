@@ -497,8 +497,8 @@ class BadInput(unittest.TestCase):
                  "'pie'; expected one of lines, panels, bars, percentiles, cdf")
 
         def slot(m):
-            m["peers"][0]["slot"] = 21
-        self.bad(self.edit_manifest("bad slot", slot), "peers[0] (heap) has slot 21")
+            m["peers"][0]["slot"] = 25
+        self.bad(self.edit_manifest("bad slot", slot), "peers[0] (heap) has slot 25; plots/style.gp has slots 1-24")
 
 
 # ---- targets (manifest.json `targets`, tkplot/targets.py) ----------------------------------------
