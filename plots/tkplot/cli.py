@@ -7,7 +7,7 @@ import shutil
 import sys
 import time
 
-from . import figures, load, report, stats, targets, traces
+from . import field, figures, load, report, stats, targets, traces
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_NO_GNUPLOT, EXIT_DRAWING = 0, 2, 3, 4
 
@@ -100,6 +100,7 @@ def cmd_render(a):
     writable_dir(figdir)
     figs = figures.Figures([run], figdir)
     figs.prepare(run.man.figures)
+    field.prepare(figs, run)
     ok = figs.draw()
     for name, why in traces.draw_run(a.dir):
         print(f"render.py: drawing the figures of trace {name} failed:", file=sys.stderr)

@@ -721,7 +721,7 @@ class Render(unittest.TestCase):
         # sections in manifest order, each figure in its workload's section
         heads = [x for x in r if x.startswith("## ")]
         self.assertEqual([h.split(":")[0] for h in heads[1:]],
-                         ["## W1_core", "## W1_exec", "## W2_burst", "## W2_spread", "## W3_latency",
+                         ["## The field", "## W1_core", "## W1_exec", "## W2_burst", "## W2_spread", "## W3_latency",
                           "## W4_idle", "## W5_memory", "## W6_cancel_ratio", "## W6_delay_range",
                           "## W6_dist", "## W7_contention", "## floor"])
         w7 = self.report.index("## W7_contention")
@@ -729,7 +729,7 @@ class Render(unittest.TestCase):
 
     def test_every_caption_says_what_the_bars_are(self):
         caps = re.findall(r"^\*(.*)\* \(\[PDF\]", self.report, re.M)
-        self.assertEqual(len(caps), 22)
+        self.assertEqual(len(caps), 23)  # the manifest's 22 figures and the field
         for c in caps:
             self.assertTrue("95 % bootstrap confidence intervals of the median" in c
                             or "no error bars" in c, c)
