@@ -2,7 +2,8 @@
 """Reading one results folder: manifest.json, results.csv, metadata.txt|json and hist/*.hgrm.
 
 docs/results-format.md is the contract. Everything the renderer knows about workloads, metrics,
-units, peers and figures comes from the folder's manifest.json; nothing here lists any of them.
+units, peers and figures comes from the folder's manifest.json; nothing here lists any of them
+but the designs of the peers tkbench knows, for manifests without them (peer_design).
 Input the renderer cannot use raises BadInput (exit status 2) with a message that names the file,
 the line and what is wrong; things that are merely absent are warnings.
 """
