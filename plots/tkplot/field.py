@@ -166,10 +166,12 @@ def _x_axis(vals, unit):
         fmt = gpq("%.0s %c" + unit.si_suffix) if big else "LOGFMT"
         return (f"set logscale x 10; set xrange [{num(lo_all / 1.5)}:{num(hi_all * 1.5)}]; "
                 f"set xtics autofreq; set mxtics default; set format x {fmt}")
-    if hi_all <= 0:  # nothing but zeros (an idle peer's wake-ups): 0 and 1 on the axis
+    if hi_all == 0 and lo_all == 0:  # nothing but zeros (idle peers' wake-ups): 0 and 1 shown
         return "unset logscale x; set xrange [-0.06:1]; set xtics 0, 1; unset mxtics; set format x '%g'"
+    left, right = min(lo_all, 0.0), max(hi_all, 0.0)
+    pad = 0.05 * (right - left)
     fmt = gpq("%.1s %c" + unit.si_suffix) if big else "'%g'"
-    return (f"unset logscale x; set xrange [{num(-0.04 * hi_all)}:{num(hi_all * 1.06)}]; "
+    return (f"unset logscale x; set xrange [{num(left - pad)}:{num(right + pad)}]; "
             f"set xtics autofreq; unset mxtics; set format x {fmt}")
 
 
