@@ -241,7 +241,9 @@ extern const tkb_core_peer_ops tkb_core_engine, tkb_core_naive_heap, tkb_core_so
     tkb_core_libuv, tkb_core_libevent, tkb_core_libev, tkb_core_asio;
 extern const tkb_svc_ops tkb_svc_executor, tkb_svc_executor_timer, tkb_svc_executor_timer_deferred,
     tkb_svc_libuv, tkb_svc_libevent, tkb_svc_libev, tkb_svc_asio;
-/* asio's version, "1.22.1" (peers/asio.cc: metadata) */
+/* The versions of libev ("4.33", peers/libev.c) and asio ("1.22.1",
+ * peers/asio.cc) this tkbench runs, for the metadata. */
+const char *tkb_libev_version(void);
 const char *tkb_asio_version(void);
 
 /* ---- suites (suites.c) ---------------------------------------------------------- */

@@ -361,7 +361,7 @@ static void harness_entry(const char *name, const char *program, const char *run
 
 /* The harness's settings and the peers' versions: the suite's strawman
  * limits and minimum time, the executor's pool and policy, the heap's
- * arity, libuv's and libevent's versions, the foreign peers' harnesses. */
+ * arity, the in-process baselines' versions, the foreign peers' harnesses. */
 static void harness_json(json_t *m) {
     const tkb_suite *suite = tkb_the_run.suite;
     json_object_set_new(m, "strawman_max_n", json_integer((json_int_t)suite->strawman_max_n));
@@ -379,6 +379,22 @@ static void harness_json(json_t *m) {
                         json_string("default event_base (no EVENT_BASE_FLAG_PRECISE_TIMER: "
                                     "CLOCK_MONOTONIC_COARSE); evthread_use_pthreads at "
                                     "executor level"));
+#endif
+#if TKB_HAVE_LIBEV /* the version from peers/libev.c: ev.h and libevent's headers clash */
+    json_object_set_new(m, "libev_version", json_string(tkb_libev_version()));
+    json_object_set_new(m, "libev_config",
+                        json_string("ev_loop_new(EVFLAG_AUTO); at executor level start/stop "
+                                    "handed to the loop thread through a locked queue and "
+                                    "ev_async_send()"));
+#endif
+#if TKB_HAVE_ASIO
+    json_object_set_new(m, "asio_version", json_string(tkb_asio_version()));
+    json_object_set_new(m, "asio_config",
+                        json_string("standalone asio, header-only; executor level: "
+                                    "asio::steady_timer on an io_context (concurrency hint 1) run "
+                                    "by one thread, operations handed over with asio::post(); "
+                                    "core level: basic_waitable_timer over a virtual clock on an "
+                                    "io_context with ASIO_CONCURRENCY_HINT_UNSAFE"));
 #endif
     json_t *hs = json_object();
     tkb_child_each(harness_entry, hs);

@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include <ev.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,3 +378,11 @@ const tkb_svc_ops tkb_svc_libev = {
     .cancel = svc_cancel,
     .sync = svc_sync,
 };
+
+/* "4.33": the library's own, at run time */
+const char *tkb_libev_version(void) {
+    static char v[32];
+    if (v[0] == '\0')
+        snprintf(v, sizeof v, "%d.%d", ev_version_major(), ev_version_minor());
+    return v;
+}
