@@ -44,6 +44,32 @@ PY
 for p in $("$tkb" list | awk '/\[harness / && !/cannot run/ { print $1 }' | sort -u); do
   grep -q "^$p,W1_exec," "$out/results.csv" || fail "no W1_exec rows of the foreign peer $p"
 done
+# the in-process baselines this build has (libuv, libevent, libev, asio) are in the suite,
+# with rows of every workload their core and service express, every value finite; libev
+# and asio have core-level expiry (W6_cancel_ratio) and never fire early (W2_spread, W3)
+inproc=$("$tkb" list | awk '$2 == "baseline" && !/\[harness / && !/cannot run/ { print $1 }' | sort -u)
+python3 - "$out" $inproc <<'PY' || fail "the in-process baselines' rows"
+import csv, math, os, sys
+d, peers = sys.argv[1], sys.argv[2:]
+rows = list(csv.DictReader(open(os.path.join(d, "results.csv"))))
+every = ["W1_core", "W1_exec", "W2_burst", "W2_spread", "W3_latency", "W4_idle_empty",
+         "W4_idle_hour", "W5_memory", "W6_dist_uniform", "W7_contention"]
+expiry = {"libuv", "libev", "asio"}  # libevent reads its clock in evtimer_add: no core expiry
+bad = []
+for p in peers:
+    mine = [r for r in rows if r["peer"] == p]
+    have = {r["workload"] for r in mine}
+    for w in every + (["W6_cancel_ratio", "W6_delay_range"] if p in expiry else []):
+        if w not in have:
+            bad.append("%s: no %s rows" % (p, w))
+    bad += ["%s: %s %s is %s" % (p, r["workload"], r["metric"], r["value"])
+            for r in mine if not math.isfinite(float(r["value"]))]
+    if p in ("libev", "asio"):
+        bad += ["%s: %s early_count %s" % (p, r["workload"], r["value"]) for r in mine
+                if r["metric"] == "early_count" and float(r["value"]) != 0]
+assert not bad, "; ".join(bad)
+print("in-process baselines: %s, every row finite" % " ".join(peers))
+PY
 "$tkb" plot "$out" >"$work/plot.out" 2>&1
 rc=$?
 cat "$work/plot.out"
