@@ -18,13 +18,12 @@
 // at the end of a batch) runs the aborted handlers, so a cancel's cost includes
 // its completion. Virtual time comes from asio itself: the timers are
 // asio::basic_waitable_timer, the template asio::steady_timer is an alias of,
-// over a clock of ours whose now() is the virtual time and whose wait traits
-// say every wait is zero long, so the reactor never sleeps on a virtual
-// deadline and each poll() checks the heap against the virtual time (the
-// customisation asio documents for clocks of one's own). The heap, the
-// per-timer wait queues and the reactor's work are asio::steady_timer's;
-// expiry is exact in virtual time. No core-level replay: the ops have no
-// per-event interface (next deadline) to drive it.
+// over a clock of ours whose now() is the virtual time (asio takes any clock).
+// The heap, the per-timer wait queues and the reactor's work are
+// asio::steady_timer's, the timerfd re-armed by the virtual time left
+// whenever a deadline becomes the earliest; expiry (expire_all()) is exact in
+// virtual time. No core-level replay: an io_context cannot be asked for its
+// next deadline.
 //
 // Executor level: asio::steady_timer on an io_context (concurrency hint 1)
 // run by a thread of ours. A timer object is not thread-safe, so user threads
@@ -73,23 +72,13 @@ struct vclock {
     }
 };
 
-// Every wait is zero long: the reactor's timerfd is always due, so every run
-// of the reactor compares the heap's minimum with the virtual time.
-struct vwait_traits {
-    static vclock::duration to_wait_duration(const vclock::duration &) {
-        return vclock::duration::zero();
-    }
-    static vclock::duration to_wait_duration(const vclock::time_point &) {
-        return vclock::duration::zero();
-    }
-};
-
-using vtimer = asio::basic_waitable_timer<vclock, vwait_traits>;
+using vtimer = asio::basic_waitable_timer<vclock>;
 
 constexpr size_t DRAIN_EVERY = 1024;
 
 struct acore {
     asio::io_context io{ASIO_CONCURRENCY_HINT_UNSAFE};
+    vtimer sentinel{io}; // expire_all(): due before every timer
     size_t fired = 0;
     vtimer *timers = nullptr; // constructed in prepare(), destroyed in destroy()
     size_t count = 0;
@@ -180,12 +169,24 @@ void core_churn(void *self, char *timers, const uint32_t *idx, const int64_t *dl
     core_poll(s);
 }
 
+// The reactor compares the heap with the clock only when its timerfd fires,
+// and the timerfd runs on the real clock: a wait on the sentinel, due at the
+// beginning of time, is the earliest, so it re-arms the timerfd to fire at
+// once (as any earliest deadline re-arms it); run_one() waits for that, the
+// reactor hands out everything due by the virtual time, the sentinel's
+// handler first, and poll() runs the others.
 size_t core_expire_all(void *self, int64_t until_ns) {
     acore *s = static_cast<acore *>(self);
     s->fired = 0;
     if (until_ns > g_vnow_ns)
         g_vnow_ns = until_ns;
-    core_poll(s);
+    bool reached = false;
+    s->sentinel.expires_at(vtp(INT64_MIN / 2));
+    s->sentinel.async_wait([&reached](const std::error_code &) { reached = true; });
+    s->io.restart();
+    while (!reached)
+        s->io.run_one();
+    s->io.poll();
     return s->fired;
 }
 
