@@ -47,13 +47,13 @@ func (h *harness) idle(hour, warm bool, s *sink) error {
 		pending = time.AfterFunc(time.Hour, noop)
 	}
 	sleepNs(200 * nsPerMs) // the threads asleep
-	before := readThreads()
+	before := readThreadsBefore()
 	c0 := processCPU()
 	w0 := now()
 	sleepNs(window)
 	w1 := now()
 	procCPU := processCPU() - c0
-	after := readThreads()
+	after := readThreadsAfter(before)
 	if pending != nil {
 		pending.Stop()
 	}
@@ -92,37 +92,85 @@ type threadUse struct {
 	cpuNs int64 // user + system CPU
 }
 
-// readThreads reads every thread of the process (/proc/self/task), by id;
-// nil if the folder cannot be read. A thread that ends while it is read is
-// left out.
-func readThreads() map[int]threadUse {
-	dir, err := os.ReadDir("/proc/self/task")
-	if err != nil {
+// readThreadsBefore reads every thread of the process (/proc/self/task), by
+// id; nil if the folder cannot be read. A thread that ends while it is read is
+// left out. The CPU clocks are read last: what it costs to read the status
+// files (a tenth of a millisecond or more for a few threads) is spent by this
+// goroutine's thread before its clock is read, not counted in the window.
+func readThreadsBefore() map[int]threadUse {
+	tids := taskIDs()
+	if tids == nil {
 		return nil
 	}
-	m := make(map[int]threadUse, len(dir))
-	for _, e := range dir {
-		tid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	m := make(map[int]threadUse, len(tids))
+	for _, tid := range tids {
+		if ctxt, ok := threadCtxt(tid); ok {
+			m[tid] = threadUse{ctxt: ctxt}
 		}
-		ctxt, ok := threadCtxt(e.Name())
-		if !ok {
-			continue
+	}
+	for tid, u := range m {
+		var ok bool
+		if u.cpuNs, ok = threadCPU(tid); ok {
+			m[tid] = u
+		} else {
+			delete(m, tid)
 		}
-		cpu, ok := threadCPU(tid, e.Name())
-		if !ok {
-			continue
-		}
-		m[tid] = threadUse{ctxt: ctxt, cpuNs: cpu}
 	}
 	return m
 }
 
+// readThreadsAfter reads every thread again, in the reverse order: first the
+// CPU clocks of the threads read before (a thread whose clock is gone has
+// ended), then the folder, for the threads that started since, then the
+// status files.
+func readThreadsAfter(before map[int]threadUse) map[int]threadUse {
+	m := make(map[int]threadUse, len(before))
+	for tid := range before {
+		if cpu, ok := threadCPU(tid); ok {
+			m[tid] = threadUse{cpuNs: cpu}
+		}
+	}
+	tids := taskIDs()
+	if tids == nil {
+		return nil
+	}
+	for _, tid := range tids {
+		if _, seen := m[tid]; !seen {
+			if cpu, ok := threadCPU(tid); ok {
+				m[tid] = threadUse{cpuNs: cpu}
+			}
+		}
+	}
+	for tid, u := range m {
+		var ok bool
+		if u.ctxt, ok = threadCtxt(tid); ok {
+			m[tid] = u
+		} else {
+			delete(m, tid)
+		}
+	}
+	return m
+}
+
+// taskIDs lists the threads of the process; nil if it cannot.
+func taskIDs() []int {
+	dir, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	tids := make([]int, 0, len(dir))
+	for _, e := range dir {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids
+}
+
 // threadCtxt is a thread's voluntary + nonvoluntary context switches, from
 // /proc/self/task/TID/status.
-func threadCtxt(tid string) (int64, bool) {
-	b, err := os.ReadFile("/proc/self/task/" + tid + "/status")
+func threadCtxt(tid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/status")
 	if err != nil {
 		return 0, false
 	}
@@ -148,7 +196,7 @@ func threadCtxt(tid string) (int64, bool) {
 // thread's id: the kernel's MAKE_THREAD_CPUCLOCK, ~tid << 3 | per-thread 4 |
 // scheduler clock 2), exact to the ns; if the kernel refuses it, utime +
 // stime from /proc/self/task/TID/stat, in clock ticks of 10 ms.
-func threadCPU(tid int, name string) (int64, bool) {
+func threadCPU(tid int) (int64, bool) {
 	id := int32(^uint32(tid)<<3 | 4 | 2)
 	var ts syscall.Timespec
 	_, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, uintptr(id),
@@ -156,7 +204,7 @@ func threadCPU(tid int, name string) (int64, bool) {
 	if errno == 0 {
 		return ts.Nano(), true
 	}
-	return threadStatCPU(name)
+	return threadStatCPU(tid)
 }
 
 // clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on Linux, fixed by
@@ -164,8 +212,8 @@ func threadCPU(tid int, name string) (int64, bool) {
 const clockTicks = 100
 
 // threadStatCPU is utime + stime (fields 14 and 15) of /proc/self/task/TID/stat.
-func threadStatCPU(tid string) (int64, bool) {
-	b, err := os.ReadFile("/proc/self/task/" + tid + "/stat")
+func threadStatCPU(tid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
 	if err != nil {
 		return 0, false
 	}
