@@ -139,6 +139,12 @@ static const baseline baselines[] = {
      .child = "jvm",
      .design = "hashed wheel",
      .slot = 20},
+    {.name = "go-timers",
+     .kind = "baseline",
+     .description = "Go runtime timers: time.AfterFunc / Timer.Stop (Debian golang-go)",
+     .child = "go",
+     .design = "heap",
+     .slot = 21},
     TKB_TEST_PEER_ROWS /* the test build's peers, after every real one */
 };
 

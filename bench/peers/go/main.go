@@ -3,7 +3,7 @@
 // Command tkbench-go is tkbench's Go harness: the Go runtime's own timers
 // (time.AfterFunc to schedule, (*time.Timer).Stop to cancel) run through
 // tkbench's executor-level workloads, in a process of their own that tkbench
-// starts as a child (the foreign-peer child protocol).
+// starts as a child (docs/child-protocol.md is the protocol).
 //
 //	tkbench-go --describe
 //	tkbench-go PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]
@@ -115,15 +115,21 @@ func (s *sink) putInt(key string, v int64) {
 	s.buf = append(s.buf, '\n')
 }
 
-// describe is the one line tkbench copies into metadata.json: the runtime,
-// its version and the settings that matter for the figures.
+// measurementNames lists the measurements in the order --describe gives them.
+var measurementNames = []string{"ops", "burst", "latency", "memory", "idle-empty", "idle-hour"}
+
+// describe is what --describe prints (docs/child-protocol.md): the runtime,
+// its version and the settings that matter for the figures (tkbench copies
+// the line into metadata.json), then the measurements this harness
+// implements.
 func describe() string {
 	gogc := os.Getenv("GOGC")
 	if gogc == "" {
 		gogc = "100 (default)"
 	}
-	return fmt.Sprintf("%s %s/%s, GOMAXPROCS=%d, GOGC=%s", runtime.Version(), runtime.GOOS,
-		runtime.GOARCH, runtime.GOMAXPROCS(0), gogc)
+	return fmt.Sprintf("runtime %s %s/%s, GOMAXPROCS=%d, GOGC=%s\nmeasurements %s\n",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), gogc,
+		strings.Join(measurementNames, " "))
 }
 
 // args are the parsed command line of a run.
@@ -189,7 +195,9 @@ func parseArgs(a []string) (args, error) {
 
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == "--describe" {
-		fmt.Println(describe())
+		if _, err := os.Stdout.WriteString(describe()); err != nil {
+			os.Exit(exitFailed)
+		}
 		return
 	}
 	if len(os.Args) == 4 && os.Args[1] == memoryPhaseFlag {

@@ -1,20 +1,8 @@
-# tkbench's Go peer (go-timers): the harness of bench/peers/go, built with
-# Debian's Go (golang-go, Go 1.19) into ${CMAKE_CURRENT_BINARY_DIR}/go/tkbench-go
-# and handed to tkbench as a child harness (docs/workloads.md, the foreign-peer
-# protocol). Included by bench/CMakeLists.txt.
-
-# Until bench/CMakeLists.txt defines tkb_child_harness() (the lead's): a stub
-# that only makes tkbench depend on the harness, or says what was left out.
-if(NOT COMMAND tkb_child_harness)
-  function(tkb_child_harness name)
-    cmake_parse_arguments(TKBCH "" "PROGRAM;TARGET;MISSING" "" ${ARGN})
-    if(TKBCH_MISSING)
-      message(STATUS "tkbench: built WITHOUT the ${name} peers (${TKBCH_MISSING})")
-    elseif(TKBCH_TARGET AND TARGET tkbench)
-      add_dependencies(tkbench ${TKBCH_TARGET})
-    endif()
-  endfunction()
-endif()
+# SPDX-License-Identifier: MIT
+# The Go peer's harness (go-timers): the Go of bench/peers/go, built with Debian's
+# Go (golang-go, Go 1.19) into ${CMAKE_CURRENT_BINARY_DIR}/go/tkbench-go and handed
+# to tkbench as a child harness (docs/child-protocol.md; docs/workloads.md says
+# how each workload maps onto Go's timers). Included by bench/CMakeLists.txt.
 
 # Go 1.19 or newer (go.mod: sync/atomic's typed values). Debian's golang-go
 # puts go in /usr/bin (a link to /usr/lib/go-1.19/bin/go).
