@@ -197,7 +197,7 @@ struct tkb_peer {
 };
 
 /* Style slots in plots/style.gp (NSLOTS there). */
-#define TKB_SLOTS 20
+#define TKB_SLOTS 24
 
 /* tkb_peer_parse()'s status when NAME is neither an engine of the registry
  * nor a baseline. */

@@ -406,7 +406,8 @@ void tkb_peer_list(FILE *f) {
 /* ---- style slots and display order ------------------------------------------
  *
  * plots/style.gp has TKB_SLOTS style slots (colour, dash, point, fill). A
- * baseline keeps its own (5-9; the JVM peers 17-20). The engines' peers share the others, by
+ * baseline keeps its own (5-9; the JVM peers 17-20; 21-24 are go-timers,
+ * tokio, libev and asio's). The engines' peers share the others, by
  * parameter set: the engine and its parameters except the blocking
  * adapter's, which a task peer and its @embedded variant have in common.
  *   - Each parameter set in the run takes a slot. Engine k of the registry
@@ -419,7 +420,8 @@ void tkb_peer_list(FILE *f) {
  *     its own and the point shape of slot s.
  *   - Any other peer (a spinning variant, the @embedded variant of a set in
  *     10-12, a peer this tkbench does not know) takes a free slot: 10-12
- *     first, then any. Only when all 20 are taken do slots repeat (10-12).
+ *     first, then any. Only when all TKB_SLOTS are taken do slots repeat
+ *     (10-12).
  * An engine's sets rank by how many parameters they set away from the
  * default (the engine's defaults first), then by their values in table
  * order. Display order: engine by engine in registry order, each set's task
@@ -540,8 +542,9 @@ static int take_slot(bool *used, const int *order, size_t count) {
 /* A free slot for a peer outside the families' rules: 10-12, then any, then
  * 10-12 again (a repeat). */
 static int other_slot(bool *used, int *cycle) {
-    static const int order[] = {10, 11, 12, 1, 2, 3, 4,  13, 14, 15,
-                                16, 5,  6,  7, 8, 9, 17, 18, 19, 20};
+    static const int order[] = {10, 11, 12, 1, 2,  3,  4,  13, 14, 15, 16, 5,
+                                6,  7,  8,  9, 17, 18, 19, 20, 21, 22, 23, 24};
+    _Static_assert(TKB_COUNT(order) == TKB_SLOTS, "other_slot's order lists every slot");
     int s = take_slot(used, order, TKB_COUNT(order));
     return s != 0 ? s : 10 + (*cycle)++ % 3;
 }
