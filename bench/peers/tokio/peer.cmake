@@ -105,3 +105,10 @@ add_custom_command(
   VERBATIM)
 add_custom_target(tkbench_tokio ALL DEPENDS ${TKB_TOKIO_BIN})
 tkb_child_harness(tokio PROGRAM ${TKB_TOKIO_BIN} TARGET tkbench_tokio)
+
+# The harness against the child protocol at tiny sizes (a few seconds).
+if(TIMERKIT_BUILD_TESTS)
+  add_test(NAME bench_tokio_harness
+           COMMAND ${CMAKE_COMMAND} -DBIN=${TKB_TOKIO_BIN} -P ${TKB_TOKIO_DIR}/check.cmake)
+  set_tests_properties(bench_tokio_harness PROPERTIES LABELS bench TIMEOUT 120)
+endif()
