@@ -72,16 +72,16 @@ if(NOT TKB_TOKIO_MISSING)
     OUTPUT_VARIABLE TKB_TOKIO_LOG
     ERROR_VARIABLE TKB_TOKIO_LOG)
   if(NOT TKB_TOKIO_RC EQUAL 0)
-    string(REGEX REPLACE "\n+" " " TKB_TOKIO_LOG "${TKB_TOKIO_LOG}")
+    string(REGEX REPLACE "[\n;]+" " " TKB_TOKIO_LOG "${TKB_TOKIO_LOG}")
     string(SUBSTRING "${TKB_TOKIO_LOG}" 0 300 TKB_TOKIO_LOG)
-    set(TKB_TOKIO_MISSING
-        "cargo cannot resolve tokio's crates offline from ${TKB_CARGO_REGISTRY} (Debian packages "
-        "cargo, rustc, librust-tokio-dev): ${TKB_TOKIO_LOG}")
+    string(CONCAT TKB_TOKIO_MISSING
+           "cargo cannot resolve tokio's crates offline from ${TKB_CARGO_REGISTRY} (Debian packages "
+           "cargo, rustc, librust-tokio-dev): ${TKB_TOKIO_LOG}")
   endif()
 endif()
 
 if(TKB_TOKIO_MISSING)
-  tkb_child_harness(tokio MISSING "the Tokio peer: ${TKB_TOKIO_MISSING}")
+  tkb_child_harness(tokio MISSING "${TKB_TOKIO_MISSING}")
   return()
 endif()
 
