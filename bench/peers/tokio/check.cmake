@@ -8,7 +8,7 @@ if(NOT BIN)
 endif()
 
 execute_process(COMMAND ${BIN} --describe RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "^tokio [0-9.]+, rustc [0-9.]+.*\n$")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^runtime tokio [0-9.]+, rustc [0-9.]+[^\n]*\nmeasurements ops burst latency memory idle-empty idle-hour\n$")
   message(FATAL_ERROR "--describe: status ${rc}, output '${out}'")
 endif()
 

@@ -4,7 +4,7 @@
 //! in a process of their own, started by tkbench as a child (the foreign-peer
 //! child protocol; the JVM harness, bench/peers/jvm/, is its model).
 //!
-//!   tkbench-tokio --describe
+//!   tkbench-tokio --describe     (two lines: `runtime ...`, `measurements ...`)
 //!   tkbench-tokio PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]
 //!
 //! PEER is `tokio` (the row of tkbench's peer table); MEASUREMENT one of ops,
@@ -45,6 +45,9 @@ const USAGE: &str = "usage: tkbench-tokio --describe\n       \
 
 /// The peers, by the name tkbench's peer table (bench/peers/peers.c) passes.
 const PEERS: [&str; 1] = ["tokio"];
+
+/// The measurements, as --describe lists them.
+const MEASUREMENTS: [&str; 6] = ["ops", "burst", "latency", "memory", "idle-empty", "idle-hour"];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Measurement {
@@ -171,8 +174,8 @@ fn parse_args(a: &[String]) -> Args {
 
 fn describe() -> String {
     format!(
-        "tokio {}, {}, runtime: {}; timer wheel 6 levels x 64 slots, 1 ms resolution; \
-         release build (opt-level 3, panic=abort)",
+        "tokio {}, {}, runtime: {}; wheel of 6 levels x 64 slots, 1 ms; \
+         opt-level 3, panic=abort",
         env!("TKB_TOKIO_VERSION"),
         env!("TKB_RUSTC_VERSION"),
         service::SHAPE
@@ -213,7 +216,9 @@ fn keep_freed_memory() {
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.len() == 1 && argv[0] == "--describe" {
-        println!("{}", describe());
+        // the runtime line (metadata.json), the measurements implemented
+        println!("runtime {}", describe());
+        println!("measurements {}", MEASUREMENTS.join(" "));
         return;
     }
     let a = parse_args(&argv);

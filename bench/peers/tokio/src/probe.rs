@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-//! What the process and its threads used: CPU clocks, and every thread's
-//! context switches and CPU from /proc/self/task (W3's process CPU, W4's
+//! What the process and its threads used: CPU clocks, and every other
+//! thread's context switches and CPU from /proc/self/task (W3's process CPU, W4's
 //! readings around the idle window; bench/harness/sysprobe.c does the same on
 //! the C side).
 
@@ -71,47 +71,43 @@ fn thread_ctxt(tid: i64) -> Option<u64> {
     Some(total)
 }
 
-/// When a reading takes the threads' CPU clocks: last (the reading before a
-/// window) or first (the one after), the calling thread's own clock last or
-/// first of all, so that the reading's own work on the calling thread (the
-/// task folder listed, a /proc file and a clock per thread) stays out of the
-/// window.
+/// When a reading takes the threads' CPU clocks: after their context
+/// switches (the reading before a window) or before them (the one after), so
+/// that the clocks are read as close to the window as the reading allows.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum CpuClocks {
     Last,
     First,
 }
 
-/// Every thread of this process, the calling one included.
+/// Every thread of this process but the calling one (tkb_threads_read()):
+/// the thread that measures, and sleeps through W4's window, is left out, as
+/// tkbench's in-process W4 leaves out its own; every other thread counts,
+/// whenever it started.
 pub fn threads_read(order: CpuClocks) -> Vec<ThreadUse> {
     // SAFETY: gettid takes no arguments and cannot fail.
     let me = unsafe { libc::syscall(libc::SYS_gettid) } as i64;
-    let my_cpu_first = if order == CpuClocks::First { thread_cpu_ns(me) } else { None };
-    let mut tids: Vec<i64> = match fs::read_dir("/proc/self/task") {
+    let tids: Vec<i64> = match fs::read_dir("/proc/self/task") {
         Ok(dir) => dir
             .flatten()
             .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse().ok()))
+            .filter(|&t| t != me)
             .collect(),
         Err(_) => return Vec::new(),
     };
-    tids.retain(|&t| t != me);
-    let cpu = |tids: &[i64]| -> Vec<Option<i64>> { tids.iter().map(|&t| thread_cpu_ns(t)).collect() };
-    let ctxt = |tids: &[i64]| -> Vec<Option<u64>> { tids.iter().map(|&t| thread_ctxt(t)).collect() };
-    let (cpus, ctxts, my_cpu, my_ctxt) = if order == CpuClocks::Last {
-        let x = ctxt(&tids);
-        let my_ctxt = thread_ctxt(me);
-        let c = cpu(&tids);
-        (c, x, thread_cpu_ns(me), my_ctxt)
+    let cpu = || -> Vec<Option<i64>> { tids.iter().map(|&t| thread_cpu_ns(t)).collect() };
+    let ctxt = || -> Vec<Option<u64>> { tids.iter().map(|&t| thread_ctxt(t)).collect() };
+    let (cpus, ctxts) = if order == CpuClocks::Last {
+        let x = ctxt();
+        (cpu(), x)
     } else {
-        let c = cpu(&tids);
-        (c, ctxt(&tids), my_cpu_first, thread_ctxt(me))
+        let c = cpu();
+        (c, ctxt())
     };
     // a thread that ended meanwhile is left out
     tids.iter()
-        .copied()
         .zip(cpus.into_iter().zip(ctxts))
-        .chain(std::iter::once((me, (my_cpu, my_ctxt))))
-        .filter_map(|(tid, pair)| match pair {
+        .filter_map(|(&tid, pair)| match pair {
             (Some(cpu_ns), Some(ctxt)) => Some(ThreadUse { tid, ctxt, cpu_ns }),
             _ => None,
         })

@@ -40,9 +40,9 @@ use tokio::task::JoinHandle;
 pub type Handle = JoinHandle<()>;
 
 /// The runtime's shape, for --describe.
-pub const SHAPE: &str = "multi-thread scheduler with 1 worker thread, time driver only \
-                         (no I/O driver); a timer is a spawned task awaiting \
-                         sleep_until(deadline), cancel is JoinHandle::abort()";
+pub const SHAPE: &str = "multi-thread scheduler, 1 worker thread, time driver only (no I/O \
+                         driver); timer = a spawned task awaiting sleep_until(deadline), \
+                         cancel = JoinHandle::abort()";
 
 pub struct Service {
     rt: Runtime,
