@@ -33,8 +33,9 @@ const tkb_suite tkb_suites[TKB_NSUITES] = {
 };
 
 /* The engines with their parameters of interest, through tasks and through
- * embedded timers, the baselines (the JVM peers run only the workloads their
- * harness implements: tkb_workload.jvm), the strawmen and the floor. The spinning
+ * embedded timers. Every row of the peer table (peers/peers.c: the baselines,
+ * the foreign peers, which run only the workloads their harness implements,
+ * the strawmen and the floor) runs in every suite too. The spinning
  * variants change only how a thread waits for a deadline, and a hierarchical
  * wheel with a 1 us tick is there for its lateness, so they run only in the
  * workloads that measure waiting. A spec whose engine this build lacks is
@@ -53,15 +54,6 @@ const tkb_suite_peer tkb_suite_peers[] = {
     {"wheel:tick=1ms,slots=1024@embedded", false},
     {"wheel:tick=100ms,slots=512@embedded", false},
     {"hwheel@embedded", false},
-    {"libuv", false},
-    {"libevent", false},
-    {"naive-heap", false},
-    {"sorted-list", false},
-    {"floor", false},
-    {"jdk-stpe", false},
-    {"jdk-stpe-roc", false},
-    {"netty-1ms", false},
-    {"netty-100ms", false},
 };
 const size_t tkb_suite_peer_count = TKB_COUNT(tkb_suite_peers);
 

@@ -187,13 +187,17 @@ struct tkb_peer {
     size_t core_max_n;              /* largest population its core runs (0: no limit) */
     const char *missing;            /* why it is not built, or NULL */
     bool waiting_only;              /* runs only in workloads that measure waiting (suites.c) */
-    bool jvm;                       /* run by the JVM harness (peers/jvm.c), in the workloads
-                                       that have `jvm` set; no core or svc here */
+    const char *child;              /* the harness that runs it in a child process
+                                       (peers/child.c: "jvm", "go", ...), in the workloads
+                                       that have `child` set; no core or svc then; or NULL */
+    const char *design;             /* its timer design, for the field's table and figure:
+                                       "heap", "hashed wheel", "hierarchical wheel", "list",
+                                       or "" (the floor) */
     int slot;                       /* style slot, 1-TKB_SLOTS (plots/style.gp) */
 };
 
 /* Style slots in plots/style.gp (NSLOTS there). */
-#define TKB_SLOTS 20
+#define TKB_SLOTS 24
 
 /* tkb_peer_parse()'s status when NAME is neither an engine of the registry
  * nor a baseline. */
@@ -203,6 +207,11 @@ struct tkb_peer {
  * else wrong), with a message in err that names what is wrong and lists what
  * is known (the CLI exits with status 2). */
 int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len);
+/* The peer table's rows (peers/peers.c: baselines, foreign peers, strawmen,
+ * the floor): how many, and the name of row i if every suite runs it, else
+ * NULL (a row only --peers runs). */
+size_t tkb_baseline_count(void);
+const char *tkb_baseline_in_suites(size_t i);
 /* Prints the peers a spec may name, with their parameters, to f. */
 void tkb_peer_list(FILE *f);
 /* The reference peer of engine e: its first parameter set among the suites'
@@ -373,9 +382,10 @@ struct tkb_workload {
      * cap sizes, returns how many. */
     size_t (*machine_sizes)(size_t *sizes, size_t cap);
     tkb_diff diff;   /* optional: a table of differences to another workload */
-    const char *jvm; /* the JVM harness's measurement of this workload (bench/peers/jvm/:
-                        "ops", "burst", "latency", "memory"), or NULL: the JVM
-                        peers do not run it */
+    const char *child; /* the foreign peers' measurement of this workload
+                          (docs/child-protocol.md: "ops", "burst", "latency", "memory",
+                          "idle"; with variants, "<child>-<variant>"), or NULL: the
+                          foreign peers do not run it */
     tkb_plan plan[TKB_NSUITES];
     /* Appends the cases of this workload for `peer` under `plan`; returns how
      * many (0: the peer does not run it). */
@@ -485,9 +495,9 @@ struct tkb_case {
     bool started, done;
     bool realtime;  /* wall time fixed by the workload (sleeps, windows): not rescaled */
     tkb_hist *hist; /* lateness accumulated over repetitions (or NULL) */
-    /* JVM peers: the child the cases of one (peer, workload) share (peers/jvm.c),
+    /* foreign peers: the child the cases of one (peer, row) share (peers/child.c),
      * and the repetition the body reports next; NULL for every other peer */
-    struct tkb_jvm_run *jvm;
+    struct tkb_child_run *child;
     int rep_next;
 };
 
@@ -518,18 +528,23 @@ double tkb_peer_factor(const tkb_peer *p);
 /* Progress (cli/progress.c): announces a case when its body first runs. */
 void tkb_progress_enter(tkb_case *c);
 
-/* ---- the JVM peers (peers/jvm.c) ---------------------------------------------------
- * Cases of workload w for the JVM peer p, when w->jvm (else 0): one per n of
- * the plan, sharing one JVM, started when the first of them runs. */
-size_t tkb_jvm_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
-                     tkb_case *cases, size_t cap);
-/* Frees what the JVM cases among cases[0..count) hold. */
-void tkb_jvm_cases_free(tkb_case *cases, size_t count);
-/* Why the JVM peers cannot run (no java, no harness jar, no Netty jar), or
- * NULL. Decided on the first call (main thread). */
-const char *tkb_jvm_missing(void);
-/* The command that runs the harness, without its arguments (metadata). */
-const char *tkb_jvm_describe(void);
+/* ---- foreign peers, run by a harness in a child process (peers/child.c) ----------------
+ * Cases of workload w for the foreign peer p, when w->child names a measurement
+ * p's harness implements (else 0): one per n of the plan (per variant), the cases
+ * of one row sharing one child, started when the first of them runs. */
+size_t tkb_child_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
+                       tkb_case *cases, size_t cap);
+/* Frees what the foreign peers' cases among cases[0..count) hold. */
+void tkb_child_cases_free(tkb_case *cases, size_t count);
+/* Why the harness `name` cannot run (none declared, none built, not there, or
+ * its `--describe` failed), or NULL. Asks the harness on the first call
+ * (main thread). */
+const char *tkb_child_missing(const char *name);
+/* Calls fn for every harness asked so far that can run: its name, its
+ * program and its `runtime` line (metadata). */
+void tkb_child_each(void (*fn)(const char *name, const char *program, const char *runtime,
+                               void *ctx),
+                    void *ctx);
 
 /* W5 in a fresh process: `tkbench _w5 SPEC N SLACK MODE` (mode 0: cancellable
  * timers, then cancel all; 1: no handle). Returns the exit status. */

@@ -11,6 +11,9 @@
 #   13-16 the embedded-timer variant of the peer in slot 1-4
 #   17 jdk-stpe   18 jdk-stpe-roc   19 netty-1ms   20 netty-100ms  (the JVM peers: hollow-looking
 #         points, the JDK's two in reds, Netty's two in blues)
+#   21 go-timers  22 tokio  23 libev  24 asio  (the other runtimes' timers: Go's and Tokio's
+#         with open points of their own, libev and asio with libuv's and libevent's filled shapes
+#         in colours of their own)
 # The embedded-timer variants (executor level only) have colours of their own, the point shape of
 # their base peer (so a pair reads as one engine) and dash types of their own.
 # Colours: gnuplot's "podo" sequence (Okabe-Ito, colour-blind safe) without its yellow #f0e442,
@@ -49,7 +52,7 @@ TERM_png_double = term_cmd("png", DOUBLE_W, DOUBLE_H)
 TERM_svg_double = term_cmd("svg", DOUBLE_W, DOUBLE_H)
 
 # ---- per-slot style tables -------------------------------------------------------------------------------
-NSLOTS = 20
+NSLOTS = 24
 array PC[NSLOTS]   # line / fill colour
 array PD[NSLOTS]   # dash type (single run)
 array PT[NSLOTS]   # point type, filled
@@ -75,6 +78,10 @@ PC[17] = "#a50026"; PD[17] = 17; PT[17] = 6;  PTO[17] = 6;  PF[17] = 4   # jdk-s
 PC[18] = "#f46d43"; PD[18] = 18; PT[18] = 4;  PTO[18] = 4;  PF[18] = 2   # jdk-stpe-roc: salmon, open square
 PC[19] = "#313695"; PD[19] = 19; PT[19] = 8;  PTO[19] = 8;  PF[19] = 7   # netty-1ms: navy, open triangle
 PC[20] = "#74add1"; PD[20] = 20; PT[20] = 10; PTO[20] = 10; PF[20] = 5   # netty-100ms: light blue, open inv. triangle
+PC[21] = "#8c510a"; PD[21] = 21; PT[21] = 12; PTO[21] = 12; PF[21] = 3   # go-timers: brown, open diamond
+PC[22] = "#e7298a"; PD[22] = 22; PT[22] = 14; PTO[22] = 14; PF[22] = 1   # tokio: magenta, open pentagon
+PC[23] = "#66a61e"; PD[23] = 23; PT[23] = 13; PTO[23] = 12; PF[23] = 5   # libev: lime, diamond
+PC[24] = "#7570b3"; PD[24] = 24; PT[24] = 15; PTO[24] = 14; PF[24] = 7   # asio: slate violet, pentagon
 set dashtype 6  (10,3,2,3,2,3)
 set dashtype 7  (12,4)
 set dashtype 8  (4,3)
@@ -90,6 +97,10 @@ set dashtype 17 (3,3)
 set dashtype 18 (3,3,1,3)
 set dashtype 19 (7,2,7,6)
 set dashtype 20 (2,2,2,6)
+set dashtype 21 (5,2,5,2,1,2)
+set dashtype 22 (1,3,4,3)
+set dashtype 23 (9,2,2,2,2,2)
+set dashtype 24 (12,2,1,2,1,2,1,2)
 
 # Runs in a comparison (index 1..4, then cycling)
 array RD[4]; RD[1] = 1; RD[2] = 2; RD[3] = 3; RD[4] = 4      # dash type by run

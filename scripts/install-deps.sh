@@ -11,9 +11,12 @@ base=(build-essential cmake pkg-config git clang-format)
 test_pkgs=(libcmocka-dev valgrind clang libclang-rt-14-dev gnuplot-nox libxml2-utils abigail-tools)
 # docs: the API reference (doxygen) and the man pages' check (groff)
 docs_pkgs=(doxygen groff-base)
-# bench: the JVM peers (tkbench's jdk-stpe, netty-1ms...) need a JDK 17 and Netty's jars
-bench_pkgs=(libbenchmark-dev libjansson-dev libuv1-dev libevent-dev gnuplot-nox fonts-dejavu-core poppler-utils python3
-            openjdk-17-jdk-headless libnetty-java)
+# bench: the in-process peers' libraries (libuv, libevent, libev, Asio), and the foreign
+# peers' toolchains (docs/child-protocol.md): the JVM peers (jdk-stpe, netty-1ms...) need a
+# JDK 17 and Netty's jars, go-timers Go, tokio Rust with Debian's crate of Tokio
+bench_pkgs=(libbenchmark-dev libjansson-dev libuv1-dev libevent-dev libev-dev libasio-dev
+            gnuplot-nox fonts-dejavu-core poppler-utils python3
+            openjdk-17-jdk-headless libnetty-java golang-go cargo rustc librust-tokio-dev)
 
 case "$what" in
   test) pkgs=("${base[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}" "${docs_pkgs[@]}") ;;

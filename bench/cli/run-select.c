@@ -217,8 +217,9 @@ static void want_peer(const char *spec, void *ctx) {
     add_peer(ctx, spec, false, false, NULL, 0);
 }
 
-/* The suites' peers (suites.c), and every other registered engine at its
- * defaults, with tasks and with embedded timers. */
+/* The suites' engine peers (suites.c), every other registered engine at its
+ * defaults, with tasks and with embedded timers, and every baseline, strawman
+ * and foreign peer of the peer table (peers/peers.c). */
 static void suite_peers(tkb_run_plan *pl) {
     char skipped[512] = "";
     for (size_t i = 0; i < tkb_suite_peer_count; i++)
@@ -236,6 +237,9 @@ static void suite_peers(tkb_run_plan *pl) {
         snprintf(spec, sizeof spec, "%s@embedded", ops->name);
         add_peer(pl, spec, false, true, skipped, sizeof skipped);
     }
+    for (size_t i = 0; i < tkb_baseline_count(); i++)
+        if (tkb_baseline_in_suites(i) != NULL)
+            add_peer(pl, tkb_baseline_in_suites(i), false, true, skipped, sizeof skipped);
     if (skipped[0] != '\0')
         fprintf(stderr, "tkbench: note: no such engine in this build, skipped: %s\n", skipped);
 }
@@ -265,8 +269,8 @@ static int select_peers(tkb_run_plan *pl, const tkb_run_req *r) {
 }
 
 /* ---- cases ----------------------------------------------------------------------- */
-/* Every (workload, peer) pair's cases, from the workload's builder (the JVM
- * harness's for a JVM peer). Nothing to run, or more than TKB_MAX_CASES, is
+/* Every (workload, peer) pair's cases, from the workload's builder (the
+ * harness's for a foreign peer). Nothing to run, or more than TKB_MAX_CASES, is
  * a usage error. */
 static void select_cases(tkb_run_plan *pl) {
     for (size_t k = 0; k < pl->nworks; k++)
@@ -277,7 +281,7 @@ static void select_cases(tkb_run_plan *pl) {
             size_t cap = TKB_MAX_CASES - pl->ncases;
             if (p->waiting_only && !s->wl->waiting)
                 continue;
-            pl->ncases += p->jvm ? tkb_jvm_cases(s->wl, &s->plan, p, at, cap)
+            pl->ncases += p->child ? tkb_child_cases(s->wl, &s->plan, p, at, cap)
                                  : s->wl->cases(s->wl, &s->plan, p, at, cap);
         }
     for (size_t j = 0; j < pl->npeers; j++)
@@ -312,7 +316,7 @@ void tkb_run_plan_close(tkb_run_plan *pl) {
             tkb_hist_destroy(pl->cases[i].hist);
             free(pl->cases[i].hist);
         }
-    tkb_jvm_cases_free(pl->cases, pl->ncases);
+    tkb_child_cases_free(pl->cases, pl->ncases);
     if (tkb_the_run.replay == &pl->rs)
         tkb_the_run.replay = NULL;
     tkb_replay_set_close(&pl->rs);

@@ -390,6 +390,8 @@ static json_t *peer_json(const tkb_peer *p) {
     json_object_set_new(o, "spec", json_string(p->spec));
     json_object_set_new(o, "label", json_string(p->label));
     json_object_set_new(o, "kind", json_string(p->kind));
+    json_object_set_new(o, "design", json_string(p->design != NULL ? p->design : ""));
+    json_object_set_new(o, "harness", p->child ? json_string(p->child) : json_null());
     json_object_set_new(o, "engine", p->engine ? json_string(p->engine->name) : json_null());
     json_object_set_new(o, "mode",
                         p->engine ? json_string(p->embedded ? "embedded" : "task") : json_null());
@@ -403,7 +405,7 @@ static json_t *peer_json(const tkb_peer *p) {
     json_t *levels = json_array();
     if (p->core)
         json_array_append_new(levels, json_string("core"));
-    if (p->svc)
+    if (p->svc || p->child)
         json_array_append_new(levels, json_string("executor"));
     if (strcmp(p->kind, "floor") == 0)
         json_array_append_new(levels, json_string("machine"));

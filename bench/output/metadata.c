@@ -351,9 +351,17 @@ static void replay_json(json_t *m) {
     json_object_set_new(m, "replay", r);
 }
 
+/* A foreign peers' harness that ran: its program and its runtime line. */
+static void harness_entry(const char *name, const char *program, const char *runtime, void *ctx) {
+    json_t *o = json_object();
+    json_object_set_new(o, "program", json_string(program));
+    json_object_set_new(o, "runtime", json_string(runtime));
+    json_object_set_new(ctx, name, o);
+}
+
 /* The harness's settings and the peers' versions: the suite's strawman
  * limits and minimum time, the executor's pool and policy, the heap's
- * arity, libuv's and libevent's versions, the JVM's command. */
+ * arity, libuv's and libevent's versions, the foreign peers' harnesses. */
 static void harness_json(json_t *m) {
     const tkb_suite *suite = tkb_the_run.suite;
     json_object_set_new(m, "strawman_max_n", json_integer((json_int_t)suite->strawman_max_n));
@@ -372,8 +380,9 @@ static void harness_json(json_t *m) {
                                     "CLOCK_MONOTONIC_COARSE); evthread_use_pthreads at "
                                     "executor level"));
 #endif
-    if (tkb_jvm_missing() == NULL)
-        json_object_set_new(m, "jvm_command", json_string(tkb_jvm_describe()));
+    json_t *hs = json_object();
+    tkb_child_each(harness_entry, hs);
+    json_object_set_new(m, "harnesses", hs);
 }
 
 json_t *tkb_metadata_build(const char *suite_name, const tkb_selected *ws, size_t nws,

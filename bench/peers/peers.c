@@ -53,27 +53,23 @@
 #define EV_MISSING "libevent not found at configure time"
 #endif
 
-/* The JVM peers need java, the harness jar and Netty's jar: at configure
- * time (else they are not built), and at run time (tkb_jvm_missing()). */
-#if TKB_HAVE_JVM
-#define JVM_MISSING NULL
-#else
-#define JVM_MISSING                                                                                \
-    "Java (javac, jar: openjdk-17-jdk-headless) or Netty (libnetty-java) not found at configure "  \
-    "time"
-#endif
-
 #define EMBEDDED_MODE "embedded"
 
-/* Peers that are not engines of the library. */
+/* Peers that are not engines of the library: the table of every baseline,
+ * strawman and foreign peer, each in every suite (cli/run-select.c). A
+ * foreign peer names its harness (`child`: peers/child.c runs it in a child
+ * process; docs/child-protocol.md); adding one takes its harness, its build
+ * rule (peers/<runtime>/peer.cmake) and its row here. */
 typedef struct baseline {
     const char *name, *kind, *description;
     const tkb_core_peer_ops *core;
     const tkb_svc_ops *svc;
     size_t core_max_n;
-    const char *missing;
+    const char *missing; /* why this build has no core or svc for it */
+    const char *child;   /* its harness ("jvm", "go", ...), or NULL: in process */
+    const char *design;  /* "heap", "hashed wheel", "hierarchical wheel", "list", "" */
     int slot;
-    bool jvm; /* run by the JVM harness (jvm.c): its name is the harness's peer */
+    bool named_only; /* runs only where --peers names it, in no suite (the tests' peers) */
 } baseline;
 
 #ifdef TKB_TEST_PEERS
@@ -83,31 +79,97 @@ typedef struct baseline {
 #endif
 
 static const baseline baselines[] = {
-    {"libuv", "baseline", "uv_timer_start/stop (Debian libuv1)", UV_CORE, UV_SVC, 0, UV_MISSING, 5,
-     false},
-    {"libevent", "baseline", "evtimer_add/del (Debian libevent 2.1, default base)", EV_CORE, EV_SVC,
-     0, EV_MISSING, 6, false},
-    {"naive-heap", "strawman", "binary heap, no index: linear-search cancel", &tkb_core_naive_heap,
-     NULL, 100000, NULL, 7, false},
-    {"sorted-list", "strawman", "sorted doubly linked list", &tkb_core_sorted_list, NULL, 10000,
-     NULL, 8, false},
-    {"floor", "floor", "the machine's limits, measured in the same run", NULL, NULL, 0, NULL, 9,
-     false},
-    {"jdk-stpe", "baseline", "JDK 17 ScheduledThreadPoolExecutor, 1 thread (in a JVM)", NULL, NULL,
-     0, JVM_MISSING, 17, true},
-    {"jdk-stpe-roc", "baseline",
-     "JDK 17 ScheduledThreadPoolExecutor, 1 thread, setRemoveOnCancelPolicy(true) (in a JVM)", NULL,
-     NULL, 0, JVM_MISSING, 18, true},
-    {"netty-1ms", "baseline", "Netty 4.1 HashedWheelTimer, tick 1 ms, 1024 slots (in a JVM)", NULL,
-     NULL, 0, JVM_MISSING, 19, true},
-    {"netty-100ms", "baseline", "Netty 4.1 HashedWheelTimer, tick 100 ms, 512 slots (in a JVM)",
-     NULL, NULL, 0, JVM_MISSING, 20, true},
+    {.name = "libuv",
+     .kind = "baseline",
+     .description = "uv_timer_start/stop (Debian libuv1)",
+     .core = UV_CORE,
+     .svc = UV_SVC,
+     .missing = UV_MISSING,
+     .design = "heap",
+     .slot = 5},
+    {.name = "libevent",
+     .kind = "baseline",
+     .description = "evtimer_add/del (Debian libevent 2.1, default base)",
+     .core = EV_CORE,
+     .svc = EV_SVC,
+     .missing = EV_MISSING,
+     .design = "heap",
+     .slot = 6},
+    {.name = "naive-heap",
+     .kind = "strawman",
+     .description = "binary heap, no index: linear-search cancel",
+     .core = &tkb_core_naive_heap,
+     .core_max_n = 100000,
+     .design = "heap",
+     .slot = 7},
+    {.name = "sorted-list",
+     .kind = "strawman",
+     .description = "sorted doubly linked list",
+     .core = &tkb_core_sorted_list,
+     .core_max_n = 10000,
+     .design = "list",
+     .slot = 8},
+    {.name = "floor",
+     .kind = "floor",
+     .description = "the machine's limits, measured in the same run",
+     .design = "",
+     .slot = 9},
+    {.name = "jdk-stpe",
+     .kind = "baseline",
+     .description = "JDK 17 ScheduledThreadPoolExecutor, 1 thread (in a JVM)",
+     .child = "jvm",
+     .design = "heap",
+     .slot = 17},
+    {.name = "jdk-stpe-roc",
+     .kind = "baseline",
+     .description = "JDK 17 ScheduledThreadPoolExecutor, 1 thread, "
+                    "setRemoveOnCancelPolicy(true) (in a JVM)",
+     .child = "jvm",
+     .design = "heap",
+     .slot = 18},
+    {.name = "netty-1ms",
+     .kind = "baseline",
+     .description = "Netty 4.1 HashedWheelTimer, tick 1 ms, 1024 slots (in a JVM)",
+     .child = "jvm",
+     .design = "hashed wheel",
+     .slot = 19},
+    {.name = "netty-100ms",
+     .kind = "baseline",
+     .description = "Netty 4.1 HashedWheelTimer, tick 100 ms, 512 slots (in a JVM)",
+     .child = "jvm",
+     .design = "hashed wheel",
+     .slot = 20},
     TKB_TEST_PEER_ROWS /* the test build's peers, after every real one */
 };
 
+/* The timer design of each engine of the tree, by name; an engine from
+ * outside the tree has none ("") unless its name is here. */
+static const struct {
+    const char *engine, *design;
+} engine_designs[] = {
+    {"heap", "heap"},
+    {"wheel", "hashed wheel"},
+    {"hwheel", "hierarchical wheel"},
+};
+
+static const char *engine_design(const tk_queue_ops *ops) {
+    for (size_t i = 0; i < TKB_COUNT(engine_designs); i++)
+        if (strcmp(engine_designs[i].engine, ops->name) == 0)
+            return engine_designs[i].design;
+    return "";
+}
+
+size_t tkb_baseline_count(void) {
+    return TKB_COUNT(baselines);
+}
+
+const char *tkb_baseline_in_suites(size_t i) {
+    return i < TKB_COUNT(baselines) && !baselines[i].named_only ? baselines[i].name : NULL;
+}
+
 /* Why a baseline cannot run, or NULL. */
 static const char *baseline_missing(const baseline *b) {
-    return b->missing != NULL ? b->missing : b->jvm ? tkb_jvm_missing() : NULL;
+    return b->missing != NULL ? b->missing : b->child ? tkb_child_missing(b->child) : NULL;
 }
 
 static const baseline *baseline_find(const char *name, size_t len) {
@@ -235,7 +297,8 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
         p->core_max_n = b->core_max_n;
         p->missing = baseline_missing(b);
         p->slot = b->slot;
-        p->jvm = b->jvm;
+        p->child = b->child;
+        p->design = b->design;
         set_file(p);
         return 0;
     }
@@ -254,6 +317,7 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
         return fail(err, err_len, "%s: %s", spec, msg);
     p->engine = ops;
     p->kind = "engine";
+    p->design = engine_design(ops);
     char canon[TKB_SPEC_MAX];
     if (tk_queue_config_format(ops, &p->qc, canon, sizeof canon) != TK_OK)
         return fail(err, err_len, "%s: the canonical spec is too long%s", spec, "");
@@ -310,7 +374,8 @@ void tkb_peer_list(FILE *f) {
     for (size_t i = 0; i < TKB_COUNT(baselines); i++) {
         const baseline *b = &baselines[i];
         const char *missing = baseline_missing(b);
-        fprintf(f, "  %-12s %-9s %s%s%s%s\n", b->name, b->kind, b->description,
+        fprintf(f, "  %-12s %-9s %s%s%s%s%s%s%s\n", b->name, b->kind, b->description,
+                b->child ? "  [harness " : "", b->child ? b->child : "", b->child ? "]" : "",
                 missing ? "  [cannot run: " : "", missing ? missing : "", missing ? "]" : "");
     }
     fprintf(f, "default peers of every suite (alias = spec):\n");
@@ -326,14 +391,17 @@ void tkb_peer_list(FILE *f) {
         fprintf(f, "  %-26s = %s%s\n", q.label, q.spec,
                 tkb_suite_peers[i].waiting_only ? "  (only where waiting is measured)" : "");
     }
-    fprintf(f, "  and every other registered engine at its defaults, as NAME and NAME@%s\n",
+    fprintf(f,
+            "  and every other registered engine at its defaults, as NAME and NAME@%s, and "
+            "every peer of the table above that can run\n",
             EMBEDDED_MODE);
 }
 
 /* ---- style slots and display order ------------------------------------------
  *
  * plots/style.gp has TKB_SLOTS style slots (colour, dash, point, fill). A
- * baseline keeps its own (5-9; the JVM peers 17-20). The engines' peers share the others, by
+ * baseline keeps its own (5-9; the JVM peers 17-20; 21-24 are go-timers,
+ * tokio, libev and asio's). The engines' peers share the others, by
  * parameter set: the engine and its parameters except the blocking
  * adapter's, which a task peer and its @embedded variant have in common.
  *   - Each parameter set in the run takes a slot. Engine k of the registry
@@ -346,7 +414,8 @@ void tkb_peer_list(FILE *f) {
  *     its own and the point shape of slot s.
  *   - Any other peer (a spinning variant, the @embedded variant of a set in
  *     10-12, a peer this tkbench does not know) takes a free slot: 10-12
- *     first, then any. Only when all 20 are taken do slots repeat (10-12).
+ *     first, then any. Only when all TKB_SLOTS are taken do slots repeat
+ *     (10-12).
  * An engine's sets rank by how many parameters they set away from the
  * default (the engine's defaults first), then by their values in table
  * order. Display order: engine by engine in registry order, each set's task
@@ -467,8 +536,9 @@ static int take_slot(bool *used, const int *order, size_t count) {
 /* A free slot for a peer outside the families' rules: 10-12, then any, then
  * 10-12 again (a repeat). */
 static int other_slot(bool *used, int *cycle) {
-    static const int order[] = {10, 11, 12, 1, 2, 3, 4,  13, 14, 15,
-                                16, 5,  6,  7, 8, 9, 17, 18, 19, 20};
+    static const int order[] = {10, 11, 12, 1, 2,  3,  4,  13, 14, 15, 16, 5,
+                                6,  7,  8,  9, 17, 18, 19, 20, 21, 22, 23, 24};
+    _Static_assert(TKB_COUNT(order) == TKB_SLOTS, "other_slot's order lists every slot");
     int s = take_slot(used, order, TKB_COUNT(order));
     return s != 0 ? s : 10 + (*cycle)++ % 3;
 }

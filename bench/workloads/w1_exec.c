@@ -247,7 +247,7 @@ const tkb_workload tkb_wl_w1_exec = {
              {{"schedule_ns", "schedule_ns", 40},
               {"cancel_ns", "cancel_ns", 40},
               {"churn_ns", "churn_ns", 0}}},
-    .jvm = "ops",
+    .child = "ops",
     .plan =
         {
             [TKB_SMOKE] = {.sizes = {TKB_W1_SIZES_SMOKE}, .reps = 1, .count = 10000},

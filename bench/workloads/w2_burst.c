@@ -123,7 +123,7 @@ const tkb_workload tkb_wl_w2_burst = {
     .nmetrics = TKB_COUNT(w2_burst_metrics),
     .figures = w2_burst_figures,
     .nfigures = TKB_COUNT(w2_burst_figures),
-    .jvm = "burst",
+    .child = "burst",
     .plan =
         {
             [TKB_SMOKE] = {.sizes = {10000}, .reps = 1},

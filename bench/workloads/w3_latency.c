@@ -122,7 +122,7 @@ const tkb_workload tkb_wl_w3_latency = {
     .nfigures = TKB_COUNT(w3_latency_figures),
     .hist = true,
     .waiting = true,
-    .jvm = "latency",
+    .child = "latency",
     .plan =
         {
             [TKB_SMOKE] = {.sizes = {500}, .reps = 1, .seconds = 0.5},

@@ -27,7 +27,7 @@ static void w4_warm_fire(tkb_fire *f) {
 /* Every thread of the process, measured around the window. The benchmark's
  * own thread, which only sleeps through it, is left out (tkb_threads_read());
  * tkbench runs no other thread of its own during a case (the cases run on
- * the main thread, the JVM peers in processes of their own), so every thread
+ * the main thread, the foreign peers in processes of their own), so every thread
  * counted is the service's: the pool's workers, an engine's tick thread, any
  * helper, whenever they started. */
 typedef struct w4_probe {
@@ -188,6 +188,7 @@ const tkb_workload tkb_wl_w4_idle = {
     .variants = w4_variants,
     .nvariants = TKB_COUNT(w4_variants),
     .waiting = true,
+    .child = "idle",
     .plan =
         {
             [TKB_SMOKE] = {.reps = 1, .seconds = 0.3},

@@ -208,7 +208,7 @@ const tkb_workload tkb_wl_w5_memory = {
     .nmetrics = TKB_COUNT(w5_memory_metrics),
     .figures = w5_memory_figures,
     .nfigures = TKB_COUNT(w5_memory_figures),
-    .jvm = "memory",
+    .child = "memory",
     .plan =
         {
             [TKB_SMOKE] = {.sizes = {10000}, .reps = 1},

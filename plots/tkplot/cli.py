@@ -7,7 +7,7 @@ import shutil
 import sys
 import time
 
-from . import figures, load, report, stats, targets, traces
+from . import field, figures, load, report, stats, targets, traces
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_NO_GNUPLOT, EXIT_DRAWING = 0, 2, 3, 4
 
@@ -15,7 +15,8 @@ DESCRIPTION = """\
 Turn timerkit results folders (docs/results-format.md) into figures and a report.
 
   render DIR                       DIR/figures/*.{pdf,png,svg}, their gnuplot scripts and data in
-                                   DIR/figures/src/, and DIR/report.md (tkbench plot DIR)
+                                   DIR/figures/src/, and DIR/report.md (tkbench plot DIR), with
+                                   the field: every peer's headline values by timer design
   compare OUT DIR_A DIR_B [DIR...] every run in one set of figures, OUT/figures/*, and
                                    OUT/compare.md: each run's medians, their ratios to the first
                                    run with confidence intervals and Mann-Whitney p, and which
@@ -26,7 +27,8 @@ Turn timerkit results folders (docs/results-format.md) into figures and a report
                                    draws those of every traces/<name>/ of a results folder
 
 Everything about workloads, metrics, units, peers and figures comes from each folder's
-manifest.json. Values are medians of the repetitions with 95 % bootstrap confidence intervals.
+manifest.json (but the field's list of headline metrics, and the designs of peers in manifests
+that lack them). Values are medians of the repetitions with 95 % bootstrap confidence intervals.
 
 environment:
   TK_PLOTS_BARE=1           no footers (camera-ready figures: the caption goes in the paper)
@@ -100,6 +102,7 @@ def cmd_render(a):
     writable_dir(figdir)
     figs = figures.Figures([run], figdir)
     figs.prepare(run.man.figures)
+    field.prepare(figs, run)
     ok = figs.draw()
     for name, why in traces.draw_run(a.dir):
         print(f"render.py: drawing the figures of trace {name} failed:", file=sys.stderr)

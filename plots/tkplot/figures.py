@@ -375,13 +375,19 @@ class Figures:
         return wrap_footer(first, second, width)
 
     # ---- the script ----------------------------------------------------------------------------------
-    def begin(self, fig, data, multi=False):
+    def begin(self, fig, data, multi=False, height_in=None):
+        """A figure's script, its footer set; height_in: a height of its own (inches), not its
+        size's (the footer stays as far above the bottom as in the others)."""
         g = Script(fig)
         g.foot = self.footer(fig, data)
+        if height_in is not None:
+            g.term = f"term_cmd(FMT, {'DOUBLE_W' if fig.size == 'double' else 'SINGLE_W'}, {num(height_in)})"
         if g.foot:
             l1, l2 = g.foot
-            g(f"set label 101 {gpq(l1)} at screen 0.008, screen 0.048 left font ',4.5' textcolor rgb '#555555' noenhanced")
-            g(f"set label 102 {gpq(l2)} at screen 0.008, screen 0.015 left font ',4.5' textcolor rgb '#555555' noenhanced")
+            y1, y2 = ("0.048", "0.015") if height_in is None else \
+                ("%.4f" % (8.4 / (height_in * 72)), "%.4f" % (2.6 / (height_in * 72)))
+            g(f"set label 101 {gpq(l1)} at screen 0.008, screen {y1} left font ',4.5' textcolor rgb '#555555' noenhanced")
+            g(f"set label 102 {gpq(l2)} at screen 0.008, screen {y2} left font ',4.5' textcolor rgb '#555555' noenhanced")
             if not multi:
                 g("set bmargin 5.1")
         return g
@@ -916,6 +922,7 @@ class Script:
         self.fig = fig
         self.lines = []
         self.foot = None
+        self.term = None  # the terminal command (a gnuplot string expression); None: its size's
 
     def __call__(self, line):
         self.lines.append(line)
@@ -934,7 +941,7 @@ class Script:
             "reset",
             "load STYLE",
             f"COMPARE = {1 if compare else 0}",
-            f'eval value("TERM_".FMT."_{fig.size}")',
+            f"eval {self.term}" if self.term else f'eval value("TERM_".FMT."_{fig.size}")',
             "# comparisons have twice the series and long labels: a smaller, denser key",
             'if (COMPARE) { set key font ",5" spacing 1 width -1 samplen 1.8 }',
             f"set output {gpq('../' + fig.name + '.')}.FMT",

@@ -2,12 +2,14 @@
 """Reading one results folder: manifest.json, results.csv, metadata.txt|json and hist/*.hgrm.
 
 docs/results-format.md is the contract. Everything the renderer knows about workloads, metrics,
-units, peers and figures comes from the folder's manifest.json; nothing here lists any of them.
+units, peers and figures comes from the folder's manifest.json; nothing here lists any of them
+but the designs of the peers tkbench knows, for manifests without them (peer_design).
 Input the renderer cannot use raises BadInput (exit status 2) with a message that names the file,
 the line and what is wrong; things that are merely absent are warnings.
 """
 
 import csv
+import fnmatch
 import json
 import math
 import os
@@ -22,7 +24,7 @@ FIGURE_KINDS = ("lines", "panels", "bars", "percentiles", "cdf")
 DIRECTIONS = ("lower", "higher", "none")
 SCALES = ("log", "lin", "auto")
 COLUMNS = ("peer", "workload", "n", "metric", "value", "unit", "rep")
-NSLOTS = 20  # plots/style.gp
+NSLOTS = 24  # plots/style.gp
 
 
 class BadInput(Exception):
@@ -54,6 +56,9 @@ class Peer:
     file: str
     description: str = ""
     core_peer: str = None  # the spec of the peer whose core level is this one's engine core
+    engine: str = None  # the timerkit engine it drives ("heap"), or None
+    mode: str = None  # an engine's: "task" or "embedded"
+    design: str = ""  # its timer design ("heap", "hashed wheel"...), "" unknown (peer_design)
 
 
 @dataclass
@@ -255,7 +260,9 @@ def read_manifest(folder):
             j._fail(f"has slot {slot}; plots/style.gp has slots 1-{NSLOTS}")
         peer = Peer(pid, j.get("spec", str, pid), j.get("label", str, pid), j.get("kind", str, ""),
                     slot, j.get("file", str, _safe(pid)), j.get("description", str, ""),
-                    j.get("core_peer", str, None))
+                    j.get("core_peer", str, None), j.get("engine", str, None),
+                    j.get("mode", str, None))
+        peer.design = peer_design(peer, j.get("design", str, None))
         peers.append(peer)
         by_id[pid] = peer
 
@@ -387,6 +394,28 @@ def read_manifest(folder):
                    figures, hist, targets)
     man.peer_by_id, man.owner = by_id, owner
     return man
+
+
+# The timer design of the peers tkbench knows, for manifests written before peers had a "design"
+# (the one place that knows it): a timerkit engine by its engine, any other peer by its name (the
+# spec up to its parameters and mode; fnmatch patterns). The floor and unknown peers have none.
+ENGINE_DESIGNS = {"heap": "heap", "wheel": "hashed wheel", "hwheel": "hierarchical wheel"}
+PEER_DESIGNS = (("libuv", "heap"), ("libevent", "heap"), ("libev", "heap"), ("asio", "heap"),
+                ("go-timers", "heap"), ("jdk-stpe*", "heap"), ("naive-heap", "heap"),
+                ("netty-*", "hashed wheel"), ("tokio", "hierarchical wheel"), ("sorted-list", "list"))
+
+
+def peer_design(peer, given=None):
+    """A peer's timer design: its manifest `design` when the entry has one (even ""), else derived
+    from its engine or name; "" when unknown, and always for the floor."""
+    if peer.kind == "floor":
+        return ""
+    if given is not None:
+        return given.strip()
+    name = re.split(r"[:@]", peer.spec or peer.id, maxsplit=1)[0]
+    if peer.kind == "engine":
+        return ENGINE_DESIGNS.get(peer.engine or name, "")
+    return next((d for pat, d in PEER_DESIGNS if fnmatch.fnmatchcase(name, pat)), "")
 
 
 def _diff(path, wj, name):

@@ -10,7 +10,7 @@ its figures, in the manifest's order.
 import os
 import math
 
-from . import stats
+from . import field, stats
 from .figures import fmt_n
 
 DASH = "–"
@@ -215,6 +215,59 @@ def diff_md(view, wl):
     return [intro, table(head, rows + [aims])]
 
 
+def field_md(run, drawn):
+    """The section "The field" (field.py): a row per peer with any of the headline values, grouped
+    by design, timerkit's engines in bold, a column per value at the peer's largest n (and that n
+    where the peers' differ); then the figure `field`. Nothing when the manifest declares none of
+    the values."""
+    f = field.Field(run)
+    if not f.declared:
+        return []
+    out = ["## The field", ""]
+    if not f.rows:
+        return out + ["No rows of the field's workloads in results.csv.", ""]
+    at = f.at_text()
+    out += [f"Every peer's headline values side by side, grouped by timer design (heap, hashed "
+            f"wheel, hierarchical wheel, then the others); timerkit's engines are in **bold**. Each "
+            f"value is the median of the peer's repetitions at its largest n ({at}); the intervals "
+            f"are in each workload's section. {DASH}: the peer has no value there (it cannot "
+            f"express the workload, or did not run it). {f.directions()}. The floor is left out, "
+            f"and so is a peer with none of these values.", ""]
+    head, cols = ["design", "peer"], []  # cols: ("n", workload) or ("v", column index)
+    for w in f.workloads():
+        xs = run.man.workload(w).x.get("short") or "n"
+        if len(f.wl_ns(w)) > 1:
+            head.append(md_escape(f"{w} {xs}"))
+            cols.append(("n", w))
+        for i, c in enumerate(f.columns):
+            if c.wl.name == w:
+                head.append(md_escape(c.head()))
+                cols.append(("v", i))
+    rows = []
+    for g in f.groups:
+        for r in g.rows:
+            lab = md_escape(r.peer.label)
+            row = [md_escape(g.label), f"**{lab}**" if r.peer.kind == "engine" else lab]
+            for what, x in cols:
+                if what == "n":
+                    row.append(fmt_n(r.ns[x]) if x in r.ns else DASH)
+                    continue
+                if x not in r.values:
+                    row.append(DASH)
+                    continue
+                c = f.columns[x]
+                n, cell = r.values[x]
+                text = fmt_value(cell.median, c.m.unit)
+                if n != r.ns[c.wl.name]:
+                    text += f" ({c.wl.x.get('short') or 'n'} = {fmt_n(n)})"
+                row.append(text)
+            rows.append(row)
+    out += [table(head, rows, "ll" + "r" * (len(head) - 2)), ""]
+    if field.NAME in drawn:
+        out += [figure_md(drawn[field.NAME]), ""]
+    return out
+
+
 def few_reps_note(counts):
     if not counts or min(counts) >= FEW_REPS:
         return None
@@ -266,6 +319,7 @@ def render_report(run, figs):
     from .targets import targets_md  # targets.py reads this module's formatting
     out += targets_md(run)
     drawn = {j.fig.name: j for j in figs.jobs if j.ok}
+    out += field_md(run, drawn)
     for wl in man.workloads:
         out += [f"## {wl.name}: {wl.summary}" if wl.summary else f"## {wl.name}", ""]
         counts = view.counts(wl)

@@ -5,12 +5,10 @@
 extern const tkb_svc_ops tkb_svc_test_wakeup; /* peers/wakeup.c */
 
 #define TKB_TEST_PEER_ROWS                                                                         \
-    {"test-wakeup-1s",                                                                             \
-     "baseline",                                                                                   \
-     "the heap's executor and a thread of its own that wakes once a second (tests only)",          \
-     NULL,                                                                                         \
-     &tkb_svc_test_wakeup,                                                                         \
-     0,                                                                                            \
-     NULL,                                                                                         \
-     0,                                                                                            \
-     false},
+    {.name = "test-wakeup-1s",                                                                     \
+     .kind = "baseline",                                                                           \
+     .description =                                                                                \
+         "the heap's executor and a thread of its own that wakes once a second (tests only)",      \
+     .svc = &tkb_svc_test_wakeup,                                                                  \
+     .design = "heap",                                                                            \
+     .named_only = true},

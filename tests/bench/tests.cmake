@@ -52,11 +52,11 @@ set_tests_properties(bench_replay_exec bench_smoke bench_workload_descriptor ben
   bench_old_folder bench_engines bench_names_once bench_trace bench_replay_core bench_replay_cli
   bench_advise bench_idle_threads bench_contention_n PROPERTIES LABELS bench TIMEOUT 300)
 
-# The JVM peers, in a build that has them (bench/CMakeLists.txt: TKB_HAVE_JVM).
-if(TKB_HAVE_JVM)
-  add_test(NAME bench_jvm COMMAND bash ${TKB_T}/check-jvm.sh $<TARGET_FILE:tkbench> ${TKB_W}/jvm)
-  set_tests_properties(bench_jvm PROPERTIES LABELS bench TIMEOUT 300)
-endif()
+# The foreign peers (peers/child.c): every harness this build made, and children
+# that misbehave (fakes, so in every build).
+add_test(NAME bench_children
+  COMMAND bash ${TKB_T}/check-children.sh $<TARGET_FILE:tkbench> ${TKB_W}/children)
+set_tests_properties(bench_children PROPERTIES LABELS bench TIMEOUT 400)
 
 # tkbench installed and run away from the source tree (its data under
 # share/timerkit, found from its own location).

@@ -103,8 +103,13 @@ render)
   ((rc == 0)) || fail "render.py render exited $rc"
   cat "$work/stderr.txt"
   check_figs "$run/figures"
+  # the field (drawn by render only, from the manifest's headline workloads)
+  check_pdf "$run/figures/field.pdf"; check_png "$run/figures/field.png"; check_svg "$run/figures/field.svg"
   md="$run/report.md"
   [[ -s "$md" ]] || { fail "no report.md"; exit 1; }
+  need "$md" "## The field" "the field's section"
+  need "$md" "| heap | **heap** | 309.2 | 389.9 | 768.3 | 8.94M |" "the field's heap row"
+  need "$md" "](figures/field.png)" "the embedded field figure"
   need "$md" "| insert (ns) at N = | 1e3 | 1e4 | 1e5 | 1e6 |" "the W1 insert table"
   need "$md" "| cancel (ns) at N =" "the W1 cancel table"
   need "$md" "| p99 lateness (µs) |" "the W3 table"

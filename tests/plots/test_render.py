@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PLOTS = os.path.normpath(os.path.join(HERE, "..", "..", "plots"))
 RENDER = os.path.join(PLOTS, "render.py")
 FIXTURE = os.path.join(HERE, "fixture")
+FIELD_FIXTURE = os.path.join(HERE, "fixture-field")  # synthetic rows of the peers tkbench is gaining
 NOREP = os.path.join(HERE, "results-norep.csv")
 sys.path.insert(0, PLOTS)
 
@@ -94,6 +95,32 @@ def render_edited(name, edit):
     rc, out, err = run("render", d)
     report = read(os.path.join(d, "report.md")) if rc == 0 else ""
     return d, rc, out, err, report
+
+
+def field_fixture(name, edit=None):
+    """A copy of the fixture with the synthetic peers of fixture-field/ added (their manifest
+    entries, which have a `design`, and their rows); edit(manifest) may change the manifest."""
+    d = fresh(name)
+    path = os.path.join(d, "manifest.json")
+    m = json.loads(read(path))
+    m["peers"] += json.loads(read(os.path.join(FIELD_FIXTURE, "peers.json")))["peers"]
+    if edit:
+        edit(m)
+    write(path, json.dumps(m, indent=1))
+    rows = csv_rows(os.path.join(d, "results.csv"))
+    extra = [r for r in csv_rows(os.path.join(FIELD_FIXTURE, "results.csv"))
+             if r and not r[0].startswith("#")]
+    assert extra[0] == rows[0], "fixture-field/results.csv has the fixture's columns"
+    write_csv(os.path.join(d, "results.csv"), rows + extra[1:])
+    return d
+
+
+def field_table(report):
+    """The rows of the field's table in report.md, as lists of cells (the header first)."""
+    sec = report[report.index("## The field"):]
+    sec = sec[:sec.index("\n## ")]
+    lines = [ln for ln in sec.splitlines() if ln.startswith("| ")]
+    return [[c.strip() for c in ln.strip("|").split(" | ")] for ln in lines]
 
 
 def five_reps(path):
@@ -497,8 +524,8 @@ class BadInput(unittest.TestCase):
                  "'pie'; expected one of lines, panels, bars, percentiles, cdf")
 
         def slot(m):
-            m["peers"][0]["slot"] = 21
-        self.bad(self.edit_manifest("bad slot", slot), "peers[0] (heap) has slot 21")
+            m["peers"][0]["slot"] = 25
+        self.bad(self.edit_manifest("bad slot", slot), "peers[0] (heap) has slot 25; plots/style.gp has slots 1-24")
 
 
 # ---- targets (manifest.json `targets`, tkplot/targets.py) ----------------------------------------
@@ -721,7 +748,7 @@ class Render(unittest.TestCase):
         # sections in manifest order, each figure in its workload's section
         heads = [x for x in r if x.startswith("## ")]
         self.assertEqual([h.split(":")[0] for h in heads[1:]],
-                         ["## W1_core", "## W1_exec", "## W2_burst", "## W2_spread", "## W3_latency",
+                         ["## The field", "## W1_core", "## W1_exec", "## W2_burst", "## W2_spread", "## W3_latency",
                           "## W4_idle", "## W5_memory", "## W6_cancel_ratio", "## W6_delay_range",
                           "## W6_dist", "## W7_contention", "## floor"])
         w7 = self.report.index("## W7_contention")
@@ -729,7 +756,7 @@ class Render(unittest.TestCase):
 
     def test_every_caption_says_what_the_bars_are(self):
         caps = re.findall(r"^\*(.*)\* \(\[PDF\]", self.report, re.M)
-        self.assertEqual(len(caps), 22)
+        self.assertEqual(len(caps), 23)  # the manifest's 22 figures and the field
         for c in caps:
             self.assertTrue("95 % bootstrap confidence intervals of the median" in c
                             or "no error bars" in c, c)
@@ -787,6 +814,8 @@ class Render(unittest.TestCase):
         self.assertIn("## Not drawn", rep)
         self.assertIn("- `w7_contention`: no W7_contention/ops_per_s rows", rep)
         self.assertNotIn("- `w1_core_overview`", rep)  # panels of one peer are still drawn
+        self.assertIn("- `field`: no W1_exec/schedule_ns, W1_exec/cancel_ns", rep)
+        self.assertIn("No rows of the field's workloads in results.csv.", rep)
         self.assertTrue(os.path.isfile(os.path.join(d, "figures", "w1_core_schedule.png")))
         self.assertFalse(os.path.exists(os.path.join(d, "figures", "w7_contention.png")))
 
@@ -801,6 +830,131 @@ class Render(unittest.TestCase):
         self.assertNotIn("[", heap)
         self.assertIn("1 repetition: fewer than 5", rep)
         self.assertIn("Points are single measurements (1 repetition): no error bars.", rep)
+
+
+class PeerDesign(unittest.TestCase):
+    """A peer's design: its manifest entry's, else derived from its engine or name."""
+
+    def design(self, spec, kind="baseline", engine=None, given=None):
+        return load.peer_design(load.Peer(spec, spec, spec, kind, 1, spec, engine=engine), given)
+
+    def test_derived_for_manifests_without_design(self):
+        for spec, kind, engine, want in (
+                ("heap", "engine", "heap", "heap"),
+                ("heap@embedded", "engine", "heap", "heap"),
+                ("wheel:tick=1ms,slots=1024", "engine", "wheel", "hashed wheel"),
+                ("hwheel:tick=1us", "engine", None, "hierarchical wheel"),
+                ("libuv", "baseline", None, "heap"), ("libevent", "baseline", None, "heap"),
+                ("libev", "baseline", None, "heap"), ("asio", "baseline", None, "heap"),
+                ("go-timers", "baseline", None, "heap"), ("jdk-stpe-roc", "baseline", None, "heap"),
+                ("netty-100ms", "baseline", None, "hashed wheel"),
+                ("tokio", "baseline", None, "hierarchical wheel"),
+                ("naive-heap", "strawman", None, "heap"), ("sorted-list", "strawman", None, "list"),
+                ("floor", "floor", None, ""), ("frobtimer", "baseline", None, ""),
+                ("calendar", "engine", "calendar", "")):
+            self.assertEqual(self.design(spec, kind, engine), want, spec)
+
+    def test_the_manifest_wins_even_when_empty(self):
+        self.assertEqual(self.design("libuv", given="calendar queue"), "calendar queue")
+        self.assertEqual(self.design("libuv", given=""), "")
+        self.assertEqual(self.design("floor", "floor", given="heap"), "")
+
+
+@needs_gnuplot
+class Field(unittest.TestCase):
+    """The field (issue 27): the fixture with four synthetic peers (fixture-field/)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = field_fixture("field")
+        cls.rc, cls.out, cls.err = run("render", cls.dir)
+        cls.report = read(os.path.join(cls.dir, "report.md"))
+        cls.table = field_table(cls.report)
+
+    def test_rendered(self):
+        self.assertEqual(self.rc, 0, self.err)
+        self.assertNotIn("## Not drawn", self.report)
+
+    def test_rows_grouped_by_design_engines_bold_floor_left_out(self):
+        head, body = self.table[0], self.table[2:]
+        self.assertEqual(head[:3], ["design", "peer", "W1_exec N"])
+        self.assertEqual([(r[0], r[1]) for r in body], [
+            ("heap", "**heap**"), ("heap", "libuv"), ("heap", "naive-heap"), ("heap", "go-timers"),
+            ("heap", "libev"), ("heap", "asio"), ("hashed wheel", "**wheel-1ms-1024**"),
+            ("hierarchical wheel", "tokio")])
+
+    def test_missing_values_are_dashes(self):
+        head, body = self.table[0], {r[1].strip("*"): r for r in self.table[2:]}
+
+        def cell(peer, col):
+            return body[peer][head.index(col)]
+
+        self.assertEqual(cell("go-timers", "W5_memory bytes per timer (bytes)"), "–")
+        self.assertEqual(cell("tokio", "W4_idle wake-ups (count)"), "–")
+        self.assertEqual(cell("asio", "W2_burst burst rate (1/s)"), "–")
+        self.assertEqual(cell("naive-heap", "W1_exec insert (ns)"), "–")
+        self.assertEqual(cell("naive-heap", "W1_exec N"), "–")
+        # values: medians at the largest n, formatted as the workload tables do
+        self.assertEqual(cell("go-timers", "W1_exec N"), "1e5")
+        self.assertEqual(cell("go-timers", "W1_exec insert (ns)"), "180.0")
+        self.assertEqual(cell("heap", "W1_exec N"), "1e6")
+        heap = sorted(float(r[4]) for r in csv_rows(os.path.join(FIXTURE, "results.csv"))[1:]
+                      if r[:4] == ["heap", "W1_exec", "1000000", "schedule_ns"])
+        self.assertEqual(cell("heap", "W1_exec insert (ns)"), report_fmt(heap[1]))
+        self.assertEqual(cell("libev", "W2_burst burst rate (1/s)"), "6.90M")
+        self.assertEqual(cell("wheel-1ms-1024", "W4_idle wake-ups (count)"), "5005")
+        self.assertIn("W1_exec at each peer's largest N, W2_burst at N = 1e6", self.report)
+
+    def test_figure_produced_and_in_the_report(self):
+        for ext in ("pdf", "png", "svg"):
+            self.assertGreater(os.path.getsize(os.path.join(self.dir, "figures", f"field.{ext}")),
+                               5000)
+        self.assertIn("![The field: headline values by timer design](figures/field.png)",
+                      self.report)
+        src = os.path.join(self.dir, "figures", "src")
+        gp = read(os.path.join(src, "field.gp"))
+        self.assertIn("eval term_cmd(FMT, DOUBLE_W,", gp)
+        self.assertIn("lower is better", gp)
+        self.assertIn("higher is better", gp)
+        self.assertIn("PC[21]", gp)  # go-timers in its own slot
+        mem = read(os.path.join(src, "field.W5_memory.bytes_per_timer.dat"))
+        self.assertNotIn("go-timers", mem)
+        self.assertIn(" asio\n", mem)
+
+    def test_old_manifest_without_design_gives_the_same_field(self):
+        def strip(m):
+            for p in m["peers"]:
+                p.pop("design", None)
+        d = field_fixture("field old manifest", strip)
+        rc, _, err = run("render", d)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(field_table(read(os.path.join(d, "report.md"))), self.table)
+
+    def test_peers_of_no_known_design_come_last(self):
+        def unknown(m):
+            next(p for p in m["peers"] if p["id"] == "libuv")["design"] = ""
+        d = field_fixture("field unknown design", unknown)
+        rc, _, err = run("render", d)
+        self.assertEqual(rc, 0, err)
+        body = field_table(read(os.path.join(d, "report.md")))[2:]
+        self.assertEqual((body[-1][0], body[-1][1]), ("other", "libuv"))
+
+    def test_none_without_the_workloads(self):
+        # the fixture without the field's workloads: no section, no figure, nothing skipped
+        d = fresh("no field")
+        m = json.loads(read(os.path.join(d, "manifest.json")))
+        drop = {"W1_exec", "W2_burst", "W3_latency", "W4_idle", "W5_memory"}
+        m["workloads"] = [w for w in m["workloads"] if w["name"] not in drop]
+        m["figures"] = [f for f in m["figures"] if f["workload"] not in drop]
+        write(os.path.join(d, "manifest.json"), json.dumps(m))
+        rows = csv_rows(os.path.join(d, "results.csv"))
+        write_csv(os.path.join(d, "results.csv"), [r for r in rows if r[1] not in drop])
+        rc, _, err = run("render", d)
+        self.assertEqual(rc, 0, err)
+        rep = read(os.path.join(d, "report.md"))
+        self.assertNotIn("The field", rep)
+        self.assertNotIn("skipped field", err)
+        self.assertFalse(os.path.exists(os.path.join(d, "figures", "field.png")))
 
 
 class Drawing(unittest.TestCase):

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // tkbench's JVM harness: the JDK's ScheduledThreadPoolExecutor and Netty's
 // HashedWheelTimer run through tkbench's executor-level workloads, in a JVM of
-// their own (bench/peers/jvm.c starts one per peer and workload).
+// their own (bench/peers/child.c starts one per peer and workload through the
+// launcher tkbench-jvm; docs/child-protocol.md is the protocol).
 //
 //   java ... timerkit.bench.JvmHarness PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]
+//   java ... timerkit.bench.JvmHarness --describe
 //
 // PEER names a row of PEERS below; MEASUREMENT is one of the measurements
 // below (ops, burst, latency, memory): a workload's descriptor
-// (bench/workloads/*.c, its `jvm` field) names the one that runs it, so the
+// (bench/workloads/*.c, its `child` field) names the one that runs it, so the
 // workloads are named only there. For each N in turn the harness runs WARMUPS unreported
 // iterations, then REPS measured ones, and prints one line per value of a
 // measured iteration:
@@ -28,10 +30,18 @@ package timerkit.bench;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -504,6 +514,84 @@ public final class JvmHarness {
         sink.put("iteration_s", (System.nanoTime() - t0) / 1e9);
     }
 
+    // ---- idle: a started service left alone (bench/workloads/w4_idle.c) --------------
+
+    /** One thread's context switches (voluntary + nonvoluntary) and CPU time in ns. */
+    record ThreadUse(long ctxt, long cpuNs) {}
+
+    /** Every thread of this JVM but the calling one, by thread id, as
+     *  tkb_threads_read() reads tkbench's own (bench/harness/sysprobe.c): the
+     *  counts from /proc/self/task/TID/status, the CPU time from its schedstat. */
+    static Map<String, ThreadUse> readThreads() throws IOException {
+        String self = Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString();
+        Map<String, ThreadUse> use = new HashMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Paths.get("/proc/self/task"))) {
+            for (Path task : tasks) {
+                String tid = task.getFileName().toString();
+                if (tid.equals(self))
+                    continue;
+                try {
+                    long ctxt = 0;
+                    for (String line : Files.readAllLines(task.resolve("status")))
+                        if (line.startsWith("voluntary_ctxt_switches:")
+                            || line.startsWith("nonvoluntary_ctxt_switches:"))
+                            ctxt += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                    String sched = Files.readString(task.resolve("schedstat")).trim();
+                    use.put(tid, new ThreadUse(ctxt, Long.parseLong(sched.split(" ")[0])));
+                } catch (NoSuchFileException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return use;
+    }
+
+    /** W4_idle: the service's thread started (one task run and waited for),
+     *  its queue empty or, with `hour`, one timer an hour ahead, 200 ms to
+     *  settle, then a window of `seconds` in which this thread only sleeps:
+     *  the wake-ups and CPU of every other thread of the JVM over it (the
+     *  collector's, the compiler's and the VM's own threads count too: they
+     *  are what an idle Java service costs). */
+    void idle(boolean hour, Sink sink) throws InterruptedException, HarnessFailure, IOException {
+        Service s = maker.make();
+        AtomicLong ran = new AtomicLong();
+        s.schedule(new Task() {
+            @Override
+            public void run() {
+                ran.incrementAndGet();
+            }
+        }, 0);
+        long giveUp = System.nanoTime() + 10 * NS_PER_S;
+        while (ran.get() == 0 && System.nanoTime() < giveUp)
+            sleepNs(NS_PER_MS);
+        if (ran.get() == 0) {
+            s.close();
+            throw new HarnessFailure("idle: the warm-up task did not run within 10 s");
+        }
+        Object later = hour ? s.schedule(NOOP, 3600 * NS_PER_S) : null;
+        sleepNs(200 * NS_PER_MS);
+        long window = (long) (seconds * 1e9);
+        Map<String, ThreadUse> before = readThreads();
+        long cpu0 = processCpuNs();
+        sleepNs(window);
+        long cpu1 = processCpuNs();
+        Map<String, ThreadUse> after = readThreads();
+        if (later != null)
+            s.cancel(later);
+        s.close();
+        long ctxt = 0, cpu = 0;
+        for (Map.Entry<String, ThreadUse> e : after.entrySet()) {
+            ThreadUse was = before.getOrDefault(e.getKey(), new ThreadUse(0, 0));
+            ctxt += e.getValue().ctxt() - was.ctxt();
+            cpu += e.getValue().cpuNs() - was.cpuNs();
+        }
+        sink.put("idle_wakeups", ctxt);
+        sink.put("idle_cpu_ms", cpu / 1e6);
+        sink.put("idle_cpu_process_ms", (cpu1 - cpu0) / 1e6);
+        sink.put("idle_threads", after.size());
+        sink.put("iteration_s", window / 1e9);
+    }
+
     // ---- the run ----------------------------------------------------------------------
 
     static final class HarnessFailure extends Exception {
@@ -520,7 +608,7 @@ public final class JvmHarness {
      *  does not depend on it; it keeps the suite short), latency's over a
      *  tenth of the window. */
     void iteration(String measurement, int n, boolean warm, Sink sink)
-        throws InterruptedException, HarnessFailure {
+        throws InterruptedException, HarnessFailure, IOException {
         int tenth = warm ? Math.max(1000, n / 10) : n;
         switch (measurement) {
             case "ops":
@@ -535,12 +623,32 @@ public final class JvmHarness {
             case "memory":
                 memory(tenth, sink);
                 break;
+            case "idle-empty":
+            case "idle-hour":
+                idle(measurement.equals("idle-hour"), sink);
+                break;
             default:
                 throw new HarnessFailure("unknown measurement " + measurement);
         }
     }
 
+    /** `--describe` (docs/child-protocol.md): the JVM, its flags, Netty's version,
+     *  and the measurements this harness implements. */
+    static void describe() {
+        String netty = HashedWheelTimer.class.getPackage().getImplementationVersion();
+        System.out.printf("runtime %s %s (%s), flags %s, Netty %s%n",
+            System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
+            System.getProperty("java.vm.vendor"),
+            String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()),
+            netty != null ? netty : "(version not in its jar)");
+        System.out.println("measurements ops burst latency memory idle-empty idle-hour");
+        System.out.flush();
+        System.exit(System.out.checkError() ? 1 : 0);
+    }
+
     public static void main(String[] args) {
+        if (args.length == 1 && args[0].equals("--describe"))
+            describe();
         if (args.length != 7) {
             System.err.println("usage: JvmHarness PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]");
             System.exit(2);
@@ -559,7 +667,8 @@ public final class JvmHarness {
             JvmHarness hx = new JvmHarness(out, maker, count, seconds);
             for (String size : args[6].split(",")) {
                 int n = Integer.parseInt(size);
-                if (n <= 0 || reps <= 0 || warmups < 0 || count <= 0)
+                boolean idle = args[1].startsWith("idle-");
+                if ((n <= 0 && !(idle && n == 0)) || reps <= 0 || warmups < 0 || count <= 0)
                     throw new HarnessFailure("bad arguments");
                 for (int it = 0; it < warmups + reps; it++) {
                     boolean warm = it < warmups;
@@ -574,7 +683,7 @@ public final class JvmHarness {
             out.println("done");
             out.flush();
             System.exit(out.checkError() ? 1 : 0);
-        } catch (HarnessFailure | NumberFormatException | InterruptedException e) {
+        } catch (HarnessFailure | NumberFormatException | InterruptedException | IOException e) {
             System.err.println("tkbench-jvm: " + args[0] + " " + args[1] + ": " + e.getMessage());
             System.exit(1);
         } catch (OutOfMemoryError e) {
