@@ -1,8 +1,8 @@
 # tkbench's Tokio peer (`tokio`): the harness of bench/peers/tokio/, a Rust
 # program built with Debian's cargo and rustc, offline, from Debian's crate
 # registry (librust-tokio-dev and the few crates it needs, in
-# /usr/share/cargo/registry). Included by bench/CMakeLists.txt; the
-# foreign-peer child protocol (tkb_child_harness()) runs it.
+# /usr/share/cargo/registry). Included by bench/CMakeLists.txt with every
+# runtime's rule; tkbench runs it as a child (docs/child-protocol.md).
 #
 # Toolchain: /usr/bin's cargo and rustc first (Debian's, what a fresh CI
 # machine has from apt), else whatever cargo and rustc are on the PATH (a
@@ -14,19 +14,6 @@
 # that cargo's Cargo.lock and target/ stay out of the source tree; its
 # CARGO_HOME (tokio/cargo-home/) holds only a config that points crates.io at
 # the registry folder. Nothing is downloaded.
-
-# TEMPORARY, until the lead's tkb_child_harness() (bench/CMakeLists.txt) is on
-# main: only the build dependency and the "built WITHOUT" line.
-if(NOT COMMAND tkb_child_harness)
-  function(tkb_child_harness name)
-    cmake_parse_arguments(TCH "" "PROGRAM;TARGET;MISSING" "" ${ARGN})
-    if(TCH_MISSING)
-      message(STATUS "tkbench: built WITHOUT the ${name} peer (${TCH_MISSING})")
-    elseif(TCH_TARGET AND TARGET tkbench)
-      add_dependencies(tkbench ${TCH_TARGET})
-    endif()
-  endfunction()
-endif()
 
 set(TKB_TOKIO_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(TKB_CARGO_REGISTRY /usr/share/cargo/registry CACHE PATH
