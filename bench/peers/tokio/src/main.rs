@@ -144,7 +144,7 @@ fn parse_args(a: &[String]) -> Args {
     let warmups = int("WARMUPS", &a[3], 0);
     let count = int("COUNT", &a[4], 1);
     let seconds = match a[5].parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v <= 86400.0 => v,
+        Ok(v) if (0.0..=86400.0).contains(&v) => v,
         _ => usage_error(&format!("SECONDS must be a decimal in [0, 86400], not '{}'", a[5])),
     };
     let windowed = measurement == Measurement::Latency || measurement.is_idle();

@@ -14,6 +14,8 @@ fn clock_ns(id: libc::clockid_t) -> Option<i64> {
     // SAFETY: ts is a valid, writable timespec.
     let rc = unsafe { libc::clock_gettime(id, &mut ts) };
     if rc == 0 {
+        // time_t and long are 32 bits on some targets: the casts stay
+        #[allow(clippy::unnecessary_cast)]
         Some(ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64)
     } else {
         None
