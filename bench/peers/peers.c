@@ -173,6 +173,19 @@ static const baseline baselines[] = {
      .child = "jvm",
      .design = "hashed wheel",
      .slot = 20},
+    {.name = "go-timers",
+     .kind = "baseline",
+     .description = "Go runtime timers: time.AfterFunc / Timer.Stop (Debian golang-go)",
+     .child = "go",
+     .design = "heap",
+     .slot = 21},
+    {.name = "tokio",
+     .kind = "baseline",
+     .description = "Tokio 1.x time driver, 1 worker thread: a spawned task per timer awaiting "
+                    "sleep_until, cancel by JoinHandle::abort() (in a Rust process)",
+     .child = "tokio",
+     .design = "hierarchical wheel",
+     .slot = 22},
     TKB_TEST_PEER_ROWS /* the test build's peers, after every real one */
 };
 

@@ -192,7 +192,7 @@ const tkb_workload tkb_wl_w4_idle = {
     .plan =
         {
             [TKB_SMOKE] = {.reps = 1, .seconds = 0.3},
-            [TKB_QUICK] = {.reps = 1, .seconds = 2.5},
+            [TKB_QUICK] = {.reps = 1, .seconds = 1},
             [TKB_FULL] = {.reps = 3, .seconds = 5},
         },
     .cases = w4_idle_cases,

@@ -1,0 +1,3 @@
+module timerkit/bench/go
+
+go 1.19
