@@ -315,6 +315,8 @@ typedef struct tkb_metric {
                             figure of the workload's `figures` lists it */
     double pct;          /* a lateness percentile: which (50, 99.9); 0: not one */
     tkb_headline head;
+    int field; /* its place among the field's headline values (report.md's "The field",
+                  the figure `field`), from 1; 0: not one of them */
 } tkb_metric;
 
 /* Another workload's metric drawn as a reference (the floor's). */
@@ -394,7 +396,7 @@ struct tkb_workload {
      * 2, 4, ... up to twice the cores) unless --n gives them: writes at most
      * cap sizes, returns how many. */
     size_t (*machine_sizes)(size_t *sizes, size_t cap);
-    tkb_diff diff;   /* optional: a table of differences to another workload */
+    tkb_diff diff;     /* optional: a table of differences to another workload */
     const char *child; /* the foreign peers' measurement of this workload
                           (docs/child-protocol.md: "ops", "burst", "latency", "memory",
                           "idle"; with variants, "<child>-<variant>"), or NULL: the

@@ -65,6 +65,7 @@ static json_t *metric_json(const tkb_metric *m) {
     json_object_set_new(o, "better", json_string(better_name(m->better)));
     json_object_set_new(o, "label", json_string(m->label));
     json_object_set_new(o, "pct", m->pct > 0 ? json_real(m->pct) : json_null());
+    json_object_set_new(o, "field", json_integer(m->field));
     if (m->head.block != 0) {
         json_t *h = json_object();
         json_object_set_new(h, "block", json_integer(m->head.block));

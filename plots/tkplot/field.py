@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: MIT
-"""The field (issue 27): every peer's headline values side by side, grouped by timer design.
+"""The field: every peer's headline values side by side, grouped by timer design.
 
 report.md's section "The field" holds a table of them (report.py, field_md) and the figure `field`
 drawn here: small multiples, a panel per headline value, a dot per peer.
 
-The headline values are the one list of metrics the renderer holds itself (FIELD): which rows,
-units, labels and directions they have still comes from the manifest, and a workload or metric the
-manifest does not declare is left out of the field. A workload with variants (W4_idle: empty, hour)
-gives a column per variant. Each value is the median of the repetitions at the peer's largest n, as
+The headline values are the metrics whose descriptor gives them a place in the field (the
+manifest's `field`, from 1, in that order), with their rows, units, labels and directions; an old
+manifest without it has no field. A workload with variants (the idle one: empty, hour) gives a
+column per variant. Each value is the median of the repetitions at the peer's largest n, as
 the workload tables have it. Peers are grouped by their `design` (load.peer_design); the floor is
 left out, and so is a peer without any of the values.
 """
@@ -19,10 +19,6 @@ from .figures import KEY_PT, SIZES, fmt_n, gpq, num, sentences, text_pt
 
 NAME = "field"
 TITLE = "The field: headline values by timer design"
-FIELD = (("W1_exec", "schedule_ns"), ("W1_exec", "cancel_ns"), ("W1_exec", "churn_ns"),
-         ("W2_burst", "burst_fire_rate_per_s"), ("W3_latency", "late_p50_us"),
-         ("W3_latency", "late_p99_us"), ("W4_idle", "idle_wakeups"),
-         ("W5_memory", "bytes_per_timer"))
 # Groups in this order; any other design after them, then "list", then peers of no known design
 DESIGN_ORDER = ("heap", "hashed wheel", "hierarchical wheel")
 DESIGN_LAST = ("list", "")
@@ -37,7 +33,7 @@ class Column:
     m: load.Metric
 
     def name(self):
-        """A head without its unit: "W1_exec insert", "W4_idle wake-ups, empty"."""
+        """A head without its unit: the workload and the metric's label, then the variant."""
         return f"{self.wl.name} {self.m.label}" + (f", {self.variant}" if self.variant else "")
 
     def head(self):
@@ -70,12 +66,11 @@ class Field:
         by = {}  # (row workload, metric) -> {peer id: {n: cell}}
         for (pid, rw, n, m), cell in run.cells.items():
             by.setdefault((rw, m), {}).setdefault(pid, {})[n] = cell
+        field = sorted((m.field, k, wl, m) for k, wl in enumerate(man.workloads)
+                       for m in wl.metrics if m.field > 0)
         declared = []
-        for wname, mname in FIELD:
-            wl = man.workload(wname)
-            m = wl.metric(mname) if wl is not None else None
-            if m is not None:
-                declared += [Column(wl, rw, lab, m) for rw, lab in wl.rows]
+        for _, _, wl, m in field:
+            declared += [Column(wl, rw, lab, m) for rw, lab in wl.rows]
         self.declared = declared
         self.columns = [c for c in declared if by.get((c.rw, c.m.name))]
         rows = []
@@ -112,7 +107,7 @@ class Field:
         return {r.ns[wname] for r in self.rows if wname in r.ns}
 
     def at_text(self):
-        """Which n each workload's values are at: "W1_exec at N = 1e6, ..."; a workload whose
+        """Which n each workload's values are at: "<workload> at N = 1e6, ..."; a workload whose
         peers ran different largest n is "at each peer's largest N"."""
         parts = []
         for w in self.workloads():

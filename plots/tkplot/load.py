@@ -68,6 +68,7 @@ class Metric:
     better: str
     label: str
     pct: float = None
+    field: int = 0  # its place among the field's headline values (field.py), from 1; 0: none
 
 
 @dataclass
@@ -291,7 +292,7 @@ def read_manifest(folder):
             if better not in DIRECTIONS:
                 mj._fail(f"has better '{better}'; expected one of {', '.join(DIRECTIONS)}")
             metrics.append(Metric(mname, units[uname], better, mj.get("label", str, mname),
-                                  mj.get("pct", float, None)))
+                                  mj.get("pct", float, None), mj.get("field", int, 0)))
         rows = []
         for k, r in j.items("rows", "rows", None):
             rj = _Json(path, f"workloads[{i}] ({name}).rows[{k}]", r)
