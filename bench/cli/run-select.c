@@ -282,7 +282,7 @@ static void select_cases(tkb_run_plan *pl) {
             if (p->waiting_only && !s->wl->waiting)
                 continue;
             pl->ncases += p->child ? tkb_child_cases(s->wl, &s->plan, p, at, cap)
-                                 : s->wl->cases(s->wl, &s->plan, p, at, cap);
+                                   : s->wl->cases(s->wl, &s->plan, p, at, cap);
         }
     for (size_t j = 0; j < pl->npeers; j++)
         if (pl->peers[j].missing)

@@ -70,14 +70,14 @@ extern char **environ;
 /* A declared harness, and what tkbench learnt of it (main thread: the CLI
  * and the case bodies run there). */
 typedef struct harness {
-    const char *name;  /* "jvm", "go", "tokio" */
-    const char *built; /* the build tree's program, or "" */
+    const char *name;      /* "jvm", "go", "tokio" */
+    const char *built;     /* the build tree's program, or "" */
     const char *not_built; /* why the build has none, or NULL */
     bool probed;
     char program[PATH_MAX + 64];
     char why[2 * PATH_MAX + 400]; /* empty: it can run */
-    char runtime[400];  /* its --describe's `runtime` line */
-    char measures[256]; /* " ops burst ... ": its measurements, space-delimited */
+    char runtime[400];            /* its --describe's `runtime` line */
+    char measures[256];           /* " ops burst ... ": its measurements, space-delimited */
 } harness;
 
 #define HARNESS_ROW(name, built, not_built) {name, built, not_built, false, "", "", "", ""},
@@ -93,7 +93,7 @@ typedef struct tkb_child_run {
     char sizes[256]; /* the n values of its cases, comma-separated */
     bool ran;
     char err[sizeof(((harness *)0)->why) + 64]; /* empty: the output is good */
-    char *out;     /* its standard output, NUL-terminated */
+    char *out;                                  /* its standard output, NUL-terminated */
     size_t len;
 } tkb_child_run;
 
@@ -107,8 +107,8 @@ static long silence_limit(void) {
 /* Starts program with argv, its stdout into *out_fd, its stderr tkbench's
  * (or with merge_err, into *out_fd too). Returns its pid, or -1 with the
  * reason in why. */
-static pid_t spawn_child(const char *program, const char *const *argv, bool merge_err,
-                         int *out_fd, char *why, size_t why_len) {
+static pid_t spawn_child(const char *program, const char *const *argv, bool merge_err, int *out_fd,
+                         char *why, size_t why_len) {
     int fd[2];
     if (pipe2(fd, O_CLOEXEC) != 0) {
         snprintf(why, why_len, "pipe: %s", strerror(errno));
@@ -291,13 +291,12 @@ static void probe(harness *h) {
         /* its first line, if it said anything: why it could not */
         size_t len = e.out != NULL ? strcspn(e.out, "\n") : 0;
         if (len > 0 && !e.hung)
-            snprintf(h->why, sizeof h->why, "the %s harness %s --describe failed: %.*s",
-                     h->name, h->program, (int)(len < 300 ? len : 300), e.out);
+            snprintf(h->why, sizeof h->why, "the %s harness %s --describe failed: %.*s", h->name,
+                     h->program, (int)(len < 300 ? len : 300), e.out);
         else
-            snprintf(h->why, sizeof h->why, "the %s harness %s --describe %s", h->name,
-                     h->program, why);
-    }
-    else if (!read_describe(h, e.out))
+            snprintf(h->why, sizeof h->why, "the %s harness %s --describe %s", h->name, h->program,
+                     why);
+    } else if (!read_describe(h, e.out))
         snprintf(h->why, sizeof h->why,
                  "the %s harness %s --describe printed no `runtime` and `measurements` lines",
                  h->name, h->program);
@@ -321,8 +320,7 @@ void tkb_child_each(void (*fn)(const char *name, const char *program, const char
 }
 
 /* ---- a child's output ------------------------------------------------------------ */
-__attribute__((format(printf, 2, 3))) static void run_fail(tkb_child_run *r, const char *fmt,
-                                                           ...) {
+__attribute__((format(printf, 2, 3))) static void run_fail(tkb_child_run *r, const char *fmt, ...) {
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
@@ -398,8 +396,8 @@ static void run_child(const tkb_case *c) {
     snprintf(warm, sizeof warm, "%d", c->plan->sizes[0] != 0 ? TKB_CHILD_WARMUPS : 0);
     snprintf(cnt, sizeof cnt, "%zu", c->plan->count > 0 ? c->plan->count : 1);
     snprintf(secs, sizeof secs, "%.17g", c->plan->seconds);
-    const char *argv[] = {r->h->program, c->peer->spec, r->measurement, reps, warm, cnt,
-                          secs, r->sizes, NULL};
+    const char *argv[] = {r->h->program, c->peer->spec, r->measurement, reps, warm,
+                          cnt,           secs,          r->sizes,       NULL};
     char err[256];
     int fd;
     pid_t pid = spawn_child(r->h->program, argv, false, &fd, err, sizeof err);

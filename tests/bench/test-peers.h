@@ -10,5 +10,5 @@ extern const tkb_svc_ops tkb_svc_test_wakeup; /* peers/wakeup.c */
      .description =                                                                                \
          "the heap's executor and a thread of its own that wakes once a second (tests only)",      \
      .svc = &tkb_svc_test_wakeup,                                                                  \
-     .design = "heap",                                                                            \
+     .design = "heap",                                                                             \
      .named_only = true},
