@@ -55,10 +55,12 @@ struct tkb_handoff {
     const tkb_handoff_hooks *hooks;
     pthread_t thread;
     int64_t slack; /* the loop thread's timer slack (tkb_svc_opts) */
-    /* Owned by no thread: the producers (user threads: push, sync) and the
-     * loop thread (drain: the swap, then the count) each take it for a few
-     * stores, never across a library call or a timer's callback. Guards
-     * ops, nops, capops, submitted and processed. */
+    /* Owned by the peer's service, which embeds this struct, inits it in
+     * create() and destroys it in destroy() after the join. Taken by the
+     * user threads (push, sync) and by the loop thread (drain: the swap,
+     * then the count), each for a few stores, never across a library call
+     * or a timer's callback. Guards ops, nops, capops, submitted and
+     * processed. */
     pthread_mutex_t mu;
     pthread_cond_t cv;   /* with mu: processed moved (sync() waits on it) */
     tkb_handoff_op *ops; /* the requests not yet taken, in order */
