@@ -21,7 +21,7 @@
  * Executor level: a loop thread of ours runs ev_run(); libev's loops are not
  * thread-safe, so user threads hand start/stop requests over through a
  * mutex-protected queue and ev_async_send() (libev's documented way in from
- * other threads), exactly as libuv's peer does with uv_async_send(). libev's
+ * other threads), the queue and thread libuv's peer uses too (handoff.h). libev's
  * timers are relative to mn_now, the time the loop last woke: the loop thread
  * reads the clock, then ev_now_update(), once per batch, and starts each
  * timer with the delay left until its deadline from that reading, so no timer
@@ -29,11 +29,11 @@
  * the loop woke). */
 #define _GNU_SOURCE
 #include <ev.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "handoff.h"
 #include "tkbench.h"
 
 /* ---- core ------------------------------------------------------------------ */
@@ -147,7 +147,7 @@ const tkb_core_peer_ops tkb_core_libev = {
     .expire_all = core_expire_all,
 };
 
-/* ---- service: a loop thread fed through a hand-off queue ------------------- */
+/* ---- service: a loop thread fed through a hand-off queue (handoff.h) ------- */
 typedef struct evglue {
     ev_timer w;
     tkb_fire *f;
@@ -156,32 +156,17 @@ typedef struct evglue {
 } evglue;
 
 /* A fire-and-forget timer: the loop thread keeps them in a list, to free
- * those still pending when the service is destroyed. */
+ * those still pending when the service is destroyed (libuv's peer has
+ * uv_walk() for that; libev has no way to list a loop's watchers). */
 typedef struct evowned {
     evglue g; /* first: the timer's callback reaches it from the watcher */
     struct evowned *prev, *next;
 } evowned;
 
-enum { OP_START, OP_STOP, OP_QUIT };
-
-typedef struct evop {
-    int kind;
-    evglue *g;
-    int64_t deadline_ns;
-} evop;
-
 typedef struct evsvc {
+    tkb_handoff ho; /* first: the hooks reach the service from it */
     struct ev_loop *loop;
     ev_async async;
-    pthread_t thread;
-    int64_t slack;
-    pthread_mutex_t mu; /* guards ops, submitted, processed */
-    pthread_cond_t cv;
-    evop *ops;
-    size_t nops, capops;
-    uint64_t submitted, processed;
-    evop *work; /* loop thread only */
-    size_t capwork;
     evowned *owned; /* loop thread only */
 } evsvc;
 
@@ -213,25 +198,15 @@ static void svc_fire(struct ev_loop *loop, ev_timer *w, int revents) {
     }
 }
 
-static void svc_async(struct ev_loop *loop, ev_async *a, int revents) {
-    (void)revents;
-    evsvc *s = a->data;
-    pthread_mutex_lock(&s->mu);
-    evop *batch = s->ops;
-    size_t n = s->nops;
-    s->ops = s->work;
-    size_t cap = s->capops;
-    s->capops = s->capwork;
-    s->nops = 0;
-    s->work = batch;
-    s->capwork = cap;
-    pthread_mutex_unlock(&s->mu);
+static void svc_apply(tkb_handoff *ho, const tkb_handoff_op *ops, size_t n) {
+    evsvc *s = (evsvc *)(void *)ho;
+    struct ev_loop *loop = s->loop;
     int64_t now_ns = 0;
     int quit = 0;
     for (size_t i = 0; i < n; i++) {
-        evglue *g = batch[i].g;
-        switch (batch[i].kind) {
-        case OP_START: {
+        evglue *g = ops[i].timer;
+        switch (ops[i].kind) {
+        case TKB_HO_START: {
             if (!g->inited) {
                 ev_init(&g->w, svc_fire);
                 g->inited = 1;
@@ -244,16 +219,16 @@ static void svc_async(struct ev_loop *loop, ev_async *a, int revents) {
                 now_ns = tkb_now_ns();
                 ev_now_update(loop);
             }
-            int64_t d = batch[i].deadline_ns - now_ns;
+            int64_t d = ops[i].deadline_ns - now_ns;
             ev_timer_set(&g->w, d <= 0 ? 0. : (ev_tstamp)d * 1e-9, 0.);
             ev_timer_start(loop, &g->w);
             break;
         }
-        case OP_STOP:
+        case TKB_HO_STOP:
             if (g->inited)
                 ev_timer_stop(loop, &g->w);
             break;
-        case OP_QUIT:
+        case TKB_HO_QUIT:
             quit = 1;
             break;
         }
@@ -268,56 +243,47 @@ static void svc_async(struct ev_loop *loop, ev_async *a, int revents) {
         ev_async_stop(loop, &s->async);
         ev_break(loop, EVBREAK_ALL);
     }
-    pthread_mutex_lock(&s->mu);
-    s->processed += n;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
 }
 
-static void *svc_main(void *arg) {
-    evsvc *s = arg;
-    tkb_set_timer_slack(s->slack);
-    ev_run(s->loop, 0);
-    return NULL;
+static void svc_async(struct ev_loop *loop, ev_async *a, int revents) {
+    (void)loop;
+    (void)revents;
+    tkb_handoff_drain(a->data);
 }
 
-static void svc_push(evsvc *s, int kind, evglue *g, int64_t deadline_ns) {
-    pthread_mutex_lock(&s->mu);
-    if (s->nops == s->capops) {
-        size_t nc = s->capops ? s->capops * 2 : 1024;
-        evop *no = realloc(s->ops, nc * sizeof *no);
-        if (no == NULL)
-            abort(); /* benchmark harness: out of memory ends the run */
-        s->ops = no;
-        s->capops = nc;
-    }
-    s->ops[s->nops++] = (evop){kind, g, deadline_ns};
-    s->submitted++;
-    pthread_mutex_unlock(&s->mu);
+static void svc_wake(tkb_handoff *ho) {
+    evsvc *s = (evsvc *)(void *)ho;
     ev_async_send(s->loop, &s->async);
 }
+
+static void svc_run(tkb_handoff *ho) {
+    ev_run(((evsvc *)(void *)ho)->loop, 0);
+}
+
+static const tkb_handoff_hooks svc_hooks = {.wake = svc_wake, .run = svc_run, .apply = svc_apply};
 
 static int svc_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
     (void)p;
     evsvc *s = calloc(1, sizeof *s);
     if (s == NULL)
         return -1;
-    s->slack = o->timer_slack_ns;
     if ((s->loop = ev_loop_new(EVFLAG_AUTO)) == NULL) {
         free(s);
         return -1;
     }
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
+    if (tkb_handoff_init(&s->ho, &svc_hooks, o->timer_slack_ns) != 0) {
+        ev_loop_destroy(s->loop);
+        free(s);
+        return -1;
+    }
     ev_set_userdata(s->loop, s);
     ev_async_init(&s->async, svc_async);
-    s->async.data = s;
+    s->async.data = &s->ho;
     ev_async_start(s->loop, &s->async);
-    if (pthread_create(&s->thread, NULL, svc_main, s) != 0) {
+    if (tkb_handoff_start(&s->ho) != 0) {
         ev_async_stop(s->loop, &s->async);
         ev_loop_destroy(s->loop);
-        pthread_mutex_destroy(&s->mu);
-        pthread_cond_destroy(&s->cv);
+        tkb_handoff_fini(&s->ho);
         free(s);
         return -1;
     }
@@ -327,13 +293,9 @@ static int svc_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
 
 static void svc_destroy(void *self) {
     evsvc *s = self;
-    svc_push(s, OP_QUIT, NULL, 0);
-    pthread_join(s->thread, NULL);
+    tkb_handoff_stop(&s->ho);
     ev_loop_destroy(s->loop);
-    pthread_mutex_destroy(&s->mu);
-    pthread_cond_destroy(&s->cv);
-    free(s->ops);
-    free(s->work);
+    tkb_handoff_fini(&s->ho);
     free(s);
 }
 
@@ -349,25 +311,19 @@ static int svc_schedule(void *self, void *timer, tkb_fire *f, int64_t delay_ns) 
         g->owned = 1;
     }
     g->f = f;
-    svc_push(s, OP_START, g, deadline);
+    tkb_handoff_push(&s->ho, TKB_HO_START, g, deadline);
     return 0;
 }
 
 static int svc_cancel(void *self, void *timer) {
-    svc_push(self, OP_STOP, timer, 0);
+    tkb_handoff_push(&((evsvc *)self)->ho, TKB_HO_STOP, timer, 0);
     return 0;
 }
 
-/* Waits until the loop thread has applied everything submitted so far. One
- * round: a stopped ev_timer is no longer referenced by the loop (libev has
- * no close callbacks), and a stop clears a pending callback. */
+/* One round: a stopped ev_timer is no longer referenced by the loop (libev
+ * has no close callbacks), and a stop clears a pending callback. */
 static void svc_sync(void *self) {
-    evsvc *s = self;
-    pthread_mutex_lock(&s->mu);
-    uint64_t target = s->submitted;
-    while (s->processed < target)
-        pthread_cond_wait(&s->cv, &s->mu);
-    pthread_mutex_unlock(&s->mu);
+    tkb_handoff_sync(&((evsvc *)self)->ho, 1);
 }
 
 const tkb_svc_ops tkb_svc_libev = {

@@ -10,13 +10,14 @@
  *
  * Executor level: a loop thread of ours runs uv_run(); since libuv's timer
  * calls are not thread-safe, user threads hand start/stop requests over through
- * a mutex-protected queue and uv_async_send(), the way libuv programs do it. */
+ * a mutex-protected queue and uv_async_send(), the way libuv programs do it
+ * (the queue and the thread: handoff.h, shared with libev's peer). */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 
+#include "handoff.h"
 #include "tkbench.h"
 
 /* ---- core ------------------------------------------------------------------ */
@@ -115,7 +116,7 @@ const tkb_core_peer_ops tkb_core_libuv = {
     .expire_all = core_expire_all,
 };
 
-/* ---- service: a loop thread fed through a hand-off queue ------------------- */
+/* ---- service: a loop thread fed through a hand-off queue (handoff.h) ------- */
 typedef struct uvglue {
     uv_timer_t h;
     tkb_fire *f;
@@ -123,26 +124,10 @@ typedef struct uvglue {
     int owned;  /* allocated by us (fire-and-forget): freed when it fires */
 } uvglue;
 
-enum { OP_START, OP_STOP, OP_CLOSE, OP_QUIT, OP_NOP };
-
-typedef struct uvop {
-    int kind;
-    uvglue *g;
-    int64_t deadline_ns;
-} uvop;
-
 typedef struct uvsvc {
+    tkb_handoff ho; /* first: the hooks reach the service from it */
     uv_loop_t loop;
     uv_async_t async;
-    pthread_t thread;
-    int64_t slack;
-    pthread_mutex_t mu; /* guards ops, submitted, processed */
-    pthread_cond_t cv;
-    uvop *ops;
-    size_t nops, capops;
-    uint64_t submitted, processed;
-    uvop *work; /* loop thread only */
-    size_t capwork;
 } uvsvc;
 
 static void svc_fire(uv_timer_t *h) {
@@ -152,6 +137,8 @@ static void svc_fire(uv_timer_t *h) {
         uv_close((uv_handle_t *)h, (uv_close_cb)free);
 }
 
+/* On QUIT: every handle closed, the fire-and-forget timers freed by their
+ * close callbacks; the loop then has nothing left and uv_run() returns. */
 static void close_all(uv_handle_t *h, void *arg) {
     uvsvc *s = arg;
     if (uv_is_closing(h))
@@ -164,97 +151,77 @@ static void close_all(uv_handle_t *h, void *arg) {
     uv_close(h, g->owned ? (uv_close_cb)free : NULL);
 }
 
-static void svc_async(uv_async_t *a) {
-    uvsvc *s = a->data;
-    pthread_mutex_lock(&s->mu);
-    uvop *batch = s->ops;
-    size_t n = s->nops;
-    s->ops = s->work;
-    size_t cap = s->capops;
-    s->capops = s->capwork;
-    s->nops = 0;
-    s->work = batch;
-    s->capwork = cap;
-    pthread_mutex_unlock(&s->mu);
+static void svc_apply(tkb_handoff *ho, const tkb_handoff_op *ops, size_t n) {
+    uvsvc *s = (uvsvc *)(void *)ho;
     uint64_t now_ns = 0;
     int quit = 0;
     for (size_t i = 0; i < n; i++) {
-        uvglue *g = batch[i].g;
-        switch (batch[i].kind) {
-        case OP_START: {
+        uvglue *g = ops[i].timer;
+        switch (ops[i].kind) {
+        case TKB_HO_START: {
             if (!g->inited) {
                 uv_timer_init(&s->loop, &g->h);
                 g->inited = 1;
             }
             if (now_ns == 0)
                 now_ns = (int64_t)uv_hrtime();
-            int64_t d = batch[i].deadline_ns - (int64_t)now_ns;
+            int64_t d = ops[i].deadline_ns - (int64_t)now_ns;
             uv_timer_start(&g->h, svc_fire, d <= 0 ? 0 : (uint64_t)((d + 999999) / 1000000), 0);
             break;
         }
-        case OP_STOP:
+        case TKB_HO_STOP:
             if (g->inited)
                 uv_timer_stop(&g->h);
             break;
-        case OP_CLOSE:
+        case TKB_HO_CLOSE:
             if (g->inited) {
                 uv_close((uv_handle_t *)&g->h, NULL);
                 g->inited = 0;
             }
             break;
-        case OP_QUIT:
+        case TKB_HO_QUIT:
             quit = 1;
             break;
         }
     }
     if (quit)
         uv_walk(&s->loop, close_all, s);
-    pthread_mutex_lock(&s->mu);
-    s->processed += n;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
 }
 
-static void *svc_main(void *arg) {
-    uvsvc *s = arg;
-    tkb_set_timer_slack(s->slack);
-    uv_run(&s->loop, UV_RUN_DEFAULT);
-    return NULL;
+static void svc_async(uv_async_t *a) {
+    tkb_handoff_drain(a->data);
 }
 
-static void svc_push(uvsvc *s, int kind, uvglue *g, int64_t deadline_ns) {
-    pthread_mutex_lock(&s->mu);
-    if (s->nops == s->capops) {
-        size_t nc = s->capops ? s->capops * 2 : 1024;
-        uvop *no = realloc(s->ops, nc * sizeof *no);
-        if (no == NULL)
-            abort(); /* benchmark harness: out of memory ends the run */
-        s->ops = no;
-        s->capops = nc;
-    }
-    s->ops[s->nops++] = (uvop){kind, g, deadline_ns};
-    s->submitted++;
-    pthread_mutex_unlock(&s->mu);
-    uv_async_send(&s->async);
+static void svc_wake(tkb_handoff *ho) {
+    uv_async_send(&((uvsvc *)(void *)ho)->async);
 }
+
+static void svc_run(tkb_handoff *ho) {
+    uv_run(&((uvsvc *)(void *)ho)->loop, UV_RUN_DEFAULT);
+}
+
+static const tkb_handoff_hooks svc_hooks = {.wake = svc_wake, .run = svc_run, .apply = svc_apply};
 
 static int svc_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
     (void)p;
     uvsvc *s = calloc(1, sizeof *s);
     if (s == NULL)
         return -1;
-    s->slack = o->timer_slack_ns;
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
-    if (uv_loop_init(&s->loop) != 0 || uv_async_init(&s->loop, &s->async, svc_async) != 0) {
+    if (tkb_handoff_init(&s->ho, &svc_hooks, o->timer_slack_ns) != 0) {
         free(s);
         return -1;
     }
-    s->async.data = s;
-    if (pthread_create(&s->thread, NULL, svc_main, s) != 0) {
+    if (uv_loop_init(&s->loop) != 0 || uv_async_init(&s->loop, &s->async, svc_async) != 0) {
+        tkb_handoff_fini(&s->ho);
+        free(s);
+        return -1;
+    }
+    s->async.data = &s->ho;
+    if (tkb_handoff_start(&s->ho) != 0) {
         uv_close((uv_handle_t *)&s->async, NULL);
         uv_run(&s->loop, UV_RUN_DEFAULT);
         uv_loop_close(&s->loop);
+        tkb_handoff_fini(&s->ho);
         free(s);
         return -1;
     }
@@ -264,13 +231,9 @@ static int svc_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
 
 static void svc_destroy(void *self) {
     uvsvc *s = self;
-    svc_push(s, OP_QUIT, NULL, 0);
-    pthread_join(s->thread, NULL);
+    tkb_handoff_stop(&s->ho);
     uv_loop_close(&s->loop);
-    pthread_mutex_destroy(&s->mu);
-    pthread_cond_destroy(&s->cv);
-    free(s->ops);
-    free(s->work);
+    tkb_handoff_fini(&s->ho);
     free(s);
 }
 
@@ -285,33 +248,23 @@ static int svc_schedule(void *self, void *timer, tkb_fire *f, int64_t delay_ns) 
         g->owned = 1;
     }
     g->f = f;
-    svc_push(s, OP_START, g, deadline);
+    tkb_handoff_push(&s->ho, TKB_HO_START, g, deadline);
     return 0;
 }
 
 static int svc_cancel(void *self, void *timer) {
-    svc_push(self, OP_STOP, timer, 0);
+    tkb_handoff_push(&((uvsvc *)self)->ho, TKB_HO_STOP, timer, 0);
     return 0;
 }
 
 static void svc_release(void *self, void *timer) {
-    svc_push(self, OP_CLOSE, timer, 0);
-}
-
-static void svc_wait_processed(uvsvc *s) {
-    pthread_mutex_lock(&s->mu);
-    uint64_t target = s->submitted;
-    while (s->processed < target)
-        pthread_cond_wait(&s->cv, &s->mu);
-    pthread_mutex_unlock(&s->mu);
+    tkb_handoff_push(&((uvsvc *)self)->ho, TKB_HO_CLOSE, timer, 0);
 }
 
 /* Two rounds: the second request is handled in a later loop iteration, after
  * the close callbacks of handles closed by the first have run. */
 static void svc_sync(void *self) {
-    svc_wait_processed(self);
-    svc_push(self, OP_NOP, NULL, 0);
-    svc_wait_processed(self);
+    tkb_handoff_sync(&((uvsvc *)self)->ho, 2);
 }
 
 const tkb_svc_ops tkb_svc_libuv = {
