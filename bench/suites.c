@@ -19,7 +19,7 @@ const tkb_suite tkb_suites[TKB_NSUITES] = {
                    .min_time = 0.01},
     [TKB_QUICK] = {.name = "quick",
                    .summary = "N up to 1e6, 5 repetitions of the core-level micro benchmarks, "
-                              "~9.5 min on 2 cores (make bench)",
+                              "~11.5 min on 2 cores (make bench)",
                    .strawman_max_n = 10000,
                    .strawman_pairs = 20000,
                    .min_time = 0.2,

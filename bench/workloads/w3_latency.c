@@ -128,7 +128,7 @@ const tkb_workload tkb_wl_w3_latency = {
     .plan =
         {
             [TKB_SMOKE] = {.sizes = {500}, .reps = 1, .seconds = 0.5},
-            [TKB_QUICK] = {.sizes = {10000}, .reps = 1, .seconds = 5},
+            [TKB_QUICK] = {.sizes = {6000}, .reps = 1, .seconds = 3},
             [TKB_FULL] = {.sizes = {10000}, .reps = 3, .seconds = 5},
         },
     .cases = w3_latency_cases,

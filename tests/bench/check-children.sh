@@ -18,6 +18,14 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 peers=$(awk '/^  [a-z].*\[harness / && !/cannot run/ { print $1 }' "$work/list.out" | paste -sd, -)
 echo "foreign peers that can run: ${peers:-none}"
 grep '\[harness .*cannot run' "$work/list.out" | sed 's/^/  note: /'
+# a harness this build made must run: only one the build could not make may be missing
+for h in "$(dirname "$tkb")"/*/tkbench-*; do
+  [ -f "$h" ] && [ -x "$h" ] || continue
+  name=${h##*/tkbench-}
+  ! grep -q "\[harness $name\].*cannot run" "$work/list.out" ||
+    fail "the $name harness was built ($h) but its peers cannot run"
+  grep -q "\[harness $name\]" "$work/list.out" || fail "the $name harness was built but no peer names it"
+done
 if [ -n "$peers" ]; then
   out=$work/ok
   "$tkb" run --suite smoke --workloads W1_exec,W2_burst,W3,W4,W5 --peers "heap,$peers" \
