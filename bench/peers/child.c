@@ -494,11 +494,10 @@ static size_t child_row_cases(const tkb_workload *w, const tkb_plan *plan, const
     bool sized = plan->sizes[0] != 0;
     for (size_t i = 0; i < (sized ? TKB_COUNT(plan->sizes) : 1); i++) {
         size_t n = sized ? plan->sizes[i] : 0;
-        if (sized && (n == 0 || n > TKB_CHILD_MAX_N)) {
-            if (n == 0)
-                break;
+        if (sized && n == 0)
+            break; /* the end of the plan's sizes */
+        if (n > TKB_CHILD_MAX_N)
             continue;
-        }
         /* per repetition: the workload's window, about 2 us per timer and
          * 1 us per pair; the warm-ups (some at a tenth of n) about one more */
         double est = (plan->seconds + (double)n * 2e-6 + (double)plan->count * 1e-6 + 0.1) *

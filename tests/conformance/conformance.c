@@ -309,7 +309,7 @@ int gate_fn(tk_run *run, void *arg) {
     return 0;
 }
 
-int stubborn_fn(tk_run *run, void *arg) {
+int gate_ignore_interrupt_fn(tk_run *run, void *arg) {
     gate *g = arg;
     atomic_fetch_add(&g->entered, 1);
     int64_t end = now_ns() + 10 * TK_NS_PER_S;

@@ -169,12 +169,12 @@ typedef struct gate {
     atomic_int open;          /* set by the test */
     atomic_int interrupted;   /* runs that left because tk_run_interrupted() */
     atomic_int left;          /* runs that left the gate */
-    atomic_int saw_interrupt; /* stubborn runs that saw tk_run_interrupted() */
+    atomic_int saw_interrupt; /* runs of gate_ignore_interrupt_fn that saw tk_run_interrupted() */
     atomic_int freed;         /* gate_free calls */
 } gate;
 int gate_fn(tk_run *run, void *arg);
 /* Like gate_fn, but ignores the interrupt flag (only records it). */
-int stubborn_fn(tk_run *run, void *arg);
+int gate_ignore_interrupt_fn(tk_run *run, void *arg);
 void gate_free(void *arg);
 gate *gate_new(ct *t);
 /* A one-shot spec that runs gate_fn on g, now, and frees it with gate_free. */

@@ -94,8 +94,8 @@ static void shutdown_now_stops_and_interrupts_running_tasks(void **state) {
     term_log *l;
     tk_executor *ex = executor_with_term_hook(t, 2, &l);
     gate *g = gate_new(t);
-    assert_int_equal(tk_executor_execute(ex, stubborn_fn, g), TK_OK);
-    assert_int_equal(tk_executor_execute(ex, stubborn_fn, g), TK_OK);
+    assert_int_equal(tk_executor_execute(ex, gate_ignore_interrupt_fn, g), TK_OK);
+    assert_int_equal(tk_executor_execute(ex, gate_ignore_interrupt_fn, g), TK_OK);
     gate_wait_entered(g, 2);
     assert_int_equal(tk_executor_shutdown_now(ex, NULL, NULL), 0);
     assert_int_equal(tk_executor_state(ex), TK_POOL_STOP);
@@ -133,7 +133,7 @@ static void shutdown_now_hands_back_queued_tasks_in_deadline_order(void **state)
     enum { N = 40 };
     tk_executor *ex = ct_executor(t, 1);
     gate *g = gate_new(t);
-    assert_int_equal(tk_executor_execute(ex, stubborn_fn, g), TK_OK);
+    assert_int_equal(tk_executor_execute(ex, gate_ignore_interrupt_fn, g), TK_OK);
     gate_wait_entered(g, 1);
     counter **c = ct_calloc(t, N, sizeof(*c));
     tk_future **f = ct_calloc(t, N, sizeof(*f));

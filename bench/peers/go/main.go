@@ -9,8 +9,8 @@
 //	tkbench-go PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]
 //
 // PEER is go-timers, the one row of tkbench's peer table (bench/peers/peers.c)
-// this harness runs. MEASUREMENT is one of ops (W1_exec), burst (W2_burst),
-// latency (W3_latency), memory (W5_memory), idle-empty and idle-hour (W4_idle's
+// this harness runs. MEASUREMENT is one of ops (bench/workloads/w1_exec.c), burst (w2_burst.c),
+// latency (w3_latency.c), memory (w5_memory.c), idle-empty and idle-hour (w4_idle.c's
 // two variants). For each N in turn the harness runs WARMUPS unreported
 // iterations, then REPS measured ones, and prints one line per value of a
 // measured iteration:

@@ -8,8 +8,8 @@
 //!   tkbench-tokio PEER MEASUREMENT REPS WARMUPS COUNT SECONDS N[,N...]
 //!
 //! PEER is `tokio` (the row of tkbench's peer table); MEASUREMENT one of ops,
-//! burst, latency, memory, idle-empty, idle-hour (W1_exec, W2_burst,
-//! W3_latency, W5_memory and W4_idle's two variants). For each N in turn the
+//! burst, latency, memory, idle-empty, idle-hour (bench/workloads/
+//! w1_exec.c, w2_burst.c, w3_latency.c, w5_memory.c and w4_idle.c's two variants). For each N in turn the
 //! harness runs WARMUPS unreported iterations, then REPS measured ones, and
 //! prints one line per value of a measured iteration:
 //!
@@ -182,7 +182,7 @@ fn describe() -> String {
     )
 }
 
-/// One iteration. Warm-ups run as the JVM harness's do, but for W1_exec's:
+/// One iteration. Warm-ups run as the JVM harness's do, except for ops:
 /// burst and memory at a tenth of n (at least 1000; what they measure does
 /// not depend on it, and it keeps the suite short), latency and idle over a
 /// tenth of the window, and ops at a tenth of n and of the pairs (at least

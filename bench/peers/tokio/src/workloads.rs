@@ -47,7 +47,7 @@ fn wait_fired(fired: &AtomicU64, n: u64, give_up_ns: i64) -> bool {
     true
 }
 
-// ---- ops: schedule, cancel, churn (W1_exec) -------------------------------------
+// ---- ops: schedule, cancel, churn (w1_exec.c) -----------------------------------
 
 /// Cancel N (random order), schedule N without keeping a handle, churn
 /// `pairs` pairs at population N; nanoseconds per operation. As w1_exec.c:
@@ -105,7 +105,7 @@ pub fn ops(n: usize, pairs: usize, sink: &mut Sink) -> Outcome {
     Ok(())
 }
 
-// ---- burst: firing throughput (W2_burst) -----------------------------------------
+// ---- burst: firing throughput (w2_burst.c) ---------------------------------------
 
 /// What the burst's tasks share: the firings counted, the first and the last
 /// one's time.
@@ -169,7 +169,7 @@ pub fn burst(n: usize, sink: &mut Sink) -> Outcome {
     Ok(())
 }
 
-// ---- latency: lateness under a steady load (W3_latency) ---------------------------
+// ---- latency: lateness under a steady load (w3_latency.c) -------------------------
 
 /// What the latency's tasks share: each one's lateness, and how many fired.
 struct Late {
@@ -216,7 +216,7 @@ pub fn latency(n: usize, window: f64, sink: &mut Sink) -> Outcome {
     Ok(())
 }
 
-// ---- memory: live heap per timer (W5_memory) ----------------------------------------
+// ---- memory: live heap per timer (w5_memory.c) --------------------------------------
 
 /// Live-heap growth per outstanding timer with the handles kept (the user's
 /// vector of them included, as the C side counts its timer storage), the live
@@ -268,7 +268,7 @@ pub fn memory(n: usize, sink: &mut Sink) -> Outcome {
     Ok(())
 }
 
-// ---- idle: what a waiting runtime costs (W4_idle) -------------------------------------
+// ---- idle: what a waiting runtime costs (w4_idle.c) -----------------------------------
 
 /// A started service (one task run first and waited for), its queue empty or
 /// one timer an hour ahead (`hour`), 200 ms to settle, then a window of

@@ -546,7 +546,7 @@ public final class JvmHarness {
         return use;
     }
 
-    /** W4_idle: the service's thread started (one task run and waited for),
+    /** idle (bench/workloads/w4_idle.c): the service's thread started (one task run and waited for),
      *  its queue empty or, with `hour`, one timer an hour ahead, 200 ms to
      *  settle, then a window of `seconds` in which this thread only sleeps:
      *  the wake-ups and CPU of every other thread of the JVM over it (the
