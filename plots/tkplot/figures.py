@@ -79,6 +79,7 @@ def text_pt(s, size=FOOT_PT):
 
 KEY_PT = 6  # key font size; as KEYFONT in plots/style.gp
 KEY_ROW_PT = 6.3  # height of one key row at KEY_PT, spacing 0.9, as rendered
+KEY_ROWS_IN_SIZE = 2  # key rows a lateness figure holds at its size's height; more grow it
 
 
 def key_rows(labels, width_pt, sample_pt=30):
@@ -723,6 +724,7 @@ class Figures:
         cdf = fig.kind == "cdf"
         wl = fig.workload.name
         parts, hsids, fromcsv, ncsv, n = [], [], [], 0, 0
+        key_labels = []  # the key's entries, for its layout
         allvals = []
         # a histogram is filed under its row: the workload's name, or <name>:<instance> for a
         # workload whose rows are the run's instances (a replayed trace)
@@ -740,6 +742,7 @@ class Figures:
                 else:
                     parts.append(f"{gpq(f)} using 3:1 with lines {self.lsl(s)} {self.ktitle(s)}")
                 hsids.append(s)
+                key_labels.append(s.label)
             else:
                 if s.peer.kind == "floor":
                     continue
@@ -757,6 +760,7 @@ class Figures:
                 f = self.write_dat(f"{fig.name}.{s.tag}.pct.dat",
                                    f"{fig.name}, {s.label}, results.csv: median percentile 1/(1-percentile) ci_lo ci_hi", pts)
                 title = gpq(f"{s.label} (results.csv)")
+                key_labels.append(f"{s.label} (results.csv)")
                 if cdf:
                     parts.append(f"{gpq(f)} using 1:($2*100) with linespoints {self.ls(s)} title {title}")
                 else:
@@ -796,6 +800,7 @@ class Figures:
                     titled = True
                 else:
                     ft = f"title {gpq(who.label + ': ' + label)}"
+                key_labels.append(who.label + ": " + label)
                 with_ = "points" if cdf else "linespoints"
                 using = "1:($2*100)" if cdf else "3:1"
                 refparts.append(f"{gpq(f)} using {using} with {with_} {self.ls(who)} {ft}")
@@ -810,14 +815,22 @@ class Figures:
             entries = len({s.peer.spec for s in hsids}) + ncsv + len(ref_groups_drawn) + self.nruns
         else:
             entries = n + nref
-        rows = (entries + 1) // 2
-        h_in = SIZES[fig.size][1]
+        # the key above the plot: as many columns as its widest entry lets fit, as many rows as
+        # that needs; past KEY_ROWS_IN_SIZE rows the figure grows, so that the plot keeps the
+        # height it has in a figure of its size however many peers the run has
+        w_in, h_in = SIZES[fig.size]
+        col_pt = max((text_pt(t, KEY_PT) for t in key_labels), default=0) + 22
+        rows = -(-entries // max(1, int((w_in * 72 - 8) // col_pt)))
+        height_in = None
+        if rows > KEY_ROWS_IN_SIZE:
+            height_in = h_in + (rows - KEY_ROWS_IN_SIZE) * KEY_ROW_PT / 72
+            h_in = height_in
         key = (f"set key at screen 0.01, screen 0.995 left top vertical maxrows {rows} Left reverse "
                f"font ',{KEY_PT}' spacing 0.9 samplen 1.5 width -1; set tmargin at screen "
                f"{'%.3f' % (1 - (rows * KEY_ROW_PT + 16) / (h_in * 72))}")
         unit = fig.series[0].metric.unit if fig.series else \
             self.runs[0].man.units.get("us", load.Unit("us", "µs"))
-        g = self.begin(fig, f"{wl} hist/*.hgrm")
+        g = self.begin(fig, f"{wl} hist/*.hgrm", height_in=height_in)
         self.title(g, fig)
         ys = fig.y.scale
         if not cdf:
