@@ -595,6 +595,8 @@ const char *tk_queue_cap_name(unsigned cap) {
         return "sharded";
     case TK_QUEUE_CAP_WAKE:
         return "wake";
+    case TK_QUEUE_CAP_SLACK:
+        return "slack";
     default:
         return NULL;
     }

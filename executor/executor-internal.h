@@ -68,9 +68,9 @@ struct tk__slab;
 
 /* The task. It IS the future: the public tk_future is this struct. Two
  * sizes (checked below), from slabs of their own (struct tk__slab):
- * - small (80 bytes): a one-shot task without arg_free and without a
+ * - small (88 bytes): a one-shot task without arg_free and without a
  *   decorate hook, what almost every program schedules;
- * - big (tk__task_big, 112 bytes): the rest (periodic tasks, arg_free, a
+ * - big (tk__task_big, 120 bytes): the rest (periodic tasks, arg_free, a
  *   decorate hook that may add either), with those rarely used fields
  *   after the common part. TK__TASK_BIG in `bits` says which.
  * The executor is not stored: it is in the header of the 4 KiB page the
@@ -140,8 +140,8 @@ enum {
 #define TK__REF_USER_RELEASED 0x80000000u
 #define TK__REF_COUNT_MASK 0x7FFFFFFFu
 
-#define TK__TASK_SIZE 80u
-_Static_assert(sizeof(struct tk_future) == TK__TASK_SIZE, "a small task is 80 bytes");
+#define TK__TASK_SIZE 88u
+_Static_assert(sizeof(struct tk_future) == TK__TASK_SIZE, "a small task is 88 bytes");
 
 typedef struct tk_future tk__task;
 
@@ -154,8 +154,8 @@ typedef struct tk__task_big {
     _Atomic uint64_t skipped;   /* periodic: due times skipped */
 } tk__task_big;
 
-#define TK__TASK_BIG_SIZE 112u
-_Static_assert(sizeof(tk__task_big) == TK__TASK_BIG_SIZE, "a big task is 112 bytes");
+#define TK__TASK_BIG_SIZE 120u
+_Static_assert(sizeof(tk__task_big) == TK__TASK_BIG_SIZE, "a big task is 120 bytes");
 
 static inline bool tk__task_is_big(const tk__task *t) {
     return (t->bits & TK__TASK_BIG) != 0;
@@ -583,7 +583,7 @@ int tk__spec_check(const tk_task_spec *spec);
  * holds the node; whoever holds it turns it IDLE when it lets go. */
 enum { TK__TIMER_IDLE = 0, TK__TIMER_PENDING = 1, TK__TIMER_STOPPING = 2, TK__TIMER_STARTING = 3 };
 
-_Static_assert(sizeof(tk_timer) == 64, "a timer is one cache line");
+_Static_assert(sizeof(tk_timer) == 72, "a timer is a node and 24 bytes");
 
 /* Nodes of embedded timers carry an odd seq, tasks an even one. */
 static inline bool tk__node_is_timer(const tk_node *n) {

@@ -97,6 +97,16 @@ static inline bool tk_node_before(const tk_node *a, const tk_node *b) {
  *     core: remove() of it answers TK_ENOENT, as it does for a node never
  *     inserted (zeroed private area).
  *
+ * Slack. A node's window ends at end(n) = due(deadline + slack_ns), the sum
+ * saturating at INT64_MAX (queue.h, "Slack"). A core that uses slack has
+ * latest(), which answers an instant R with
+ *       next() <= R <= the smallest end(n) of the nodes held:
+ * exact is best, an earlier answer is allowed (it costs an early wake-up),
+ * and next() itself is always a correct answer. An owner that sleeps until
+ * R and then calls expire(R) hands out every node within its window, and in
+ * the same call every other node already due, in (deadline, seq) order:
+ * one wake-up for all of them. Slack never changes what expire() hands out
+ * or in which order; it only tells the owner how long it may wait.
  * Ownership. The core never frees or allocates a node, and touches only its
  * private area, from insert() until the node leaves. Lists it hands back are
  * linked through the first word of the area (tk_node_next_detached()).
@@ -202,6 +212,13 @@ struct tk_core_ops {
 
     /** Optional: owner-driven resizing (see tk_core_resize_ops), or NULL. */
     const tk_core_resize_ops *resize;
+
+    /** Optional (NULL: the core ignores slack, and its owner plans its waits
+     * with next()): stores in *when_ns the latest instant the owner may wait
+     * until before calling expire() and still hand every node out within its
+     * window (see "Slack" below), and returns TK_OK; TK_ENOENT if the core
+     * is empty. Added in 0.3. */
+    int (*latest)(const void *core, int64_t *when_ns);
 };
 
 /* ---- the generic blocking adapter ----------------------------------------------- */

@@ -106,6 +106,9 @@ typedef enum tk_task_kind {
  * As tk_timer_start_at(): no clock read, and tasks given one deadline start
  * in submission order. Periodic kinds count their periods from it. */
 #define TK_TASK_AT_DEADLINE 0x2u
+/** slack_ns is this task's slack; without the flag the task gets the
+ * executor's default_slack_ns. See tk_task_spec.slack_ns. */
+#define TK_TASK_SLACK 0x4u
 
 /** A full task description, for tk_executor_schedule_spec(). */
 typedef struct tk_task_spec {
@@ -117,6 +120,14 @@ typedef struct tk_task_spec {
                                 (TK_TASK_AT_DEADLINE: at this deadline) */
     int64_t period_ns;       /**< periodic only: > 0 */
     unsigned flags;          /**< TK_TASK_* */
+    /** With TK_TASK_SLACK: how late each run may start. A run due at d
+     * starts at some instant in [d, d + slack_ns] (plus the engine's
+     * precision and the OS's wake-up), never before d, so that the engine
+     * can wake once for many tasks (queue.h, "Slack"). Periodic tasks keep
+     * their rate or delay: run k of a fixed-rate task is still due at
+     * first + k * period, and each run has its own window. >= 0, else
+     * TK_EINVAL. Added in 0.3. */
+    int64_t slack_ns;
 } tk_task_spec;
 
 /** What hooks and handlers see of a task. */
@@ -237,6 +248,16 @@ typedef struct tk_executor_options {
                                               pool shrinks to zero threads (default
                                               false, as Java). See
                                               tk_executor_allow_core_thread_timeout() */
+    int64_t default_slack_ns;              /**< the slack of every task scheduled without
+                                              TK_TASK_SLACK (tk_task_spec.slack_ns; the
+                                              plain schedule calls included): each run
+                                              may start up to this long after its
+                                              deadline, so that the engine wakes once for
+                                              many. Default 0: as soon as the engine can.
+                                              >= 0. Not the OS's timer_slack_ns above,
+                                              which delays every wake-up of the pool
+                                              threads; docs/slack.md compares them.
+                                              Added in 0.3 */
 } tk_executor_options;
 
 /** The default keep_alive_ns: 10 ms, ScheduledThreadPoolExecutor's. */
@@ -711,6 +732,19 @@ TK_API int tk_timer_start(tk_executor *ex, tk_timer *timer, int64_t delay_ns);
  * period) does not accumulate the callback's lateness. Same results as
  * tk_timer_start(). */
 TK_API int tk_timer_start_at(tk_executor *ex, tk_timer *timer, int64_t deadline_ns);
+
+/** Sets how late the timer may fire on its later starts: fn(timer) then
+ * runs at some instant in [deadline, deadline + slack_ns] (plus the engine's
+ * precision and the OS's wake-up), never before the deadline, so that the
+ * engine can wake once for many timers (queue.h, "Slack"). A timer's slack
+ * is its own: 0 after tk_timer_init() (fire as soon as the engine can), kept
+ * across starts; the executor's default_slack_ns applies to tasks only.
+ * Returns TK_OK, TK_EINVAL (NULL timer, a timer never initialised, or
+ * slack_ns < 0) or TK_ESTATE (the timer is not IDLE). Added in 0.3. */
+TK_API int tk_timer_set_slack(tk_timer *timer, int64_t slack_ns);
+
+/** The timer's slack (tk_timer_set_slack()); 0 if NULL. */
+TK_API int64_t tk_timer_slack_ns(const tk_timer *timer);
 
 /** Stops a PENDING timer. `ex` must be the executor it was started on.
  * Returns TK_OK (it will never fire; it is IDLE at once unless an engine

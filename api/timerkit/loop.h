@@ -90,6 +90,17 @@ TK_API void tk_loop_destroy(tk_loop *loop);
 TK_API int tk_loop_add(tk_loop *loop, tk_node *node, int64_t deadline_ns);
 
 /**
+ * As tk_loop_add(), with a slack: the timer may expire at any time in
+ * [deadline_ns, deadline_ns + slack_ns], never before deadline_ns, so that
+ * one wake-up of the caller's loop serves many timers (queue.h, "Slack").
+ * tk_loop_timeout_ms() and tk_loop_latest() then answer the latest wait
+ * that still meets every timer's window. tk_loop_add() is slack 0.
+ *
+ * @return as tk_loop_add(); TK_EINVAL also for slack_ns < 0.
+ */
+TK_API int tk_loop_add_within(tk_loop *loop, tk_node *node, int64_t deadline_ns, int64_t slack_ns);
+
+/**
  * Removes a timer before it expires.
  *
  * @return TK_OK; TK_ENOENT (not in the loop: expired, removed, or never
@@ -111,10 +122,27 @@ TK_API int tk_loop_remove(tk_loop *loop, tk_node *node);
 TK_API int tk_loop_next(const tk_loop *loop, int64_t *when_ns);
 
 /**
+ * The latest time the caller may sleep until and still expire every timer
+ * within its window: the earliest end of a window (deadline + slack, on a
+ * ticked engine rounded up to its tick) among the timers held, or earlier
+ * (tk_loop_next() on an engine whose core ignores slack). With no slack
+ * anywhere it is tk_loop_next(). tk_loop_expire() at that time hands out
+ * every timer already due, not only those whose windows end then.
+ *
+ * @param loop     the loop.
+ * @param when_ns  receives the time.
+ * @return TK_OK; TK_ENOENT (no timer); TK_EINVAL (NULL argument).
+ */
+TK_API int tk_loop_latest(const tk_loop *loop, int64_t *when_ns);
+
+/**
  * The timeout to give epoll_wait() or poll(), in milliseconds: -1 when the
- * loop holds no timer, 0 when tk_loop_next() is at or before @p now_ns,
- * otherwise the time left rounded up (so the wait never ends before the
- * timer is due), at most INT32_MAX. -1 also for a NULL loop.
+ * loop holds no timer, 0 when tk_loop_latest() is at or before @p now_ns,
+ * otherwise the time left until tk_loop_latest(), rounded down when the
+ * timers have slack to spare and up when they have none (so the wait never
+ * ends before the first timer is due, nor after a window closes by more
+ * than the rounding), at most INT32_MAX. Without slack, tk_loop_latest() is
+ * tk_loop_next() and this is what it always was. -1 also for a NULL loop.
  */
 TK_API int tk_loop_timeout_ms(const tk_loop *loop, int64_t now_ns);
 

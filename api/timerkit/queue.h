@@ -21,6 +21,25 @@
  * never allocate per node: everything they need lives in the node's private
  * area.
  *
+ * Slack. A node's window is [deadline_ns, deadline_ns + slack_ns] (the sum
+ * saturates at INT64_MAX): the owner says the node may leave at any instant
+ * in it. An engine that uses slack (TK_QUEUE_CAP_SLACK) guarantees:
+ *   - never early: no node leaves before its deadline_ns, whatever its slack;
+ *   - never later than its window's end plus the engine's own precision (a
+ *     ticked engine rounds the end up to its tick, as it rounds deadlines)
+ *     plus the wake-up latency of the thread that hands it out;
+ *   - the same order: whatever leaves together leaves in (deadline, seq)
+ *     order as without slack (exactly on a TK_QUEUE_CAP_EXACT_ORDER engine;
+ *     per tick on a ticked one), so nodes with equal deadlines still leave
+ *     in seq order, whatever their slacks;
+ *   - fewer wake-ups: its thread sleeps until the earliest window end among
+ *     its nodes, not the earliest deadline, and then hands out every node
+ *     already due; one wake-up serves every node whose window contains it.
+ * A node with slack 0 leaves as it would without slack. A negative slack_ns
+ * gets TK_EINVAL from offer(). An engine that ignores slack_ns (written
+ * before 0.3, without TK_QUEUE_CAP_SLACK) stays correct: it hands each node
+ * out at the start of its window.
+ *
  * Threads. Every op except create/destroy may be called from any thread at
  * once. A NULL queue or NULL output pointer gets TK_EINVAL (or 0 / NULL from
  * ops that return no status). No op calls user code; the only callbacks are the `pred` given to
@@ -42,11 +61,17 @@ TK_EXTERN_C_BEGIN
 /** Bytes of engine-private storage in every node (tk_node.tk__priv). */
 #define TK_NODE_PRIV_SIZE 32
 
-/** The intrusive header a task embeds. Owners set deadline_ns and seq before
- * offer(); engines read them and use only tk__priv. */
+/** The intrusive header a task embeds. Owners set deadline_ns, seq and
+ * slack_ns before offer(); engines read them and use only tk__priv. */
 typedef struct tk_node {
-    int64_t deadline_ns; /**< absolute CLOCK_MONOTONIC deadline */
+    int64_t deadline_ns; /**< absolute CLOCK_MONOTONIC deadline: never handed out before it */
     uint64_t seq;        /**< tie-breaker: equal deadlines leave in seq order */
+    /** How late the node may leave: any instant in [deadline_ns, deadline_ns
+     * + slack_ns] will do (0: as soon as the engine can; >= 0). An engine
+     * may hold a node until the end of its window, so that one wake-up
+     * hands out every node whose window contains that instant (see "Slack"
+     * above). Added in 0.3 (SOVERSION 3). */
+    int64_t slack_ns;
     /** Engine-private storage: valid only while the node is in that engine.
      * Not for users. An engine lays out a struct of its own over it and
      * reaches it through tk_node_priv() (engine.h). */
@@ -220,6 +245,10 @@ typedef struct tk_queue_param {
 #define TK_QUEUE_CAP_SHARDED 0x80u
 /** The engine has wake() (below). */
 #define TK_QUEUE_CAP_WAKE 0x100u
+/** The engine uses tk_node.slack_ns (see "Slack" above): it wakes at the
+ * earliest end of a node's window rather than at the earliest deadline, and
+ * hands out together every node due by then. */
+#define TK_QUEUE_CAP_SLACK 0x200u
 
 struct tk_queue_ops {
     const char *name;        /**< short engine name: "heap", "wheel"; letters, digits, '_', '-' */

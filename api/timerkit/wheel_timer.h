@@ -118,6 +118,12 @@ typedef struct tk_wheel_timer_options {
     /** A hard limit on live timers in the process: create fails with TK_EFULL
      * when this many are alive already; 0 (the default): no limit. */
     size_t max_instances;
+    /** The slack of every timeout made by tk_wheel_timer_new_timeout(): its
+     * callback runs at some instant in [deadline, deadline + slack_ns],
+     * never before, so that the worker wakes once for many timeouts
+     * (queue.h, "Slack"). Default 0: at the first tick after the deadline,
+     * as Netty. >= 0. Added in 0.3. */
+    int64_t slack_ns;
 } tk_wheel_timer_options;
 
 /**
@@ -173,6 +179,16 @@ TK_API int tk_wheel_timer_start(tk_wheel_timer *timer);
  */
 TK_API int tk_wheel_timer_new_timeout(tk_wheel_timer *timer, tk_timer_task_fn fn, void *arg,
                                       int64_t delay_ns, tk_timeout **out);
+
+/**
+ * As tk_wheel_timer_new_timeout(), with this timeout's own slack instead of
+ * the options' slack_ns: fn runs at some instant in [deadline, deadline +
+ * slack_ns], never before.
+ *
+ * @return as tk_wheel_timer_new_timeout(); TK_EINVAL also for slack_ns < 0.
+ */
+TK_API int tk_wheel_timer_new_timeout_within(tk_wheel_timer *timer, tk_timer_task_fn fn, void *arg,
+                                             int64_t delay_ns, int64_t slack_ns, tk_timeout **out);
 
 /**
  * The number of timeouts that have neither expired nor been cancelled
