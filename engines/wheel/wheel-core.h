@@ -118,6 +118,22 @@ int64_t tk__wheel_core_tick_time(const tk__wheel_core *w, uint64_t tick);
  * returns true; returns false if the wheel is empty. Exact. */
 bool tk__wheel_core_next_expiry_tick(const tk__wheel_core *w, uint64_t *tick);
 
+/* Slack (queue.h, "Slack"): a node may leave at any tick from its expiry
+ * tick e to its end tick, max(ceil((deadline + slack_ns - start) / tick),
+ * e), the sum saturating at INT64_MAX (a negative slack_ns counts as 0).
+ * Stores in *tick a tick L with
+ *     next expiry tick <= L <= the smallest end tick of the nodes held,
+ * so that advancing to L hands out, at once, every node whose window
+ * contains t_L, and returns true; false if the wheel is empty. Exact as
+ * long as the walk reads at most `budget` nodes and the earliest end lies in
+ * a bucket due this revolution; otherwise a lower bound (an earlier wake-up
+ * for the owner, never a late one). The walk visits occupied buckets in
+ * tick order from c + 1 and stops at the first whose tick is not below the
+ * best end found: O(occupied buckets up to L + the nodes of the buckets due
+ * by L, at most `budget` of them). A bucket whose nodes all belong to later
+ * revolutions is not walked: it counts with its earliest expiry tick. */
+bool tk__wheel_core_latest_tick(const tk__wheel_core *w, size_t budget, uint64_t *tick);
+
 /* Returns the number of nodes in the wheel. */
 size_t tk__wheel_core_size(const tk__wheel_core *w);
 
