@@ -127,7 +127,11 @@ bool tk__wheel_core_next_expiry_tick(const tk__wheel_core *w, uint64_t *tick);
  * contains t_L, and returns true; false if the wheel is empty. Exact as
  * long as the walk reads at most `budget` nodes and the earliest end lies in
  * a bucket due this revolution; otherwise a lower bound (an earlier wake-up
- * for the owner, never a late one). The walk visits occupied buckets in
+ * for the owner, never a late one). When the budget runs out the answer is
+ * the tick of the bucket where the walk stopped: after the current tick,
+ * but it may precede the next expiry tick if a removal took that bucket's
+ * earliest node (advancing there then expires nothing). The walk visits
+ * occupied buckets in
  * tick order from c + 1 and stops at the first whose tick is not below the
  * best end found: O(occupied buckets up to L + the nodes of the buckets due
  * by L, at most `budget` of them). A bucket whose nodes all belong to later

@@ -66,8 +66,8 @@
  * expires every tick up to the current time, as always: whatever is due by
  * then leaves in that one pass, in the order of whole ticks. The plan is
  * wheel-core.c's latest tick, whose walk reads at most LATEST_BUDGET nodes;
- * past that it answers the tick where it stopped, an earlier wake-up that
- * hands out at least that many nodes. A removal of the node whose window
+ * past that it answers the tick where it stopped: an earlier wake-up, never
+ * a later one. A removal of the node whose window
  * set the plan leaves the plan early: the thread wakes, finds nothing due,
  * and plans again from the wheel as it is then, later than before (every
  * plan is a tick after the current one, so it never spins).
@@ -130,8 +130,11 @@
 
 /* Nodes the plan's walk of the buckets reads at most (tk__wheel_core_
  * latest_tick()'s budget): past it the thread plans to wake at the tick of
- * the bucket where the walk stopped, by which at least this many nodes are
- * due, instead of walking further for a later, exact end of a window. */
+ * the bucket where the walk stopped (a tick after the current one, and no
+ * later than any window end), instead of walking further for a later,
+ * exact end of a window. The nodes it read are those of buckets with a
+ * node due this revolution, most of them due by then: an early wake-up
+ * that hands out many nodes, after which the thread plans again. */
 #define LATEST_BUDGET ((size_t)4096)
 
 /* Removed nodes the tick thread unlinks before it releases them. */
