@@ -29,7 +29,9 @@
  *   I6  a non-empty bucket s whose disordered[s] bit is clear is in key
  *       order from tail to head: every add to it so far came in key order
  *       (an add compares with the head; removals keep the order; the bit is
- *       cleared when an add finds the bucket empty).
+ *       cleared when an add finds the bucket empty);
+ *   I7  slack_seen is clear only if no node has slack_ns > 0 (an add of
+ *       such a node sets it; an add to an empty wheel clears it first).
  *
  * Expiry. Advancing to tick t visits bucket t & (W - 1) only if its
  * min_expiry <= t; the walk unlinks the nodes with e == t and recomputes the
@@ -75,7 +77,8 @@
  * later revolutions by its earliest expiry tick alone (an earlier answer
  * there, never a later one). From a bucket's tail: without slack, and with
  * the bucket in key order, its oldest node is due at the bucket's tick and
- * ends the walk at once.
+ * ends the walk at once. A wheel that has held no node with slack since it
+ * was last empty (I7) skips the walk: its answer is the next expiry tick.
  *
  * Complexity. add, remove: O(1) (one multiply-high replaces the division).
  * advance: O(1) when the bucket holds nothing due, else O(bucket + k log k)
@@ -178,6 +181,10 @@ uint64_t tk__wheel_core_tick_of(const tk__wheel_core *w, int64_t deadline_ns) {
 }
 
 void tk__wheel_core_add(tk__wheel_core *w, tk_node *n) {
+    if (w->size == 0)
+        w->slack_seen = false; /* I7: no node is left to have slack */
+    if (n->slack_ns > 0)
+        w->slack_seen = true;
     uint64_t e = raw_expiry(w, n->deadline_ns);
     if (e <= w->current_tick)
         e = w->current_tick + 1;
@@ -504,6 +511,8 @@ static inline uint64_t end_tick(const tk__wheel_core *w, const tk_node *n) {
 bool tk__wheel_core_latest_tick(const tk__wheel_core *w, size_t budget, uint64_t *tick) {
     if (w->size == 0)
         return false;
+    if (!w->slack_seen)
+        return scan_min(w, true, tick); /* every end tick is the expiry tick */
     uint64_t c = w->current_tick;
     size_t n = w->ticks_per_wheel;
     size_t p = SLOT_OF(w, c + 1);
@@ -730,6 +739,8 @@ int tk__wheel_core_check(const tk__wheel_core *w) {
                 return TK_ESTATE;
             if (e < min)
                 min = e;
+            if (n->slack_ns > 0 && !w->slack_seen)
+                return TK_ESTATE; /* I7 */
             prev = n;
             if (++total > w->size)
                 return TK_ESTATE;

@@ -73,6 +73,10 @@ typedef struct tk__wheel_core {
     uint64_t current_tick;         /* c: ticks 0..c have been advanced over */
     tk__grid grid;                 /* t_k = start_ns + k * tick_ns (tick-grid.h) */
     size_t size;                   /* nodes in the wheel */
+    bool slack_seen;               /* a node added since the wheel was last
+                                      empty had slack_ns > 0; while false no
+                                      node has, and the latest tick is the
+                                      next expiry tick */
     uint32_t ticks_per_wheel;      /* power of two */
     uint32_t shift;                /* log2(ticks_per_wheel) */
 } tk__wheel_core;
@@ -137,6 +141,14 @@ bool tk__wheel_core_next_expiry_tick(const tk__wheel_core *w, uint64_t *tick);
  * by L, at most `budget` of them). A bucket whose nodes all belong to later
  * revolutions is not walked: it counts with its earliest expiry tick. */
 bool tk__wheel_core_latest_tick(const tk__wheel_core *w, size_t budget, uint64_t *tick);
+
+/* Whether a node in the wheel may have slack (a node added since the wheel
+ * was last empty had slack_ns > 0). While false, tk__wheel_core_latest_tick()
+ * is tk__wheel_core_next_expiry_tick(), and an owner may plan with
+ * tk__wheel_core_next_candidate() as without slack. O(1). */
+static inline bool tk__wheel_core_has_slack(const tk__wheel_core *w) {
+    return w->slack_seen;
+}
 
 /* Returns the number of nodes in the wheel. */
 size_t tk__wheel_core_size(const tk__wheel_core *w);

@@ -576,15 +576,15 @@ static bool hand_offs_waiting(struct tk_queue *q) {
 
 /* Step 5: plans the sleep and publishes the plan; returns the instant to
  * wake at (INT64_MAX: until woken). The plan is the tick of the earliest
- * end of a window among the bucketed nodes (tk__wheel_core_latest_tick():
- * the next tick that can expire something when no node has slack, never
- * later than the first end), the next tick while a backlog remains, at most
- * FLOOD_POLL_NS ahead during a flood (now_ns < flood_end). Publishes the
- * wake threshold (an offer whose window ends at or before it wakes the
- * thread) and sleep_long, then looks at every shard's stacks once more
- * (Dekker with offer/remove, all seq_cst: either a producer sees the plan
- * and wakes the thread, or the thread sees its node here). Needs
- * core_lock. */
+ * end of a window among the bucketed nodes (tk__wheel_core_latest_tick(),
+ * never later than the first end; while no node in the core has slack,
+ * the next candidate tick, exactly as without slack), the next tick while
+ * a backlog remains, at most FLOOD_POLL_NS ahead during a flood (now_ns <
+ * flood_end). Publishes the wake threshold (an offer whose window ends at
+ * or before it wakes the thread) and sleep_long, then looks at every
+ * shard's stacks once more (Dekker with offer/remove, all seq_cst: either
+ * a producer sees the plan and wakes the thread, or the thread sees its
+ * node here). Needs core_lock. */
 static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flood_end) {
     int64_t plan;
     uint64_t next;
@@ -592,7 +592,9 @@ static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flo
         tk__wheel_core_tick_time(&q->core, tk__wheel_core_current_tick(&q->core) + 1);
     if (!backlog_empty(q))
         plan = next_tick;
-    else if (tk__wheel_core_latest_tick(&q->core, LATEST_BUDGET, &next))
+    else if (tk__wheel_core_has_slack(&q->core)
+                 ? tk__wheel_core_latest_tick(&q->core, LATEST_BUDGET, &next)
+                 : tk__wheel_core_next_candidate(&q->core, &next)) /* as without slack */
         plan = tk__wheel_core_tick_time(&q->core, next);
     else
         plan = INT64_MAX;

@@ -32,6 +32,7 @@ typedef struct model {
     bool *live;
     size_t pool, nlive;
     uint64_t seq;
+    bool slack; /* random nodes get random slack (else none) */
 } model;
 
 static int64_t ref_tick_time(const model *m, uint64_t k) {
@@ -243,7 +244,7 @@ static void op_add(model *m, uint64_t *rs) {
             continue;
         tk_node *n = &m->nodes[i];
         n->deadline_ns = random_deadline(m, rs);
-        n->slack_ns = random_slack(m, rs);
+        n->slack_ns = m->slack ? random_slack(m, rs) : 0;
         n->seq = m->seq++;
         assert_false(tk__wheel_core_contains(&m->w, n));
         tk__wheel_core_add(&m->w, n);
@@ -271,6 +272,7 @@ static void run_random(int64_t tick_ns, uint32_t slots, int64_t start_ns, uint64
                        int steps) {
     model m;
     model_init(&m, tick_ns, slots, start_ns, 400);
+    m.slack = seed % 2 != 0; /* odd seeds: with slack */
     uint64_t rs = seed;
     size_t max_live = 0;
     for (int step = 0; step < steps; step++) {
@@ -343,6 +345,39 @@ static void random_vs_model_odd_sizes(void **state) {
     run_random(3, 100, INT64_MIN + 5, 4, 15000);               /* rounded to 128 */
     run_random(1000000, 64, INT64_MAX - 1000000000, 5, 15000); /* near the end of time */
     run_random(1, 16, 42, 6, 15000);                           /* 1 ns ticks */
+}
+
+/* The slack flag (I7): set by a node with slack, cleared once the wheel
+ * empties and takes a node again; while clear the latest tick is the next
+ * expiry tick, also when a removal left a bucket minimum stale. */
+static void a_wheel_without_slack_answers_its_next_expiry_tick(void **state) {
+    (void)state;
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 10, 4, 0), TK_OK);
+    tk_node a = {.deadline_ns = 10, .seq = 1}; /* tick 1, slot 1 */
+    tk_node b = {.deadline_ns = 50, .seq = 2}; /* tick 5, slot 1 */
+    tk__wheel_core_add(&w, &a);
+    tk__wheel_core_add(&w, &b);
+    assert_false(tk__wheel_core_has_slack(&w));
+    uint64_t t;
+    tk__wheel_core_remove(&w, &a); /* slot 1's minimum is stale */
+    assert_true(tk__wheel_core_latest_tick(&w, SIZE_MAX, &t));
+    assert_int_equal(t, 5);
+    tk_node c = {.deadline_ns = 20, .seq = 3, .slack_ns = 25}; /* ticks 2 .. 5 */
+    tk__wheel_core_add(&w, &c);
+    assert_true(tk__wheel_core_has_slack(&w));
+    assert_true(tk__wheel_core_latest_tick(&w, SIZE_MAX, &t));
+    assert_int_equal(t, 5);
+    size_t k;
+    tk_node *l = tk__wheel_core_advance_to(&w, 5, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &c);
+    assert_true(tk__wheel_core_has_slack(&w)); /* sticky while empty */
+    assert_int_equal(tk__wheel_core_check(&w), TK_OK);
+    tk__wheel_core_add(&w, &a);
+    assert_false(tk__wheel_core_has_slack(&w)); /* cleared by an add to an empty wheel */
+    assert_int_equal(tk__wheel_core_check(&w), TK_OK);
+    tk__wheel_core_destroy(&w);
 }
 
 static void random_vs_model_large_wheel(void **state) {
@@ -1108,6 +1143,7 @@ int main(void) {
         cmocka_unit_test(random_vs_model_one_slot),
         cmocka_unit_test(random_vs_model_odd_sizes),
         cmocka_unit_test(random_vs_model_large_wheel),
+        cmocka_unit_test(a_wheel_without_slack_answers_its_next_expiry_tick),
         cmocka_unit_test(advance_to_equals_repeated_advance),
         cmocka_unit_test(expire_to_is_advance_to_unsorted),
         cmocka_unit_test(expire_some_cuts_expire_to_at_tick_boundaries),
