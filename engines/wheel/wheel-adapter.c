@@ -250,7 +250,8 @@
  * O(shards + cancelled + taken log shards + moved + expired log
  * min(expired, TK__NODE_SORT_PIECE)) (taken: offers taken off the stacks,
  * merged across the shards that had some), the last term O(expired) when
- * the batch is already in order (the usual case);
+ * the batch is already in order (the usual case), plus, with slack, the
+ * nodes the plan reads (at most LATEST_BUDGET, wheel-tick.c);
  * peek/remove_first flush the pending stacks and scan the earliest buckets;
  * drain/remove_if O(n).
  *

@@ -51,9 +51,11 @@
  * Complexity per pass: O(shards + cancelled + taken log shards + moved +
  * expired log min(expired, TK__NODE_SORT_PIECE)), `taken` the offers taken
  * off the stacks (the log only when several shards had some), the last term
- * O(expired) when a chunk is in key order already (the usual case). The
- * pass reads an idle shard's line only; it writes a shard's line (its
- * exchange) only when that shard's stack holds a node.
+ * O(expired) when a chunk is in key order already (the usual case), plus
+ * the plan's scan of the occupied buckets and, when a node in the core may
+ * have slack, the nodes its walk reads (at most LATEST_BUDGET). The pass
+ * reads an idle shard's line only; it writes a shard's line (its exchange)
+ * only when that shard's stack holds a node.
  *
  * Accuracy. A node reaches the ready set only once the clock has reached a
  * tick instant at or after its deadline: never early. Its lateness past the
