@@ -642,8 +642,9 @@ static void sleep_to_plan(struct tk_queue *q, int64_t plan) {
     }
     if (slept_out && sleep_until != plan) {
         unlock(&q->tick_lock);
-        /* ends early on stop, or on an offer due before the plan (it claims
-         * wake_threshold, see maybe_wake() in wheel-adapter.c) */
+        /* ends early on stop, or on an offer whose window ends before the
+         * plan (it claims wake_threshold, see maybe_wake() in
+         * wheel-adapter.c) */
         while (tk_clock_now_ns() < plan && !atomic_load_explicit(&q->stop, memory_order_relaxed) &&
                atomic_load_explicit(&q->wake_threshold, memory_order_relaxed) != AWAKE)
             tk__cpu_relax();
