@@ -165,8 +165,9 @@ struct tk_queue {
     /* The tick thread's published plan: written by it before it sleeps and
      * when it wakes, and by the thread that wakes it; read by every offer
      * and removal. */
-    /* The latest deadline that needs the thread woken early, or AWAKE; the
-     * thread that wakes it CASes it to AWAKE. */
+    /* The latest end of a window (deadline + slack_ns) that needs the
+     * thread woken early, or AWAKE; the thread that wakes it CASes it to
+     * AWAKE. */
     _Atomic int64_t wake_threshold;
     /* Set when the thread plans to sleep longer than RECLAIM_NS; cleared by
      * the thread that wakes it to release removed nodes. */

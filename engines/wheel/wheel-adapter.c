@@ -120,7 +120,26 @@
  * deadline: never early.
  * Lateness <= one tick + the tick thread's wake-up latency (timer slack is
  * set to 1 us on that thread) + the time to process the pass + a worker's
- * wake-up (docs/engine-notes.md has measured figures).
+ * wake-up (docs/engine-notes.md has measured figures), counted from the
+ * end of the node's window (its deadline when it has no slack).
+ *
+ * Slack (TK_QUEUE_CAP_SLACK; queue.h, "Slack"). A node may leave at any
+ * instant in [deadline, deadline + slack_ns]; the tick thread uses that to
+ * wake once for many. It plans its sleep to the tick of the earliest end of
+ * a window among the bucketed nodes (wheel-core.c's latest tick; without
+ * slack, the next tick that can expire something, as before), and the pass
+ * it wakes for expires every tick up to the current time, so every node
+ * already due leaves then, in whole ticks, each sorted as always: slack
+ * changes when the thread wakes, never what a pass hands out or in which
+ * order (equal deadlines share a tick and leave in seq order whatever their
+ * slacks). An offer compares the end of its node's window, not its
+ * deadline, with the wake threshold; a node without slack wakes the thread
+ * exactly as before. Slack lives in the node (tk_node.slack_ns, set by its
+ * owner, only read here): the private area is full, and nothing about slack
+ * is stored per node or per bucket; the plan reads the nodes it needs. A
+ * removal can leave the plan earlier than needed: the thread wakes once for
+ * nothing and plans again (wheel-tick.c, "Slack"). offer() answers
+ * TK_EINVAL for slack_ns < 0 before it touches the node or the queue.
  *
  * Spinning (tk_queue_config.spin_ns, default 0: off). The tick thread's
  * timed sleep ends the OS's timer wake-up latency after the tick instant,
@@ -146,10 +165,12 @@
  *
  * Idle behaviour. Netty's thread wakes every tick. Here the tick thread
  * sleeps until the instant of the next tick that can expire something (the
- * core's bucket minima and occupancy bitmap), or forever when empty. Before
+ * core's bucket minima and occupancy bitmap), or, with slack, until the
+ * earliest end of a window (see "Slack"), or forever when empty. Before
  * sleeping it publishes a wake threshold, t_next - tick: an offer whose
- * deadline is at or before it (it would expire at an earlier tick) wakes the
- * thread; any other offer just waits on the stack for the planned wake-up.
+ * window ends at or before it (deadline + slack_ns: the node must leave at
+ * an earlier tick) wakes the thread; any other offer just waits on the
+ * stack for the planned wake-up.
  * A removal wakes it only if the planned sleep is longer than RECLAIM_NS.
  * The publish and the producers' push are sequentially consistent (Dekker):
  * either the producer sees the plan, or the tick thread sees the pushed node
@@ -229,7 +250,8 @@
  * O(shards + cancelled + taken log shards + moved + expired log
  * min(expired, TK__NODE_SORT_PIECE)) (taken: offers taken off the stacks,
  * merged across the shards that had some), the last term O(expired) when
- * the batch is already in order (the usual case);
+ * the batch is already in order (the usual case), plus, with slack, the
+ * nodes the plan reads (at most LATEST_BUDGET, wheel-tick.c);
  * peek/remove_first flush the pending stacks and scan the earliest buckets;
  * drain/remove_if O(n).
  *
@@ -261,12 +283,12 @@ static void signal_tick(struct tk_queue *q) {
     unlock(&q->tick_lock);
 }
 
-/* Wakes the tick thread if it sleeps and a node due at `deadline_ns` cannot
- * wait for its planned wake-up, or if `flood`. Any thread, no lock held
- * (takes tick_lock). */
-static void maybe_wake(struct tk_queue *q, int64_t deadline_ns, bool flood) {
+/* Wakes the tick thread if it sleeps and a node whose window ends at
+ * `end_ns` (deadline + slack_ns) cannot wait for its planned wake-up, or if
+ * `flood`. Any thread, no lock held (takes tick_lock). */
+static void maybe_wake(struct tk_queue *q, int64_t end_ns, bool flood) {
     int64_t thr = atomic_load(&q->wake_threshold);
-    while (thr != AWAKE && (flood || deadline_ns <= thr)) {
+    while (thr != AWAKE && (flood || end_ns <= thr)) {
         if (atomic_compare_exchange_weak(&q->wake_threshold, &thr, AWAKE)) {
             signal_tick(q);
             return;
@@ -517,9 +539,9 @@ static void wheel_destroy(tk_queue *q) {
 
 /* offer(): see queue.h and "Structure". Writes only the node and its shard's
  * line (a bounded queue also takes bound_lock); reads `closed` and the tick
- * thread's plan. */
+ * thread's plan. TK_EINVAL for slack_ns < 0, with nothing touched. */
 static int wheel_offer(tk_queue *q, tk_node *n) {
-    if (q == NULL || n == NULL)
+    if (q == NULL || n == NULL || n->slack_ns < 0)
         return TK_EINVAL;
     if (atomic_load_explicit(&q->closed, memory_order_relaxed) == TK_QUEUE_CLOSE_NOW)
         return TK_ECLOSED;
@@ -537,7 +559,7 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
             return rc;
         }
     }
-    int64_t deadline_ns = n->deadline_ns; /* n may be gone once pushed */
+    int64_t end_ns = tk__sat_add(n->deadline_ns, n->slack_ns); /* n may be gone once pushed */
     /* release: a remover that claims the node sees its offer counted */
     word_store(n, st_make(ST_PENDING, idx));
     tk_node *top = atomic_load_explicit(&s->pending_top, memory_order_relaxed);
@@ -545,7 +567,7 @@ static int wheel_offer(tk_queue *q, tk_node *n) {
         NEXT(n) = top;
     } while (!atomic_compare_exchange_weak_explicit(&s->pending_top, &top, n, memory_order_seq_cst,
                                                     memory_order_relaxed));
-    maybe_wake(q, deadline_ns, on_flood_grid(s, offered));
+    maybe_wake(q, end_ns, on_flood_grid(s, offered));
     return TK_OK;
 }
 
@@ -965,7 +987,7 @@ static const tk_queue_ops wheel_ops = {
     .description = "hashed timing wheel with a tick thread (Netty's HashedWheelTimer)",
     .caps = TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_QUEUE_CAP_OWN_THREAD |
             TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_DEFERRED_RELEASE | TK_QUEUE_CAP_BATCH_TAKE |
-            TK_QUEUE_CAP_SHARDED | TK_QUEUE_CAP_WAKE,
+            TK_QUEUE_CAP_SHARDED | TK_QUEUE_CAP_WAKE | TK_QUEUE_CAP_SLACK,
     .create = wheel_create,
     .destroy = wheel_destroy,
     .offer = wheel_offer,

@@ -31,9 +31,18 @@
  * <= t_c: `late_until_ns` caches t_c, updated at every advance, so an insert
  * compares one number.
  *
+ * Slack. latest() is the smallest end of a window among the nodes held,
+ * end(n) = due(deadline + slack_ns) (engine.h, "Slack"): in the wheel, the
+ * instant of wheel-core.c's latest tick (exact: no budget); in `ready`, the
+ * nodes are due already and are walked in (deadline, seq) order until one's
+ * due() is not below the best end found (no later node ends earlier). Every
+ * node it reads is handed out by expire(latest()), so it costs what that
+ * expire() will cost again, plus the empty buckets skipped.
+ *
  * Costs: insert, remove O(1), except a late insert, O(late nodes ahead of
  * it in ready); expire O(k) for k nodes plus wheel-core.c's advance; next
- * and first as wheel-core.c's next_expiry_tick and first. */
+ * and first as wheel-core.c's next_expiry_tick and first; latest as
+ * wheel-core.c's latest tick plus the ready nodes it reads. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -148,6 +157,38 @@ static int wc_next(const void *core, int64_t *when_ns) {
     if (!tk__wheel_core_next_expiry_tick(&o->w, &tick))
         return TK_ENOENT;
     *when_ns = tk__wheel_core_tick_time(&o->w, tick);
+    return TK_OK;
+}
+
+/* The end of n's window, due(deadline + slack_ns), the sum saturating (a
+ * negative slack_ns, which owners refuse, counts as 0). */
+static int64_t window_end(const void *core, const tk_node *n) {
+    int64_t slack = n->slack_ns > 0 ? n->slack_ns : 0;
+    return wc_due(core, tk__sat_add(n->deadline_ns, slack));
+}
+
+static int wc_latest(const void *core, int64_t *when_ns) {
+    const wheel_core_obj *o = core;
+    bool any = false;
+    int64_t best = INT64_MAX;
+    for (const tk_node *n = o->ready_head; n != NULL; n = NEXT(n)) {
+        if (any && wc_due(core, n->deadline_ns) >= best)
+            break; /* it and every later node end at or after best */
+        int64_t end = window_end(core, n);
+        if (!any || end < best)
+            best = end;
+        any = true;
+    }
+    uint64_t tick;
+    if (tk__wheel_core_latest_tick(&o->w, SIZE_MAX, &tick)) {
+        int64_t t = tk__wheel_core_tick_time(&o->w, tick);
+        if (!any || t < best)
+            best = t;
+        any = true;
+    }
+    if (!any)
+        return TK_ENOENT;
+    *when_ns = best;
     return TK_OK;
 }
 
@@ -298,4 +339,5 @@ const tk_core_ops tk__wheel_core_ops = {
     .remove_if = wc_remove_if,
     .check = wc_check,
     .count_due = wc_count_due,
+    .latest = wc_latest,
 };

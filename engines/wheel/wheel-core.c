@@ -29,7 +29,9 @@
  *   I6  a non-empty bucket s whose disordered[s] bit is clear is in key
  *       order from tail to head: every add to it so far came in key order
  *       (an add compares with the head; removals keep the order; the bit is
- *       cleared when an add finds the bucket empty).
+ *       cleared when an add finds the bucket empty);
+ *   I7  slack_seen is clear only if no node has slack_ns > 0 (an add of
+ *       such a node sets it; an add to an empty wheel clears it first).
  *
  * Expiry. Advancing to tick t visits bucket t & (W - 1) only if its
  * min_expiry <= t; the walk unlinks the nodes with e == t and recomputes the
@@ -61,13 +63,31 @@
  * taken), so a tick of a million timers is handed out a chunk at a time
  * instead of after one walk of all of them.
  *
+ * Slack. A node may leave at any tick from its expiry tick e to the tick
+ * of the end of its window, deadline + slack_ns (queue.h, "Slack"). The
+ * wheel files nodes by e only; slack changes neither where a node sits nor
+ * what an advance hands out, in which order. tk__wheel_core_latest_tick()
+ * answers how far an owner may advance in one step and still hand every
+ * node out within its window: the smallest end tick. It walks the occupied
+ * buckets in tick order, as the next-candidate scan does, but reads the
+ * nodes of each bucket due this revolution (a node's end is not indexed;
+ * every node it reads leaves by the tick it answers, so the walk is paid
+ * for by the advance it plans), stops at the first bucket whose tick is not
+ * below the best end found, and counts a bucket whose nodes are all due in
+ * later revolutions by its earliest expiry tick alone (an earlier answer
+ * there, never a later one). From a bucket's tail: without slack, and with
+ * the bucket in key order, its oldest node is due at the bucket's tick and
+ * ends the walk at once. A wheel that has held no node with slack since it
+ * was last empty (I7) skips the walk: its answer is the next expiry tick.
+ *
  * Complexity. add, remove: O(1) (one multiply-high replaces the division).
  * advance: O(1) when the bucket holds nothing due, else O(bucket + k log k)
  * for k expired nodes; a bucket with something due is walked whole, as in
  * Netty, so a node whose delay spans R revolutions is visited up to R times
  * (pick tick_ns * W near the usual delay: the single-level wheel's trade-off;
  * buckets with nothing due are skipped, unlike Netty). next candidate:
- * O(W / 64 + occupied buckets scanned).
+ * O(W / 64 + occupied buckets scanned). latest tick: as next candidate, plus
+ * the nodes of the buckets it walks (at most its `budget`).
  * Memory: 24 bytes per bucket + 3 bits, nothing per node (the 32-byte
  * private area of tk_node).
  *
@@ -161,6 +181,10 @@ uint64_t tk__wheel_core_tick_of(const tk__wheel_core *w, int64_t deadline_ns) {
 }
 
 void tk__wheel_core_add(tk__wheel_core *w, tk_node *n) {
+    if (w->size == 0)
+        w->slack_seen = false; /* I7: no node is left to have slack */
+    if (n->slack_ns > 0)
+        w->slack_seen = true;
     uint64_t e = raw_expiry(w, n->deadline_ns);
     if (e <= w->current_tick)
         e = w->current_tick + 1;
@@ -475,6 +499,64 @@ done:
     return true;
 }
 
+/* The last tick node n (in the wheel) may leave at: the tick of the end of
+ * its window, or its expiry tick if that is later (a node added late). */
+static inline uint64_t end_tick(const tk__wheel_core *w, const tk_node *n) {
+    int64_t slack = n->slack_ns > 0 ? n->slack_ns : 0;
+    uint64_t end = raw_expiry(w, tk__sat_add(n->deadline_ns, slack));
+    uint64_t e = tk__wheel_core_expiry(n);
+    return end > e ? end : e;
+}
+
+bool tk__wheel_core_latest_tick(const tk__wheel_core *w, size_t budget, uint64_t *tick) {
+    if (w->size == 0)
+        return false;
+    if (!w->slack_seen)
+        return scan_min(w, true, tick); /* every end tick is the expiry tick */
+    uint64_t c = w->current_tick;
+    size_t n = w->ticks_per_wheel;
+    size_t p = SLOT_OF(w, c + 1);
+    uint64_t best = UINT64_MAX;
+    size_t read = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t from = pass == 0 ? p : 0;
+        size_t end = pass == 0 ? n : p;
+        for (size_t s = next_occupied(w, from); s < end; s = next_occupied(w, s + 1)) {
+            uint64_t first = c + 1 + ((s - p) & w->mask); /* its tick this revolution */
+            if (first >= best)
+                goto done; /* every node from here on has e >= first */
+            const tk__wheel_slot *slot = &w->slots[s];
+            if (slot->min_expiry > first) {
+                /* Nothing here is due this revolution: its nodes end no
+                 * earlier than its earliest expiry tick (exact, so that the
+                 * answer stays at or after the next expiry). */
+                uint64_t m = slot_min(w, s, true);
+                if (m < best)
+                    best = m;
+                continue;
+            }
+            /* From the oldest node: in a bucket in key order (I6) the tail
+             * has the earliest expiry tick, and a node without slack due at
+             * `first` ends the search at once. */
+            for (const tk_node *x = slot->tail; x != NULL; x = tk__wheel_priv_of(x)->prev) {
+                if (read++ >= budget) {
+                    best = first; /* nothing unread ends before it */
+                    goto done;
+                }
+                uint64_t t = end_tick(w, x);
+                if (t < best) {
+                    best = t;
+                    if (t == first)
+                        goto done; /* no node ends before its bucket's tick */
+                }
+            }
+        }
+    }
+done:
+    *tick = best;
+    return true;
+}
+
 bool tk__wheel_core_next_candidate(const tk__wheel_core *w, uint64_t *tick) {
     return scan_min(w, false, tick);
 }
@@ -657,6 +739,8 @@ int tk__wheel_core_check(const tk__wheel_core *w) {
                 return TK_ESTATE;
             if (e < min)
                 min = e;
+            if (n->slack_ns > 0 && !w->slack_seen)
+                return TK_ESTATE; /* I7 */
             prev = n;
             if (++total > w->size)
                 return TK_ESTATE;

@@ -73,6 +73,10 @@ typedef struct tk__wheel_core {
     uint64_t current_tick;         /* c: ticks 0..c have been advanced over */
     tk__grid grid;                 /* t_k = start_ns + k * tick_ns (tick-grid.h) */
     size_t size;                   /* nodes in the wheel */
+    bool slack_seen;               /* a node added since the wheel was last
+                                      empty had slack_ns > 0; while false no
+                                      node has, and the latest tick is the
+                                      next expiry tick */
     uint32_t ticks_per_wheel;      /* power of two */
     uint32_t shift;                /* log2(ticks_per_wheel) */
 } tk__wheel_core;
@@ -117,6 +121,34 @@ int64_t tk__wheel_core_tick_time(const tk__wheel_core *w, uint64_t tick);
 /* Stores in *tick the earliest tick whose advance expires something and
  * returns true; returns false if the wheel is empty. Exact. */
 bool tk__wheel_core_next_expiry_tick(const tk__wheel_core *w, uint64_t *tick);
+
+/* Slack (queue.h, "Slack"): a node may leave at any tick from its expiry
+ * tick e to its end tick, max(ceil((deadline + slack_ns - start) / tick),
+ * e), the sum saturating at INT64_MAX (a negative slack_ns counts as 0).
+ * Stores in *tick a tick L with
+ *     next expiry tick <= L <= the smallest end tick of the nodes held,
+ * so that advancing to L hands out, at once, every node whose window
+ * contains t_L, and returns true; false if the wheel is empty. Exact as
+ * long as the walk reads at most `budget` nodes and the earliest end lies in
+ * a bucket due this revolution; otherwise a lower bound (an earlier wake-up
+ * for the owner, never a late one). When the budget runs out the answer is
+ * the tick of the bucket where the walk stopped: after the current tick,
+ * but it may precede the next expiry tick if a removal took that bucket's
+ * earliest node (advancing there then expires nothing). The walk visits
+ * occupied buckets in
+ * tick order from c + 1 and stops at the first whose tick is not below the
+ * best end found: O(occupied buckets up to L + the nodes of the buckets due
+ * by L, at most `budget` of them). A bucket whose nodes all belong to later
+ * revolutions is not walked: it counts with its earliest expiry tick. */
+bool tk__wheel_core_latest_tick(const tk__wheel_core *w, size_t budget, uint64_t *tick);
+
+/* Whether a node in the wheel may have slack (a node added since the wheel
+ * was last empty had slack_ns > 0). While false, tk__wheel_core_latest_tick()
+ * is tk__wheel_core_next_expiry_tick(), and an owner may plan with
+ * tk__wheel_core_next_candidate() as without slack. O(1). */
+static inline bool tk__wheel_core_has_slack(const tk__wheel_core *w) {
+    return w->slack_seen;
+}
 
 /* Returns the number of nodes in the wheel. */
 size_t tk__wheel_core_size(const tk__wheel_core *w);

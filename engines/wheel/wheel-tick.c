@@ -27,12 +27,14 @@
  *   4. pass_release_zombies_locked(): releases the zombie list (nodes found
  *      cancelled while pending, and those that other core_lock holders
  *      unlinked) with core_lock dropped;
- *   5. plan_sleep_locked(): plans the sleep: to the next tick that can
- *      expire something (the next tick while a backlog remains or hand-offs
- *      arrived during the pass, at most FLOOD_POLL_NS ahead during a flood,
- *      without limit when the wheel is empty); publishes the wake threshold
- *      and sleep_long for producers and removers, then looks at the stacks
- *      once more (the Dekker protocol of the essay);
+ *   5. plan_sleep_locked(): plans the sleep: to the tick of the earliest
+ *      end of a window among the bucketed nodes (deadline + slack_ns; the
+ *      next tick that can expire something when no node has slack), the
+ *      next tick while a backlog remains or hand-offs arrived during the
+ *      pass, at most FLOOD_POLL_NS ahead during a flood, without limit when
+ *      the wheel is empty; publishes the wake threshold and sleep_long for
+ *      producers and removers, then looks at the stacks once more (the
+ *      Dekker protocol of the essay);
  *   6. sleep_to_plan(): sleeps, with core_lock dropped, busy-waiting the
  *      last spin_ns when that is set.
  *
@@ -49,14 +51,28 @@
  * Complexity per pass: O(shards + cancelled + taken log shards + moved +
  * expired log min(expired, TK__NODE_SORT_PIECE)), `taken` the offers taken
  * off the stacks (the log only when several shards had some), the last term
- * O(expired) when a chunk is in key order already (the usual case). The
- * pass reads an idle shard's line only; it writes a shard's line (its
- * exchange) only when that shard's stack holds a node.
+ * O(expired) when a chunk is in key order already (the usual case), plus
+ * the plan's scan of the occupied buckets and, when a node in the core may
+ * have slack, the nodes its walk reads (at most LATEST_BUDGET). The pass
+ * reads an idle shard's line only; it writes a shard's line (its exchange)
+ * only when that shard's stack holds a node.
  *
  * Accuracy. A node reaches the ready set only once the clock has reached a
- * tick instant at or after its deadline: never early. Its lateness is at
- * most one tick plus this thread's wake-up latency (its timer slack is set
- * to 1 us), the time of the pass and a worker's wake-up.
+ * tick instant at or after its deadline: never early. Its lateness past the
+ * end of its window (its deadline when it has no slack) is at most one tick
+ * plus this thread's wake-up latency (its timer slack is set to 1 us), the
+ * time of the pass and a worker's wake-up.
+ *
+ * Slack. The thread sleeps until the earliest end of a window, not the
+ * earliest deadline (see "Slack" in wheel-adapter.c), and its pass then
+ * expires every tick up to the current time, as always: whatever is due by
+ * then leaves in that one pass, in the order of whole ticks. The plan is
+ * wheel-core.c's latest tick, whose walk reads at most LATEST_BUDGET nodes;
+ * past that it answers the tick where it stopped: an earlier wake-up, never
+ * a later one. A removal of the node whose window
+ * set the plan leaves the plan early: the thread wakes, finds nothing due,
+ * and plans again from the wheel as it is then, later than before (every
+ * plan is a tick after the current one, so it never spins).
  *
  * Reference: the worker loop of Netty's HashedWheelTimer
  * (processCancelledTasks, transferTimeoutsToBuckets, expireTimeouts), which
@@ -113,6 +129,15 @@
  * ready_lock (publish_ready_locked()), so that takers get the lock between
  * pieces (docs/engine-notes.md has how long a hold takes). */
 #define PUBLISH_PIECE ((size_t)1024)
+
+/* Nodes the plan's walk of the buckets reads at most (tk__wheel_core_
+ * latest_tick()'s budget): past it the thread plans to wake at the tick of
+ * the bucket where the walk stopped (a tick after the current one, and no
+ * later than any window end), instead of walking further for a later,
+ * exact end of a window. The nodes it read are those of buckets with a
+ * node due this revolution, most of them due by then: an early wake-up
+ * that hands out many nodes, after which the thread plans again. */
+#define LATEST_BUDGET ((size_t)4096)
 
 /* Removed nodes the tick thread unlinks before it releases them. */
 #define RELEASE_CHUNK ((size_t)256)
@@ -552,13 +577,16 @@ static bool hand_offs_waiting(struct tk_queue *q) {
 }
 
 /* Step 5: plans the sleep and publishes the plan; returns the instant to
- * wake at (INT64_MAX: until woken). The plan is the next tick that can
- * expire something: the next tick while a backlog remains, at most
- * FLOOD_POLL_NS ahead during a flood (now_ns < flood_end). Publishes the wake
- * threshold and sleep_long, then looks at every shard's stacks once
- * more (Dekker with offer/remove, all seq_cst: either a producer sees the
- * plan and wakes the thread, or the thread sees its node here). Needs
- * core_lock. */
+ * wake at (INT64_MAX: until woken). The plan is the tick of the earliest
+ * end of a window among the bucketed nodes (tk__wheel_core_latest_tick(),
+ * never later than the first end; while no node in the core has slack,
+ * the next candidate tick, exactly as without slack), the next tick while
+ * a backlog remains, at most FLOOD_POLL_NS ahead during a flood (now_ns <
+ * flood_end). Publishes the wake threshold (an offer whose window ends at
+ * or before it wakes the thread) and sleep_long, then looks at every
+ * shard's stacks once more (Dekker with offer/remove, all seq_cst: either
+ * a producer sees the plan and wakes the thread, or the thread sees its
+ * node here). Needs core_lock. */
 static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flood_end) {
     int64_t plan;
     uint64_t next;
@@ -566,7 +594,9 @@ static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flo
         tk__wheel_core_tick_time(&q->core, tk__wheel_core_current_tick(&q->core) + 1);
     if (!backlog_empty(q))
         plan = next_tick;
-    else if (tk__wheel_core_next_candidate(&q->core, &next))
+    else if (tk__wheel_core_has_slack(&q->core)
+                 ? tk__wheel_core_latest_tick(&q->core, LATEST_BUDGET, &next)
+                 : tk__wheel_core_next_candidate(&q->core, &next)) /* as without slack */
         plan = tk__wheel_core_tick_time(&q->core, next);
     else
         plan = INT64_MAX;
@@ -612,8 +642,9 @@ static void sleep_to_plan(struct tk_queue *q, int64_t plan) {
     }
     if (slept_out && sleep_until != plan) {
         unlock(&q->tick_lock);
-        /* ends early on stop, or on an offer due before the plan (it claims
-         * wake_threshold, see maybe_wake() in wheel-adapter.c) */
+        /* ends early on stop, or on an offer whose window ends before the
+         * plan (it claims wake_threshold, see maybe_wake() in
+         * wheel-adapter.c) */
         while (tk_clock_now_ns() < plan && !atomic_load_explicit(&q->stop, memory_order_relaxed) &&
                atomic_load_explicit(&q->wake_threshold, memory_order_relaxed) != AWAKE)
             tk__cpu_relax();

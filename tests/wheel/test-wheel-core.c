@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* timerkit: wheel core unit tests, driven tick by tick against a reference
  * model (a plain set of live nodes: a node is due at tick k iff deadline <=
- * t_k). Fixed seeds; tk__wheel_core_check() after every step. */
+ * t_k). Fixed seeds; tk__wheel_core_check() after every step, and the
+ * latest tick (slack) checked against the brute-force earliest window end.
+ * The wheel's tk_core_ops (wheel-core-ops.c) is driven directly for its
+ * latest(). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +18,7 @@
 #include "rng.h"
 #include "timerkit/status.h"
 #include "wheel-core.h"
+#include "wheel-internal.h"
 
 __extension__ typedef __int128 i128;
 
@@ -28,6 +32,7 @@ typedef struct model {
     bool *live;
     size_t pool, nlive;
     uint64_t seq;
+    bool slack; /* random nodes get random slack (else none) */
 } model;
 
 static int64_t ref_tick_time(const model *m, uint64_t k) {
@@ -116,6 +121,39 @@ static void expect_expired(model *m, uint64_t tick, tk_node *got, size_t k) {
     free(want);
 }
 
+/* The last tick node n (in the wheel) may leave at: the tick of deadline +
+ * slack (saturated; a negative slack counts as 0), or its expiry tick if
+ * later. */
+static uint64_t ref_end_tick(const model *m, const tk_node *n) {
+    i128 end = (i128)n->deadline_ns + (n->slack_ns > 0 ? n->slack_ns : 0);
+    uint64_t t = ref_raw_tick(m, end > INT64_MAX ? INT64_MAX : (int64_t)end);
+    uint64_t e = tk__wheel_core_expiry(n);
+    return t > e ? t : e;
+}
+
+/* The latest tick lies between the next expiry tick and the earliest end
+ * of a window; exact when that end is within this revolution (unlimited
+ * budget). With a budget of a few nodes: after the current tick and no
+ * later than that end. */
+static void check_latest(model *m, bool any, uint64_t next) {
+    uint64_t lt = 0, lb = 0;
+    assert_int_equal(tk__wheel_core_latest_tick(&m->w, SIZE_MAX, &lt), any);
+    assert_int_equal(tk__wheel_core_latest_tick(&m->w, 3, &lb), any);
+    if (!any)
+        return;
+    uint64_t end = UINT64_MAX;
+    for (size_t i = 0; i < m->pool; i++)
+        if (m->live[i]) {
+            uint64_t t = ref_end_tick(m, &m->nodes[i]);
+            if (t < end)
+                end = t;
+        }
+    assert_true(next <= lt && lt <= end);
+    assert_true(tk__wheel_core_current_tick(&m->w) < lb && lb <= end);
+    if (end <= tk__wheel_core_current_tick(&m->w) + m->slots)
+        assert_int_equal(lt, end);
+}
+
 static void check_model(model *m) {
     assert_int_equal(tk__wheel_core_check(&m->w), TK_OK);
     assert_int_equal(tk__wheel_core_size(&m->w), m->nlive);
@@ -134,6 +172,27 @@ static void check_model(model *m) {
         if (best <= c)
             best = c + 1;
         assert_int_equal(next, best);
+    }
+    check_latest(m, any, next);
+}
+
+/* A random slack: none half of the time, else within a few ticks, a few
+ * revolutions, the end of time, or negative (counts as none). */
+static int64_t random_slack(model *m, uint64_t *rs) {
+    uint64_t span = (uint64_t)m->tick_ns * m->slots;
+    switch (rng_below(rs, 12)) {
+    case 0:
+    case 1:
+        return (int64_t)rng_below(rs, 3 * (uint64_t)m->tick_ns + 1);
+    case 2:
+    case 3:
+        return (int64_t)rng_below(rs, span < UINT64_MAX / 3 ? 3 * span : span);
+    case 4:
+        return INT64_MAX;
+    case 5:
+        return -(int64_t)rng_below(rs, 1000);
+    default:
+        return 0;
     }
 }
 
@@ -185,6 +244,7 @@ static void op_add(model *m, uint64_t *rs) {
             continue;
         tk_node *n = &m->nodes[i];
         n->deadline_ns = random_deadline(m, rs);
+        n->slack_ns = m->slack ? random_slack(m, rs) : 0;
         n->seq = m->seq++;
         assert_false(tk__wheel_core_contains(&m->w, n));
         tk__wheel_core_add(&m->w, n);
@@ -212,6 +272,7 @@ static void run_random(int64_t tick_ns, uint32_t slots, int64_t start_ns, uint64
                        int steps) {
     model m;
     model_init(&m, tick_ns, slots, start_ns, 400);
+    m.slack = seed % 2 != 0; /* odd seeds: with slack */
     uint64_t rs = seed;
     size_t max_live = 0;
     for (int step = 0; step < steps; step++) {
@@ -284,6 +345,39 @@ static void random_vs_model_odd_sizes(void **state) {
     run_random(3, 100, INT64_MIN + 5, 4, 15000);               /* rounded to 128 */
     run_random(1000000, 64, INT64_MAX - 1000000000, 5, 15000); /* near the end of time */
     run_random(1, 16, 42, 6, 15000);                           /* 1 ns ticks */
+}
+
+/* The slack flag (I7): set by a node with slack, cleared once the wheel
+ * empties and takes a node again; while clear the latest tick is the next
+ * expiry tick, also when a removal left a bucket minimum stale. */
+static void a_wheel_without_slack_answers_its_next_expiry_tick(void **state) {
+    (void)state;
+    tk__wheel_core w;
+    assert_int_equal(tk__wheel_core_init(&w, NULL, 10, 4, 0), TK_OK);
+    tk_node a = {.deadline_ns = 10, .seq = 1}; /* tick 1, slot 1 */
+    tk_node b = {.deadline_ns = 50, .seq = 2}; /* tick 5, slot 1 */
+    tk__wheel_core_add(&w, &a);
+    tk__wheel_core_add(&w, &b);
+    assert_false(tk__wheel_core_has_slack(&w));
+    uint64_t t;
+    tk__wheel_core_remove(&w, &a); /* slot 1's minimum is stale */
+    assert_true(tk__wheel_core_latest_tick(&w, SIZE_MAX, &t));
+    assert_int_equal(t, 5);
+    tk_node c = {.deadline_ns = 20, .seq = 3, .slack_ns = 25}; /* ticks 2 .. 5 */
+    tk__wheel_core_add(&w, &c);
+    assert_true(tk__wheel_core_has_slack(&w));
+    assert_true(tk__wheel_core_latest_tick(&w, SIZE_MAX, &t));
+    assert_int_equal(t, 5);
+    size_t k;
+    tk_node *l = tk__wheel_core_advance_to(&w, 5, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &c);
+    assert_true(tk__wheel_core_has_slack(&w)); /* sticky while empty */
+    assert_int_equal(tk__wheel_core_check(&w), TK_OK);
+    tk__wheel_core_add(&w, &a);
+    assert_false(tk__wheel_core_has_slack(&w)); /* cleared by an add to an empty wheel */
+    assert_int_equal(tk__wheel_core_check(&w), TK_OK);
+    tk__wheel_core_destroy(&w);
 }
 
 static void random_vs_model_large_wheel(void **state) {
@@ -866,9 +960,176 @@ static void removing_a_bucket_minimum_keeps_next_expiry_exact(void **state) {
     tk__wheel_core_destroy(&w);
 }
 
+/* ---- latest() of the wheel's tk_core_ops --------------------------------- */
+
+#define MS INT64_C(1000000)
+
+/* A core of the wheel's tk_core_ops: `slots` buckets of tick_ns from
+ * origin 0. */
+static void *ops_core_new(int64_t tick_ns, uint32_t slots) {
+    tk__wheel_params p = {.tick_ns = tick_ns, .slots = slots};
+    void *core = calloc(1, tk__wheel_core_ops.size);
+    assert_non_null(core);
+    assert_int_equal(tk__wheel_core_ops.init(core, &p, tk_allocator_default(), 0), TK_OK);
+    return core;
+}
+
+static void ops_core_free(void *core) {
+    tk__wheel_core_ops.destroy(core);
+    free(core);
+}
+
+static void ops_insert(void *core, tk_node *n, int64_t deadline_ns, int64_t slack_ns,
+                       uint64_t seq) {
+    memset(n, 0, sizeof(*n));
+    n->deadline_ns = deadline_ns;
+    n->slack_ns = slack_ns;
+    n->seq = seq;
+    assert_int_equal(tk__wheel_core_ops.insert(core, n), TK_OK);
+}
+
+/* latest() of `core`, which must hold a node; also checks next() <= it. */
+static int64_t ops_latest(void *core) {
+    int64_t r = 0, nx = 0;
+    assert_int_equal(tk__wheel_core_ops.latest(core, &r), TK_OK);
+    assert_int_equal(tk__wheel_core_ops.next(core, &nx), TK_OK);
+    assert_true(nx <= r);
+    return r;
+}
+
+static void latest_of_an_empty_core_is_enoent(void **state) {
+    (void)state;
+    void *core = ops_core_new(MS, 8);
+    assert_non_null(tk__wheel_core_ops.latest);
+    int64_t r = 12345;
+    assert_int_equal(tk__wheel_core_ops.latest(core, &r), TK_ENOENT);
+    assert_int_equal(r, 12345);
+    tk_node n;
+    ops_insert(core, &n, 3 * MS, 0, 1);
+    assert_int_equal(tk__wheel_core_ops.remove(core, &n), TK_OK);
+    assert_int_equal(tk__wheel_core_ops.latest(core, &r), TK_ENOENT);
+    ops_core_free(core);
+}
+
+/* Equal deadlines: the smallest slack decides; the end rounds up to the
+ * tick; without slack latest() is next(). */
+static void latest_is_the_earliest_window_end_rounded_up_to_the_tick(void **state) {
+    (void)state;
+    void *core = ops_core_new(MS, 64);
+    tk_node n[3];
+    ops_insert(core, &n[0], 5 * MS, 30 * MS, 1);
+    assert_int_equal(ops_latest(core), 35 * MS);
+    ops_insert(core, &n[1], 5 * MS, 7 * MS + 1, 2); /* ends at 12 ms + 1 ns: tick 13 */
+    assert_int_equal(ops_latest(core), 13 * MS);
+    ops_insert(core, &n[2], 5 * MS, 0, 3);
+    assert_int_equal(ops_latest(core), 5 * MS);
+    assert_int_equal(tk__wheel_core_ops.remove(core, &n[2]), TK_OK);
+    assert_int_equal(ops_latest(core), 13 * MS);
+    /* at 13 ms both leave, in seq order */
+    size_t k = 0;
+    tk_node *l = tk__wheel_core_ops.expire(core, 13 * MS, 10, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &n[0]);
+    assert_ptr_equal(tk_node_next_detached(l), &n[1]);
+    assert_int_equal(tk__wheel_core_ops.check(core), TK_OK);
+    ops_core_free(core);
+}
+
+/* A node with a large slack due first does not hide a later node without
+ * slack, in a later bucket nor in the same one. */
+static void a_big_slack_node_first_does_not_hide_a_later_one_without(void **state) {
+    (void)state;
+    void *core = ops_core_new(MS, 64);
+    tk_node a, b, c;
+    ops_insert(core, &a, 2 * MS, 40 * MS, 1);
+    ops_insert(core, &b, 9 * MS, 0, 2);
+    assert_int_equal(ops_latest(core), 9 * MS);
+    ops_insert(core, &c, 9 * MS - 1, 3 * MS, 3); /* b's bucket, ends at tick 12 */
+    assert_int_equal(ops_latest(core), 9 * MS);
+    assert_int_equal(tk__wheel_core_ops.remove(core, &b), TK_OK);
+    assert_int_equal(ops_latest(core), 12 * MS);
+    /* expire at the answer: a and c, in deadline order */
+    size_t k = 0;
+    tk_node *l = tk__wheel_core_ops.expire(core, 12 * MS, 10, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &a);
+    assert_ptr_equal(tk_node_next_detached(l), &c);
+    ops_core_free(core);
+}
+
+/* deadline + slack saturates at INT64_MAX, whose due() is INT64_MAX. */
+static void a_window_end_saturates_at_int64_max(void **state) {
+    (void)state;
+    void *core = ops_core_new(MS, 16);
+    tk_node a, b;
+    ops_insert(core, &a, 3 * MS, INT64_MAX, 1);
+    assert_int_equal(ops_latest(core), INT64_MAX);
+    ops_insert(core, &b, INT64_MAX - 5, 100, 2);
+    assert_int_equal(ops_latest(core), INT64_MAX);
+    size_t k = 0;
+    tk_node *l = tk__wheel_core_ops.expire(core, INT64_MAX, 10, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &a);
+    assert_ptr_equal(tk_node_next_detached(l), &b);
+    assert_int_equal(tk__wheel_core_ops.latest(core, &(int64_t){0}), TK_ENOENT);
+    ops_core_free(core);
+}
+
+/* A wheel of 8 x 1 ms: nodes of later revolutions count at least by their
+ * expiry; latest() never passes a window end and never precedes next(). */
+static void nodes_in_later_revolutions_bound_the_answer(void **state) {
+    (void)state;
+    void *core = ops_core_new(MS, 8);
+    tk_node a, b, c;
+    ops_insert(core, &a, 2 * MS, 100 * MS, 1); /* this revolution, ends at 102 */
+    ops_insert(core, &b, 11 * MS, 0, 2);       /* next revolution, a's neighbour slot */
+    assert_int_equal(ops_latest(core), 11 * MS);
+    assert_int_equal(tk__wheel_core_ops.remove(core, &b), TK_OK);
+    ops_insert(core, &c, 21 * MS, 5 * MS, 3); /* two revolutions on, ends at 26 */
+    int64_t r = ops_latest(core);
+    assert_true(r >= 21 * MS && r <= 26 * MS); /* a lower bound is allowed */
+    assert_int_equal(tk__wheel_core_ops.remove(core, &a), TK_OK);
+    r = ops_latest(core);
+    assert_true(r >= 21 * MS && r <= 26 * MS);
+    /* once c's revolution comes, the answer is exact */
+    size_t k = 9;
+    assert_null(tk__wheel_core_ops.expire(core, 20 * MS, 10, &k));
+    assert_int_equal(k, 0);
+    assert_int_equal(ops_latest(core), 26 * MS);
+    assert_ptr_equal(tk__wheel_core_ops.expire(core, 26 * MS, 10, &k), &c);
+    ops_core_free(core);
+}
+
+/* Nodes inserted late wait in the core's ready list: their windows count
+ * too (the answer may lie in the past: expire() at once). */
+static void late_nodes_count_with_their_windows(void **state) {
+    (void)state;
+    void *core = ops_core_new(MS, 16);
+    size_t k = 0;
+    assert_null(tk__wheel_core_ops.expire(core, 10 * MS, 10, &k));
+    tk_node a, b, c;
+    ops_insert(core, &c, 12 * MS, 0, 3);
+    ops_insert(core, &a, 4 * MS, 50 * MS, 1); /* late, ends at 54 */
+    assert_int_equal(ops_latest(core), 12 * MS);
+    ops_insert(core, &b, 5 * MS, 1 * MS, 2); /* late, ends at 6 */
+    assert_int_equal(ops_latest(core), 6 * MS);
+    tk_node *l = tk__wheel_core_ops.expire(core, 10 * MS, 10, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &a);
+    assert_ptr_equal(tk_node_next_detached(l), &b);
+    assert_int_equal(ops_latest(core), 12 * MS);
+    ops_core_free(core);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(init_rejects_bad_parameters),
+        cmocka_unit_test(latest_of_an_empty_core_is_enoent),
+        cmocka_unit_test(latest_is_the_earliest_window_end_rounded_up_to_the_tick),
+        cmocka_unit_test(a_big_slack_node_first_does_not_hide_a_later_one_without),
+        cmocka_unit_test(a_window_end_saturates_at_int64_max),
+        cmocka_unit_test(nodes_in_later_revolutions_bound_the_answer),
+        cmocka_unit_test(late_nodes_count_with_their_windows),
         cmocka_unit_test(tick_time_saturates),
         cmocka_unit_test(empty_wheel_advances_quietly),
         cmocka_unit_test(due_node_expires_on_next_advance_never_in_a_passed_slot),
@@ -882,6 +1143,7 @@ int main(void) {
         cmocka_unit_test(random_vs_model_one_slot),
         cmocka_unit_test(random_vs_model_odd_sizes),
         cmocka_unit_test(random_vs_model_large_wheel),
+        cmocka_unit_test(a_wheel_without_slack_answers_its_next_expiry_tick),
         cmocka_unit_test(advance_to_equals_repeated_advance),
         cmocka_unit_test(expire_to_is_advance_to_unsorted),
         cmocka_unit_test(expire_some_cuts_expire_to_at_tick_boundaries),
