@@ -78,7 +78,8 @@ static const tk_queue_ops hwheel_ops = {
     .name = "hwheel",
     .description = "hierarchical timing wheel with cascading (Varghese and Lauck's scheme 7)",
     .caps =
-        TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_BLOCKING_CAPS,
+        TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED |
+        TK_QUEUE_CAP_SLACK | TK_BLOCKING_CAPS,
     TK_BLOCKING_ADAPTER,
     .params = hwheel_table,
     .param_count = sizeof(hwheel_table) / sizeof(hwheel_table[0]),
