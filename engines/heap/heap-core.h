@@ -135,11 +135,12 @@ size_t tk__heap_core_count_due(const tk__heap_core *h, int64_t now_ns, size_t li
  * the heap: the latest instant an owner may wait until and still hand every
  * node out within its window (engine.h, "Slack"). Exact, except that a walk
  * that runs out of its fixed room answers an earlier instant, never below
- * the head's deadline (heap-core.c, "Latest"). Reads only the keys of the
- * slots with a deadline below the answer, their children, and those slots'
- * nodes' slack_ns: O(k * d log k) for k such slots, the nodes that an owner
- * waking then hands out. Returns TK_OK, TK_ENOENT (empty) or TK_EINVAL (h or
- * when_ns NULL). */
+ * the head's deadline (heap-core.c, "Latest (slack)"). Reads only the slots
+ * with a deadline at or before the answer (keys and their nodes' slack_ns)
+ * and their children's keys: O(k d) reads and as many steps of a frontier
+ * of at most 128 slots, for k such slots, the nodes an owner waking then
+ * hands out. Returns TK_OK, TK_ENOENT (empty) or TK_EINVAL (h or when_ns
+ * NULL). */
 int tk__heap_core_latest(const tk__heap_core *h, int64_t *when_ns);
 
 /* Returns the number of nodes in the heap (0 for NULL). O(1). */
