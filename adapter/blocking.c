@@ -231,7 +231,7 @@ typedef struct shard {
     bool resizing;     /* lock: a thread has claimed a resize and builds the block */
     size_t capacity;   /* lock: the core's resize->capacity() (only resizes here change it) */
     _Atomic int64_t head_due; /* no later than the earliest due() of a node; read anywhere */
-    _Atomic int64_t wake_due; /* >= head_due, no later than the earliest window end; read anywhere */
+    _Atomic int64_t wake_due; /* no later than the earliest window end; read anywhere */
     _Atomic size_t count;     /* the core's count(); read anywhere */
     void *state;              /* lock: the core's state (in the queue's allocation) */
 } shard;
@@ -313,8 +313,7 @@ static void shard_refresh_locked(tk_queue *q, shard *sh) {
     if (q->core->next(sh->state, &head) != TK_OK)
         head = INT64_MAX;
     wake = head;
-    if (q->core->latest != NULL && head != INT64_MAX &&
-        q->core->latest(sh->state, &wake) != TK_OK)
+    if (q->core->latest != NULL && head != INT64_MAX && q->core->latest(sh->state, &wake) != TK_OK)
         wake = head;
     if (atomic_load_explicit(&sh->head_due, memory_order_relaxed) < head)
         atomic_store(&sh->head_due, head);

@@ -149,7 +149,7 @@ struct world {
     uint64_t seq[NSLOTS];
     int64_t slack[NSLOTS]; /* the slot's slack_ns, >= 0 */
     uint8_t slack_seed;    /* header byte 3: varies the slacks world_slack() picks */
-    bool used[NSLOTS]; /* the slot's key has been set */
+    bool used[NSLOTS];     /* the slot's key has been set */
     int64_t origin, now;
     uint64_t next_seq;
     size_t op_index;

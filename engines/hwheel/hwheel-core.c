@@ -374,10 +374,11 @@ static inline uint64_t ovf_event(const hwheel *w) {
 }
 
 /* The earliest event of the levels from first_level up and of the overflow
- * list (next_event(): of the whole wheel); false if all are empty. A level's events are starts of its periods after c, so none comes
- * before the level's next boundary, and those boundaries do not come
- * earlier as the level rises: once one is no earlier than the best event
- * found, no higher level can offer an earlier one. */
+ * list (next_event(): of the whole wheel); false if all are empty. A
+ * level's events are starts of its periods after c, so none comes before
+ * the level's next boundary, and those boundaries do not come earlier as
+ * the level rises: once one is no earlier than the best event found, no
+ * higher level can offer an earlier one. */
 static bool next_event_from(const hwheel *w, unsigned first_level, uint64_t *event) {
     bool any = false;
     uint64_t best = UINT64_MAX;

@@ -1455,7 +1455,6 @@ static void walks_with_every_operation_match_the_model_at_every_size_and_mode(vo
     assert_true(tally.full_pushes > 0);
 }
 
-
 /* ---- latest (slack) ---------------------------------------------------------- */
 
 static int64_t end_of(const tk_node *n) {

@@ -191,8 +191,8 @@ static void model_insert(model *m, size_t i, int64_t d) {
      * ticks, a level-1 slot or more, or the end of time */
     static const int64_t ticks[8] = {0, 0, 0, 0, -3, 5, 700, INT64_MAX};
     int64_t k = ticks[(n->seq >> 13) % 8];
-    n->slack_ns = k == INT64_MAX ? INT64_MAX
-                  : k < 0        ? m->c.p.tick_ns / 3
+    n->slack_ns = k == INT64_MAX                   ? INT64_MAX
+                  : k < 0                          ? m->c.p.tick_ns / 3
                   : k > INT64_MAX / m->c.p.tick_ns ? INT64_MAX
                                                    : k * m->c.p.tick_ns;
     assert_int_equal(ops()->insert(m->c.state, n), TK_OK);
@@ -1318,7 +1318,6 @@ static void validate_refuses_a_span_that_overflows_and_names_the_parameters(void
     assert_int_equal(tk_queue_create(e, &cfg, NULL, NULL, &q), TK_EINVAL);
     assert_null(q);
 }
-
 
 /* ---- latest (slack) ---------------------------------------------------------------------- */
 

@@ -51,8 +51,8 @@ static void no_node_leaves_before_its_deadline_whatever_its_slack(qc *t) {
     tk_queue *q = qc_queue(t, NULL);
     enum { K = 12 };
     const int64_t offsets_ms[K] = {30, 5, 20, 10, 0, -5, 25, 15, 1, 2, 12, 7};
-    const int64_t slacks[K] = {0,         QC_MS(1), QC_MS(20), 1,       QC_MS(5), INT64_MAX,
-                               QC_MS(40), 0,        QC_MS(3),  QC_MS(60), 17,      QC_MS(2)};
+    const int64_t slacks[K] = {0,         QC_MS(1), QC_MS(20), 1,         QC_MS(5), INT64_MAX,
+                               QC_MS(40), 0,        QC_MS(3),  QC_MS(60), 17,       QC_MS(2)};
     qc_node *n = qc_nodes(t, K);
     int64_t now = tk_clock_now_ns();
     for (int i = 0; i < K; i++) {
@@ -104,7 +104,8 @@ static void a_node_leaves_no_later_than_its_window_end(qc *t) {
     /* both leave by n[1]'s deadline: n[1]'s window ends there */
     for (int i = 0; i < 2; i++)
         if (at[i] > n[1].node.deadline_ns + late_ok)
-            fail_msg("node %zu left %lld ms after the slack-0 node's deadline", QC_NODE(got[i])->idx,
+            fail_msg("node %zu left %lld ms after the slack-0 node's deadline",
+                     QC_NODE(got[i])->idx,
                      (long long)((at[i] - n[1].node.deadline_ns) / TK_NS_PER_MS));
     /* alone, with 60 ms of slack: within [deadline, deadline + 60 ms] + allowance */
     qc_key(&n[2], tk_clock_now_ns() + qc_lead(10), 2);
