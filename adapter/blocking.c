@@ -24,8 +24,9 @@
  *       (a node's window ends at due(deadline + slack_ns), see "Slack"):
  *       the instant the room must wake for.
  *   An offer lowers head_due to its node's due() and wake_due to its
- *   window's end; a take raises them to the core's next() and latest() where
- *   those are later; a removal leaves them as they are, since the earliest
+ *   window's end; a take (and any operation that refreshes a shard on its
+ *   way out) raises them to the core's next() and latest() where those are
+ *   later; a removal leaves them as they are, since the earliest
  *   node and window can only be later then (a taker that wakes for a node
  *   that was removed finds nothing and looks again). No write but an
  *   offer's ever lowers them: a published instant stays a correct lower
@@ -70,9 +71,9 @@
  *   raises both.
  * - The rules that keep a thread responsible for the next window end: an
  *   offer whose window ends before the leader's instant (or while nobody
- *   leads) clears the leader and signals once; a taker that leaves (with nodes, a timeout,
- *   TK_ECLOSED or TK_EINTR) while nobody leads and nodes remain signals one
- *   waiter to take over; a take_batch() that leaves due nodes behind while
+ *   leads) clears the leader and signals once; a taker that leaves (with
+ *   nodes, a timeout, TK_ECLOSED or TK_EINTR) while nobody leads and nodes
+ *   remain signals one waiter to take over; a take_batch() that leaves due nodes behind while
  *   others wait signals one of them; close(), wake() and a removal that
  *   empties a closed queue broadcast. Removals otherwise need no signal: the
  *   next instant can only move later, so the leader wakes no later than
