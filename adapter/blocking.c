@@ -7,8 +7,8 @@
  * leader-follower wait included, and split so that threads that offer at
  * the same time meet in no lock:
  *
- *   offer / remove ----> shard[key]: spin lock, core, head_due, count
- *                                     |  (head_due read by takers)
+ *   offer / remove ----> shard[key]: spin lock, core, head_due, wake_due,
+ *                                     |  count (read by takers)
  *   take / poll / take_batch <--------+  room: mutex `lock`, condition
  *                                        variable `available`, leader
  *
@@ -17,33 +17,63 @@
  *   own. A node lives in the shard its key says (tk_node_shard_key(n) modulo
  *   the shard count), so remove() finds it from the node alone; the
  *   executor gives each thread a key of its own. Each shard publishes
- *   `count` and `head_due`, an instant no later than the earliest due() of
- *   its nodes (INT64_MAX when a take found it empty): an offer lowers it to
- *   its node's due(), a take sets it to the core's next(), and a removal
- *   leaves it as it is, since the earliest node can only be later then (a
- *   taker that wakes for a node that was removed finds nothing and looks
- *   again). Both are written under the shard's lock and read by anyone.
+ *   `count` and two instants (INT64_MAX while it is empty):
+ *     head_due, no later than the earliest due() of its nodes: from then on
+ *       a taker that looks finds a node to hand out;
+ *     wake_due, no later than the earliest end of a window among its nodes
+ *       (a node's window ends at due(deadline + slack_ns), see "Slack"):
+ *       the instant the room must wake for.
+ *   An offer lowers head_due to its node's due() and wake_due to its
+ *   window's end; a take (and any operation that refreshes a shard on its
+ *   way out) raises them to the core's next() and latest() where those are
+ *   later; a removal leaves them as they are, since the earliest
+ *   node and window can only be later then (a taker that wakes for a node
+ *   that was removed finds nothing and looks again). No write but an
+ *   offer's ever lowers them: a published instant stays a correct lower
+ *   bound when nodes leave, while a core's answer (a lower bound itself) may
+ *   be earlier than an instant the room already waits for, and lowering to
+ *   it would let a later offer skip the signal it needs (below). All three
+ *   are written under the shard's lock and read by anyone.
  * - The room. Takers wait under `lock` on `available` (CLOCK_MONOTONIC). Of
  *   the threads blocked in take()/poll()/take_batch() while no node is due,
- *   only one, the leader, sleeps until the earliest head_due of all shards;
+ *   only one, the leader, sleeps until the earliest wake_due of all shards;
  *   the others, the followers, wait without a deadline (or until their own
  *   poll timeout), so one due node wakes one thread instead of a herd. The
- *   room publishes `sleep_due`: an offer of a node due before it must take
- *   `lock` and signal. It is the leader's instant while one sleeps,
- *   INT64_MAX while takers wait with no leader (every offer wakes one), and
- *   INT64_MIN while nobody waits (no offer signals: a taker that comes later
- *   looks at the shards itself). So an offer that does not make a new
- *   earliest node, the usual case, touches its shard and reads one line.
- *   No lost wake-up: an offer stores its shard's head_due, then reads
- *   sleep_due; a taker stores sleep_due, then reads every head_due again
+ *   room publishes `sleep_due`: an offer of a node whose window ends before
+ *   it must take `lock` and signal. It is the leader's instant while one
+ *   sleeps, INT64_MAX while takers wait with no leader (every offer wakes
+ *   one), and INT64_MIN while nobody waits (no offer signals: a taker that
+ *   comes later looks at the shards itself). So an offer that does not end
+ *   a window earlier than its shard's, the usual case, touches its shard
+ *   and the room's line it reads the close from.
+ *   No lost wake-up: an offer stores its shard's wake_due, then reads
+ *   sleep_due; a taker stores sleep_due, then reads every wake_due again
  *   before it sleeps (all sequentially consistent): one of them sees the
  *   other. The signal itself is sent under `lock`, which a taker holds from
- *   that look until pthread_cond_wait() releases it.
- * - The rules that keep a thread responsible for the next due instant: an
- *   offer due before the leader's instant (or while nobody leads) clears the
- *   leader and signals once; a taker that leaves (with nodes, a timeout,
- *   TK_ECLOSED or TK_EINTR) while nobody leads and nodes remain signals one
- *   waiter to take over; a take_batch() that leaves due nodes behind while
+ *   that look until pthread_cond_wait() releases it. An offer that lowers
+ *   no wake_due sends nothing: its window ends at or after its shard's
+ *   wake_due W. Either W was lowered by an offer since the taker looked,
+ *   which ran this same exchange, or W is at least what the taker saw there,
+ *   since nothing else lowers it, so the leader wakes no later than W.
+ * - Slack (queue.h, "Slack"). The leader sleeps until the earliest window
+ *   end, not the earliest deadline, and a taker that looks hands out every
+ *   node whose head_due has passed, in (deadline, seq) order across the
+ *   shards exactly as without slack: so one wake-up at a window's end hands
+ *   out every node due by then. A core without latest() ignores slack: its
+ *   windows end at due(deadline) (window_due()), and wake_due follows its
+ *   next(). A node with slack 0 has its window end at its due(), so it
+ *   wakes the room exactly as it would without slack. A wake_due left at
+ *   or before `now` while no shard looks due (a scan that raced an offer's
+ *   two stores) is raised from the core before the leader sleeps
+ *   (refresh_passed_wakes()), so no leader spins on an instant already
+ *   past; since head_due <= wake_due, a wake_due that went stale through a
+ *   removal makes its shard look due, and the take that finds nothing there
+ *   raises both.
+ * - The rules that keep a thread responsible for the next window end: an
+ *   offer whose window ends before the leader's instant (or while nobody
+ *   leads) clears the leader and signals once; a taker that leaves (with
+ *   nodes, a timeout, TK_ECLOSED or TK_EINTR) while nobody leads and nodes
+ *   remain signals one waiter to take over; a take_batch() that leaves due nodes behind while
  *   others wait signals one of them; close(), wake() and a removal that
  *   empties a closed queue broadcast. Removals otherwise need no signal: the
  *   next instant can only move later, so the leader wakes no later than
@@ -61,15 +91,19 @@
  * an allocation, except that a core may allocate inside insert() where it
  * resizes itself (cores without `resize`).
  *
- * The core's next() may be a lower bound (a hierarchical wheel's next
- * cascade): a taker that expires nothing at it asks next() again, which the
- * core contract guarantees has moved later. Idle costs nothing: a leader
- * sleeps until the earliest next(), never per tick, and with no node nobody
- * sleeps with a deadline at all.
+ * The core's next() and latest() may be lower bounds (a hierarchical
+ * wheel's next cascade): a taker that expires nothing at one asks the core
+ * again, and the core contract guarantees next() has moved later. Idle
+ * costs nothing: a leader sleeps until the earliest latest(), never per
+ * tick, and with no node nobody sleeps with a deadline at all.
  *
  * Invariants: those of each shard's core (checked by check()); a shard's
- * count is its core's count() and its head_due its core's next() whenever
- * its lock is free; `leader` is NULL or the token of a thread blocked in a
+ * count is its core's count() whenever its lock is free, and (checked by
+ * check()) head_due <= wake_due, head_due no later than the earliest due()
+ * of its nodes, wake_due no later than the earliest window end of its nodes
+ * (wake_due is not kept at or below the core's latest(): that may be a
+ * lower bound an insert lowered, and the window end the offer published
+ * stays the better instant); `leader` is NULL or the token of a thread blocked in a
  * take on `available`, and `leader_due` the instant it waits for;
  * `waiters` counts the takers inside a wait or a spin; a shard's `resizing`
  * is set only while one thread, having claimed a resize of that shard, is
@@ -113,7 +147,7 @@
  * queue, with `lock` dropped. A failed allocation for a resize nobody waits
  * for is simply dropped; the next operation that sees the need tries again.
  *
- * Accuracy. Never early: a node leaves through take()/poll()/take_batch()
+ * Accuracy. Never early, whatever the slack: a node leaves through take()/poll()/take_batch()
  * only from expire(now) with `now` read from tk_clock_now_ns()
  * (CLOCK_MONOTONIC) under `lock` after waking, and the core hands out only
  * nodes with due(deadline) <= now, due() never below the deadline; a
@@ -121,13 +155,14 @@
  * loops. Lateness is the core's rounding (due(d) - d: nothing for an exact
  * core, up to a tick for a ticked one) plus the wake-up latency of
  * pthread_cond_timedwait (scheduler latency plus the thread's timer slack,
- * 50 us by default on Linux) and lock contention; with every taker busy a
+ * 50 us by default on Linux) and lock contention, counted from the node's
+ * window end (its deadline with slack 0); with every taker busy a
  * due node waits for the next free one, which no queue can help.
  *
  * Spinning (tk_queue_config.spin_ns, default 0: off). A timed sleep wakes
  * after the OS's timer wake-up latency, which remains even with 1 ns of
  * timer slack. With spin_ns > 0 the leader sleeps only until spin_ns before
- * the instant it waits for and then busy-waits, with `lock` dropped so
+ * the instant it waits for (the earliest window end) and then busy-waits, with `lock` dropped so
  * offers and removals go on, until that instant, an earlier node (an offer
  * that signals bumps `head_gen`), a close or a wake() (which bump it too);
  * then it re-checks under `lock` as after any wake-up, so the never-early
@@ -193,10 +228,11 @@ enum { OPEN = 0 };
 
 /* One shard: a core and what the takers read of it. */
 typedef struct shard {
-    tk__spinlock lock; /* guards state and resizing; count, head_due written under it */
+    tk__spinlock lock; /* guards state and resizing; count, head_due, wake_due written under it */
     bool resizing;     /* lock: a thread has claimed a resize and builds the block */
     size_t capacity;   /* lock: the core's resize->capacity() (only resizes here change it) */
-    _Atomic int64_t head_due; /* no later than the earliest due node; read anywhere */
+    _Atomic int64_t head_due; /* no later than the earliest due() of a node; read anywhere */
+    _Atomic int64_t wake_due; /* no later than the earliest window end; read anywhere */
     _Atomic size_t count;     /* the core's count(); read anywhere */
     void *state;              /* lock: the core's state (in the queue's allocation) */
 } shard;
@@ -254,13 +290,36 @@ static inline shard *shard_of(const tk_queue *q, const tk_node *n) {
     return shard_at(q, tk_node_shard_key(n) & (q->nshards - 1u));
 }
 
-/* Publishes the shard's head_due and count from its core. Shard lock held. */
+/* deadline + slack, saturating at INT64_MAX (slack >= 0: offer() checks). */
+static inline int64_t window_end_ns(const tk_node *n) {
+    return n->deadline_ns > INT64_MAX - n->slack_ns ? INT64_MAX : n->deadline_ns + n->slack_ns;
+}
+
+/* The instant n's window ends for sh's core: due(deadline + slack), or
+ * due(deadline) for a core without latest(), which ignores slack and hands
+ * each node out at the start of its window. Shard lock held. */
+static inline int64_t window_due(const tk_queue *q, const shard *sh, const tk_node *n) {
+    if (q->core->latest == NULL)
+        return q->core->due(sh->state, n->deadline_ns);
+    return q->core->due(sh->state, window_end_ns(n));
+}
+
+/* Publishes the shard's count, and raises head_due and wake_due to its
+ * core's next() and latest() (next() without latest()) where those are
+ * later. Never lowers them: a published instant stays a lower bound when
+ * nodes leave, and only an offer, which wakes the room if it must, may make
+ * one earlier (see "No lost wake-up"). Shard lock held. */
 static void shard_refresh_locked(tk_queue *q, shard *sh) {
-    int64_t when = INT64_MAX;
-    if (q->core->next(sh->state, &when) != TK_OK)
-        when = INT64_MAX;
-    if (atomic_load_explicit(&sh->head_due, memory_order_relaxed) != when)
-        atomic_store(&sh->head_due, when);
+    int64_t head = INT64_MAX, wake;
+    if (q->core->next(sh->state, &head) != TK_OK)
+        head = INT64_MAX;
+    wake = head;
+    if (q->core->latest != NULL && head != INT64_MAX && q->core->latest(sh->state, &wake) != TK_OK)
+        wake = head;
+    if (atomic_load_explicit(&sh->head_due, memory_order_relaxed) < head)
+        atomic_store(&sh->head_due, head);
+    if (atomic_load_explicit(&sh->wake_due, memory_order_relaxed) < wake)
+        atomic_store(&sh->wake_due, wake);
     atomic_store_explicit(&sh->count, q->core->count(sh->state), memory_order_relaxed);
 }
 
@@ -276,6 +335,17 @@ static int64_t min_head_due(const tk_queue *q) {
     int64_t m = INT64_MAX;
     for (unsigned i = 0; i < q->nshards; i++) {
         int64_t d = atomic_load(&shard_at(q, i)->head_due);
+        if (d < m)
+            m = d;
+    }
+    return m;
+}
+
+/* The earliest wake_due of all shards (INT64_MAX: every shard empty). */
+static int64_t min_wake_due(const tk_queue *q) {
+    int64_t m = INT64_MAX;
+    for (unsigned i = 0; i < q->nshards; i++) {
+        int64_t d = atomic_load(&shard_at(q, i)->wake_due);
         if (d < m)
             m = d;
     }
@@ -439,14 +509,15 @@ static void wake_if_closed_and_empty(tk_queue *q) {
     pthread_mutex_unlock(&q->lock);
 }
 
-/* An offer made a node due at `due` the earliest of its shard: wakes a
- * taker if the room waits for something later. No lock held. */
-static void offer_wake(tk_queue *q, int64_t due) {
-    if (due >= atomic_load(&q->sleep_due))
+/* An offer made the window ending at `end` the earliest of its shard (it
+ * lowered wake_due): wakes a taker if the room waits for something later.
+ * No lock held. */
+static void offer_wake(tk_queue *q, int64_t end) {
+    if (end >= atomic_load(&q->sleep_due))
         return;
     pthread_mutex_lock(&q->lock);
-    if (q->waiters > 0 && (q->leader == NULL || due < q->leader_due)) {
-        /* due before what the leader waits for (or nobody leads): wake one */
+    if (q->waiters > 0 && (q->leader == NULL || end < q->leader_due)) {
+        /* a window ends before what the leader waits for (or nobody leads): wake one */
         q->leader = NULL;
         atomic_fetch_add_explicit(&q->head_gen, 1, memory_order_relaxed);
         publish_sleep_locked(q);
@@ -482,17 +553,19 @@ static void spin_until_locked(tk_queue *q, int64_t deadline_ns) {
 
 /* What a taker saw of the shards. */
 typedef struct scan {
-    int64_t min_due; /* earliest head_due (INT64_MAX: none, or only nodes at the end of time) */
-    unsigned due;    /* shards with head_due <= now */
-    shard *first;    /* one of them (the one with the earliest head_due) */
-    bool any;        /* a shard holds a node */
+    int64_t min_due;  /* earliest head_due (INT64_MAX: none, or only nodes at the end of time) */
+    int64_t min_wake; /* earliest wake_due: the instant a leader sleeps until */
+    unsigned due;     /* shards with head_due <= now */
+    shard *first;     /* one of them (the one with the earliest head_due) */
+    bool any;         /* a shard holds a node */
 } scan;
 
 static scan scan_shards(tk_queue *q, int64_t now) {
-    scan s = {INT64_MAX, 0, NULL, false};
+    scan s = {INT64_MAX, INT64_MAX, 0, NULL, false};
     for (unsigned i = 0; i < q->nshards; i++) {
         shard *sh = shard_at(q, i);
         int64_t d = atomic_load(&sh->head_due);
+        int64_t w = atomic_load(&sh->wake_due);
         if (atomic_load_explicit(&sh->count, memory_order_relaxed) != 0)
             s.any = true;
         if (d <= now)
@@ -501,8 +574,26 @@ static scan scan_shards(tk_queue *q, int64_t now) {
             s.min_due = d;
             s.first = sh;
         }
+        if (w < s.min_wake)
+            s.min_wake = w;
     }
     return s;
+}
+
+/* Raises, from its core, the wake_due of every shard whose wake_due is at
+ * or before `now` though its head_due was not (seen by a scan that raced an
+ * offer, or a bound left low): a leader that woke for it and found nothing
+ * due looks again rather than sleeping until an instant already past.
+ * lock held (the shards' locks are taken one at a time). */
+static void refresh_passed_wakes(tk_queue *q, int64_t now) {
+    for (unsigned i = 0; i < q->nshards; i++) {
+        shard *sh = shard_at(q, i);
+        if (atomic_load(&sh->wake_due) > now)
+            continue;
+        tk__spin_lock(&sh->lock);
+        shard_refresh_locked(q, sh);
+        tk__spin_unlock(&sh->lock);
+    }
 }
 
 /* How many due nodes (due at `now`) a batch of at most `max` takes: all it
@@ -530,7 +621,7 @@ static size_t batch_limit_locked(tk_queue *q, int64_t now, size_t max) {
  * shards' locks are taken one at a time). */
 static shard *earliest_due_shard(tk_queue *q, int64_t now) {
     shard *best = NULL;
-    tk_node key = {0, 0, {0}};
+    tk_node key = {.deadline_ns = 0, .seq = 0};
     for (unsigned i = 0; i < q->nshards; i++) {
         shard *sh = shard_at(q, i);
         if (atomic_load(&sh->head_due) > now)
@@ -626,6 +717,11 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
             rc = TK_OK;
             break;
         }
+        if (s.min_wake <= now) {
+            /* a window ended though no shard looked due: a stale bound */
+            refresh_passed_wakes(q, now);
+            continue;
+        }
         bool any = s.any;
         if (!any && closed == TK_QUEUE_CLOSE_WHEN_EMPTY) {
             rc = TK_ECLOSED;
@@ -654,15 +750,15 @@ static int take_locked(tk_queue *q, int64_t give_up_ns, size_t max, tk_node **ou
              * with a timeout): offers of later nodes compare with leader_due
              * and need not wake us. Leaving early hands the lead on (below). */
             q->leader = &me;
-            q->leader_due = s.min_due;
+            q->leader_due = s.min_wake;
         }
         publish_sleep_locked(q);
         /* No lost wake-up: look at the shards again after publishing. */
-        if (min_head_due(q) >= atomic_load(&q->sleep_due)) {
+        if (min_wake_due(q) >= atomic_load(&q->sleep_due)) {
             if (!lead) {
                 wait_locked(q, give_up_ns); /* follower (or nothing queued) */
             } else {
-                int64_t when = s.min_due;
+                int64_t when = s.min_wake; /* the earliest window end */
                 int64_t sleep_until = q->spin_ns == 0 ? when : when - q->spin_ns;
                 if (q->spin_ns == 0 || when - now > q->spin_ns) {
                     /* sleep until the instant (or until spin_ns before it,
@@ -749,6 +845,7 @@ int tk_blocking_create(const tk_queue_ops *self, const tk_queue_config *cfg,
         shard *sh = shard_at(q, made);
         tk__spin_init(&sh->lock);
         atomic_init(&sh->head_due, INT64_MAX);
+        atomic_init(&sh->wake_due, INT64_MAX);
         atomic_init(&sh->count, 0);
         sh->state = (char *)sh + LINE_UP(sizeof(shard));
         rc = core->init(sh->state, tk__queue_config_params(&c), a, origin);
@@ -814,7 +911,7 @@ static int insert_locked(tk_queue *q, shard *sh, tk_node *n, spare_block *spare)
 }
 
 int tk_blocking_offer(tk_queue *q, tk_node *n) {
-    if (q == NULL || n == NULL)
+    if (q == NULL || n == NULL || n->slack_ns < 0)
         return TK_EINVAL;
     if (q->max_pending != 0 &&
         atomic_fetch_add_explicit(&q->bounded, 1, memory_order_relaxed) >= q->max_pending) {
@@ -837,9 +934,12 @@ int tk_blocking_offer(tk_queue *q, tk_node *n) {
         return rc;
     }
     int64_t due = q->core->due(sh->state, n->deadline_ns);
-    bool earliest = due < atomic_load_explicit(&sh->head_due, memory_order_relaxed);
+    int64_t end = n->slack_ns == 0 ? due : window_due(q, sh, n);
+    if (due < atomic_load_explicit(&sh->head_due, memory_order_relaxed))
+        atomic_store(&sh->head_due, due);
+    bool earliest = end < atomic_load_explicit(&sh->wake_due, memory_order_relaxed);
     if (earliest)
-        atomic_store(&sh->head_due, due); /* sequentially consistent: see the essay */
+        atomic_store(&sh->wake_due, end); /* sequentially consistent: see the essay */
     size_t count = atomic_load_explicit(&sh->count, memory_order_relaxed) + 1;
     atomic_store_explicit(&sh->count, count, memory_order_relaxed);
     if (TK__UNLIKELY(q->core->resize != NULL && near_a_resize(sh, count) &&
@@ -850,7 +950,7 @@ int tk_blocking_offer(tk_queue *q, tk_node *n) {
         spare_free(q, &spare); /* the array a grow inside insert_locked() left */
     }
     if (earliest)
-        offer_wake(q, due);
+        offer_wake(q, end);
     return TK_OK;
 }
 
@@ -904,8 +1004,9 @@ int tk_blocking_remove(tk_queue *q, tk_node *n) {
         shard_unlock_after_op(q, sh, &spare); /* a rare call: it does any shrink due */
         return TK_ENOENT;
     }
-    /* head_due stays: it was no later than the earliest node, and the
-     * earliest can only be later now (a lower bound is allowed) */
+    /* head_due and wake_due stay: they were no later than the earliest
+     * due() and window end, which can only be later now (a lower bound is
+     * allowed) */
     size_t count = atomic_load_explicit(&sh->count, memory_order_relaxed) - 1;
     atomic_store_explicit(&sh->count, count, memory_order_relaxed);
     if (TK__UNLIKELY(count % SHRINK_EVERY == 0 && q->core->resize != NULL)) {
@@ -1058,16 +1159,23 @@ void tk_blocking_wake(tk_queue *q) {
     pthread_mutex_unlock(&q->lock);
 }
 
-/* check()'s look at every node of a shard: is it filed under its key? */
+/* check()'s look at every node of a shard: is it filed under its key, and
+ * which of its windows ends first? */
 typedef struct shard_look {
+    const tk_queue *q;
+    const shard *sh;
     unsigned index, mask;
     bool misfiled;
+    int64_t min_end; /* the smallest window_due() */
 } shard_look;
 
-static bool misfiled(const tk_node *n, void *ctx) {
+static bool look_at(const tk_node *n, void *ctx) {
     shard_look *look = ctx;
     if ((tk_node_shard_key(n) & look->mask) != look->index)
         look->misfiled = true;
+    int64_t end = window_due(look->q, look->sh, n);
+    if (end < look->min_end)
+        look->min_end = end;
     return false; /* looks only */
 }
 
@@ -1081,19 +1189,21 @@ int tk_blocking_check(tk_queue *q) {
         shard *sh = shard_at(q, i);
         if (q->core->check(sh->state) != TK_OK)
             rc = TK_ESTATE;
-        /* head_due is never later than the earliest due node: an offer
-         * lowers it to the node's due(), a take sets it to next() (which
-         * may be a lower bound), and a removal leaves it (the earliest can
-         * only be later now) */
+        /* "Invariants": head_due <= wake_due, head_due no later than the
+         * earliest due node, wake_due no later than the earliest window
+         * end. Not wake_due <= latest(): a core's latest() may be a lower
+         * bound that an insert lowers below the window end an offer
+         * published, which stays a correct instant to wake at. */
         const tk_node *f = q->core->first(sh->state);
         int64_t due = f != NULL ? q->core->due(sh->state, f->deadline_ns) : INT64_MAX;
         int64_t head = atomic_load(&sh->head_due);
-        if (head > due || atomic_load(&sh->count) != q->core->count(sh->state))
+        int64_t wake = atomic_load(&sh->wake_due);
+        if (head > due || head > wake || atomic_load(&sh->count) != q->core->count(sh->state))
             rc = TK_ESTATE;
-        shard_look look = {i, q->nshards - 1u, false};
+        shard_look look = {q, sh, i, q->nshards - 1u, false, INT64_MAX};
         size_t none = 0;
-        (void)q->core->remove_if(sh->state, misfiled, &look, &none);
-        if (look.misfiled || none != 0)
+        (void)q->core->remove_if(sh->state, look_at, &look, &none);
+        if (look.misfiled || none != 0 || wake > look.min_end)
             rc = TK_ESTATE;
     }
     int closed = atomic_load(&q->closed);

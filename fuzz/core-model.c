@@ -25,6 +25,13 @@
  *     than the smallest due() held; and progress: following next() as the
  *     adapter's leader does, expire() at max(next, last now) hands out a node
  *     or next() moves strictly later, within a bounded number of rounds;
+ *   - latest(), for a core that has it: TK_ENOENT iff empty, else an instant
+ *     R with next() <= R <= the smallest window end held (a window ends at
+ *     due(deadline + slack), the sum saturating); and progress when the
+ *     leader follows latest() instead (TKM_OP_WALK): expire() at R hands out
+ *     a node or latest() moves strictly later. Every node carries a slack
+ *     (world_slack()): 0 for most, a few ns, about a tick, seconds, enough
+ *     to reach or pass INT64_MAX; expire() must ignore it;
  *   - remove(): TK_OK for a held node, TK_ENOENT for one handed out, removed
  *     or never inserted (zeroed private area); insert() of a held node:
  *     TK_EINVAL, core and node unchanged;
@@ -120,6 +127,7 @@ struct lane {
     tk_node nodes[NSLOTS];
     bool held[NSLOTS];
     int64_t due[NSLOTS]; /* due(deadline) when inserted */
+    int64_t end[NSLOTS]; /* due(deadline + slack, saturated) when inserted: its window's end */
     int64_t now;         /* the last instant given to expire() (the origin before) */
     size_t cap;          /* manual: the capacity last adopted */
     void *pending;       /* manual: a block allocated, to be adopted later */
@@ -139,7 +147,9 @@ struct world {
     size_t nlanes;
     int64_t deadline[NSLOTS];
     uint64_t seq[NSLOTS];
-    bool used[NSLOTS]; /* the slot's key has been set */
+    int64_t slack[NSLOTS]; /* the slot's slack_ns, >= 0 */
+    uint8_t slack_seed;    /* header byte 3: varies the slacks world_slack() picks */
+    bool used[NSLOTS];     /* the slot's key has been set */
     int64_t origin, now;
     uint64_t next_seq;
     size_t op_index;
@@ -155,13 +165,14 @@ static const char *const op_names[TKM_OP_COUNT] = {
 
 static void dump_lane(const lane *l) {
     const world *w = l->w;
-    fprintf(stderr, "  %s holds (slot: deadline, seq, due):", l->engine->name);
+    fprintf(stderr, "  %s holds (slot: deadline, seq, due, slack, window end):", l->engine->name);
     int shown = 0;
     for (int i = 0; i < NSLOTS; i++) {
         if (!l->held[i])
             continue;
-        fprintf(stderr, "%s %d: %" PRId64 ", %" PRIu64 ", %" PRId64, shown++ % 3 ? ";" : "\n   ", i,
-                w->deadline[i], w->seq[i], l->due[i]);
+        fprintf(stderr, "%s %d: %" PRId64 ", %" PRIu64 ", %" PRId64 ", %" PRId64 ", %" PRId64,
+                shown++ % 2 ? ";" : "\n   ", i, w->deadline[i], w->seq[i], l->due[i], w->slack[i],
+                l->end[i]);
     }
     fprintf(stderr, "%s\n", shown ? "" : " nothing");
 }
@@ -367,7 +378,37 @@ static int lane_next(lane *l, int64_t *when) {
     return rc;
 }
 
-/* Checks count(), first(), next() and, in manual resizing, capacity(). */
+/* latest(), checked against the model: TK_ENOENT iff empty, else an instant
+ * from next() (given as `next`, the core's answer just before) to the
+ * smallest window end held. */
+static int lane_latest(lane *l, int64_t next, int64_t *when) {
+    l->calls++;
+    int64_t t = INT64_MIN;
+    int rc = l->core->latest(l->state, &t);
+    size_t held = model_count(l);
+    if (held == 0) {
+        if (rc != TK_ENOENT)
+            fail(l, "latest() on an empty core: %s (%" PRId64 "), want TK_ENOENT",
+                 tk_status_name(rc), t);
+        return rc;
+    }
+    if (rc != TK_OK)
+        fail(l, "latest() with %zu nodes held: %s, want TK_OK", held, tk_status_name(rc));
+    int64_t min_end = INT64_MAX;
+    for (int i = 0; i < NSLOTS; i++)
+        if (l->held[i] && l->end[i] < min_end)
+            min_end = l->end[i];
+    if (t > min_end)
+        fail(l, "latest() = %" PRId64 " is after the smallest window end held, %" PRId64, t,
+             min_end);
+    if (t < next)
+        fail(l, "latest() = %" PRId64 " is before next() = %" PRId64, t, next);
+    *when = t;
+    return rc;
+}
+
+/* Checks count(), first(), next(), latest() and, in manual resizing,
+ * capacity(). */
 static void lane_observe(lane *l) {
     l->calls += 2;
     size_t n = l->core->count(l->state);
@@ -379,8 +420,10 @@ static void lane_observe(lane *l) {
     if (fi < 0 ? f != NULL : f != &l->nodes[fi])
         fail(l, "first() is slot %d (%p), the smallest key held is slot %d", slot_of(l, f),
              (void *)f, fi);
-    int64_t t;
+    int64_t t = INT64_MIN, r;
     (void)lane_next(l, &t);
+    if (l->core->latest != NULL)
+        (void)lane_latest(l, t, &r);
     if (l->manual) {
         l->calls++;
         size_t cap = l->core->resize->capacity(l->state);
@@ -643,6 +686,38 @@ static void lane_insert_held(lane *l, int i) {
         fail(l, "insert(slot %d), already held: %s, want TK_EINVAL", i, tk_status_name(rc));
 }
 
+/* The slack of slot i, just given its key: picked by a hash of the key and
+ * the header's slack seed, so that every program, the corpus's included,
+ * mixes slacks without an operand for them. Most are 0 (as most timers'),
+ * the rest a few ns, up to a few ms (about a tick), up to a minute, up to
+ * 2^62 ns, exactly what reaches INT64_MAX from the deadline (or a little
+ * less), or INT64_MAX itself (the sum saturates). */
+static int64_t world_slack(const world *w, int i) {
+    uint64_t h = mix64(w->seq[i] * UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)w->deadline[i] ^
+                       (uint64_t)w->slack_seed << 56);
+    uint64_t x = h >> 8;
+    int64_t d = w->deadline[i];
+    switch (h % 12) {
+    case 0:
+        return (int64_t)(x % 16);
+    case 1:
+        return (int64_t)(x % 5000000);
+    case 2:
+        return (int64_t)(x % (INT64_C(60) * 1000000000));
+    case 3:
+        return (int64_t)(x >> 2) & (INT64_MAX >> 1);
+    case 4: { /* the window ends at INT64_MAX, or 1-3 ns before (where there is room) */
+        int64_t to_max = d >= 0 ? INT64_MAX - d : INT64_MAX;
+        int64_t less = (int64_t)(x % 4);
+        return to_max > less ? to_max - less : to_max;
+    }
+    case 5:
+        return INT64_MAX;
+    default:
+        return 0;
+    }
+}
+
 /* Gives slot i a new key and inserts it into every lane (removing it first
  * where held). nomem: every allocation fails for the first attempt. */
 static void world_insert(world *w, int i, int64_t deadline, bool nomem) {
@@ -655,12 +730,15 @@ static void world_insert(world *w, int i, int64_t deadline, bool nomem) {
     }
     w->deadline[i] = deadline;
     w->seq[i] = ++w->next_seq;
+    w->slack[i] = world_slack(w, i);
     w->used[i] = true;
     for (size_t e = 0; e < w->nlanes; e++) {
         lane *l = &w->lanes[e];
         l->nodes[i].deadline_ns = deadline;
         l->nodes[i].seq = w->seq[i];
+        l->nodes[i].slack_ns = w->slack[i];
         l->due[i] = lane_due(l, deadline);
+        l->end[i] = lane_due(l, sat_add(deadline, w->slack[i]));
         l->ca.fail_all = nomem;
         l->ca.refused = false;
         int rc = lane_insert(l, i);
@@ -807,8 +885,11 @@ static void world_expire(world *w, int64_t t, size_t max) {
 }
 
 /* Follows next() up to T as the adapter's leader does: expire() at
- * max(next, last now); if it hands out nothing, next() must move later. */
-static void lane_walk(lane *l, int64_t T, size_t max) {
+ * max(next, last now); if it hands out nothing, next() must move later.
+ * by_latest (a core with latest()): follows latest() instead, as the
+ * adapter's leader does with slack; nothing handed out, latest() must move
+ * later. */
+static void lane_walk(lane *l, int64_t T, size_t max, bool by_latest) {
     for (int round = 0;; round++) {
         if (round > WALK_BOUND)
             fail(l,
@@ -822,12 +903,27 @@ static void lane_walk(lane *l, int64_t T, size_t max) {
             return;
         }
         (void)lane_next(l, &t);
+        if (by_latest) {
+            int64_t r;
+            (void)lane_latest(l, t, &r);
+            t = r;
+        }
         if (t > T)
             return;
         int64_t at = t > l->now ? t : l->now;
         if (lane_expire(l, at, max) > 0)
             continue;
         int64_t t2 = INT64_MAX;
+        if (by_latest && model_count(l) > 0) {
+            int64_t n2 = INT64_MIN;
+            (void)lane_next(l, &n2);
+            if (lane_latest(l, n2, &t2) == TK_OK && t2 <= t)
+                fail(l,
+                     "no progress: latest() = %" PRId64 ", expire(%" PRId64
+                     ") handed out nothing and latest() is still %" PRId64,
+                     t, at, t2);
+            continue;
+        }
         if (model_count(l) > 0 && lane_next(l, &t2) == TK_OK && t2 <= t)
             fail(l,
                  "no progress: next() = %" PRId64 ", expire(%" PRId64 ") handed out nothing and "
@@ -1139,8 +1235,10 @@ static void run_op(world *w, int op, const uint8_t *o) {
     case TKM_OP_WALK: {
         int64_t t = decode_instant(w, a, b, c);
         size_t max = decode_max(d);
-        for (size_t e = 0; e < w->nlanes; e++)
-            lane_walk(&w->lanes[e], t, max);
+        for (size_t e = 0; e < w->nlanes; e++) {
+            lane *l = &w->lanes[e];
+            lane_walk(l, t, max, (d & 8) != 0 && l->core->latest != NULL);
+        }
         world_expire(w, t, max);
         break;
     }
@@ -1230,6 +1328,7 @@ size_t tkm_run(const uint8_t *data, size_t size, tkm_stats *stats) {
         abort();
     }
     w->flags = hdr[0];
+    w->slack_seed = hdr[3];
     w->origin = w->now = origins[hdr[1] % 8];
     w->op = -1;
     w->trace = trace > 0;

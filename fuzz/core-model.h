@@ -19,7 +19,9 @@
  *     byte 2    parameter mode, mod 4: 0 every parameter at its default,
  *               1 every one at its minimum, 2 and 3 each one chosen by a
  *               hash of the seed, the engine's name and the key
- *     byte 3    reserved
+ *     byte 3    slack seed: varies the slack each node gets (a hash of its
+ *               key and this byte: most 0, some tiny, about a tick, long,
+ *               or reaching INT64_MAX; see world_slack() in core-model.c)
  *     bytes 4-11  the parameter seed (64 bits, little-endian)
  *   then operations of TKM_OP_SIZE bytes each: an opcode (mod 16, enum
  *   tkm_op) and four operand bytes a, b, c, d, whose meaning is given with
@@ -64,8 +66,9 @@ enum tkm_op {
     TKM_OP_REMOVE = 3,        /* slot a: TK_OK if held, else TK_ENOENT */
     TKM_OP_ADVANCE = 4,       /* now := instant (a, b, c); expire(now, max d) */
     TKM_OP_ADVANCE_B = 5,     /* the same */
-    TKM_OP_WALK = 6,          /* as ADVANCE, but first follow next() up to the instant, as the
-                                 adapter's leader does, checking progress */
+    TKM_OP_WALK = 6,          /* as ADVANCE, but first follow next() (latest() if d & 8 and the
+                                 core has one) up to the instant, as the adapter's leader
+                                 does, checking progress */
     TKM_OP_QUERY = 7,         /* count_due (limit a, instant (b, c, d)), remove of a node never
                                  inserted, insert of a held node (slot b) */
     TKM_OP_REMOVE_IF = 8,     /* pattern (a, b) over slots */

@@ -91,6 +91,25 @@
  * -DTK_HEAP_ARITY=2 (CMake: -DTIMERKIT_HEAP_ARITY=2) builds the binary heap.
  * docs/engine-notes.md has the measurements behind the choice.
  *
+ * Latest (slack). latest() answers the smallest window end, deadline +
+ * slack, of the nodes held (engine.h, "Slack"). A node's end is never below
+ * its deadline and a slot's subtree holds no deadline below the slot's, so
+ * a subtree whose root has a deadline at or after the best end found so far
+ * cannot lower it. The walk visits the slots best-first, the smallest
+ * deadline first, from a small frontier (a binary min-heap of slot numbers
+ * kept on the stack), and stops when the frontier's smallest deadline
+ * reaches the best end: every slot it took has a deadline no later than the
+ * answer, so those are the nodes an owner that wakes at the answer hands
+ * out, and the walk costs O(log of the frontier) per node handed out, plus
+ * d key reads per slot taken. A child that finds the frontier full is left
+ * unvisited and its deadline kept as a floor: the answer is then min(best
+ * end, floor), an earlier instant but still a lower bound of every end and
+ * no earlier than the head's deadline, which the contract allows (the owner
+ * wakes early and hands out at least the head). A sorted run is walked from
+ * slot 0 while the deadlines stay below the best end. The heap keeps no
+ * copy of the slack: the walk reads it from each node it takes (the node
+ * must not change it while held, like its key).
+ *
  * Accuracy is not this file's business: the core has no clock and hands out
  * exactly what it is asked for (pop_due() compares with the `now` it is
  * given). The never-early guarantee is the generic adapter's
@@ -406,6 +425,104 @@ size_t tk__heap_core_count_due(const tk__heap_core *h, int64_t now_ns, size_t li
         count++;
     }
     return count;
+}
+
+/* A node's window end, deadline + slack, saturating at INT64_MAX; a
+ * negative slack (which the owner must not give) counts as 0. */
+static inline int64_t window_end(int64_t deadline_ns, int64_t slack_ns) {
+    if (slack_ns <= 0)
+        return deadline_ns;
+    return deadline_ns > INT64_MAX - slack_ns ? INT64_MAX : deadline_ns + slack_ns;
+}
+
+/* Slots latest()'s frontier holds at most (16 bytes each, on the stack). */
+#define LATEST_FRONTIER 128
+
+/* latest()'s frontier: slots still to visit, a binary min-heap by deadline. */
+typedef struct latest_frontier {
+    size_t n;
+    struct {
+        int64_t deadline_ns;
+        size_t slot;
+    } e[LATEST_FRONTIER];
+} latest_frontier;
+
+/* Adds a slot; the caller checked that there is room. */
+static void frontier_push(latest_frontier *f, int64_t deadline_ns, size_t slot) {
+    size_t i = f->n++;
+    while (i > 0 && deadline_ns < f->e[(i - 1) / 2].deadline_ns) {
+        f->e[i] = f->e[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    f->e[i].deadline_ns = deadline_ns;
+    f->e[i].slot = slot;
+}
+
+/* Takes out the slot with the smallest deadline (the frontier is not
+ * empty). */
+static size_t frontier_pop(latest_frontier *f) {
+    size_t top = f->e[0].slot;
+    size_t n = --f->n, i = 0;
+    if (n == 0)
+        return top;
+    int64_t d = f->e[n].deadline_ns;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && f->e[c + 1].deadline_ns < f->e[c].deadline_ns)
+            c++;
+        if (f->e[c].deadline_ns >= d)
+            break;
+        f->e[i] = f->e[c];
+        i = c;
+    }
+    f->e[i] = f->e[n];
+    return top;
+}
+
+int tk__heap_core_latest(const tk__heap_core *h, int64_t *when_ns) {
+    if (h == NULL || when_ns == NULL)
+        return TK_EINVAL;
+    if (h->size == 0)
+        return TK_ENOENT;
+    const tk__heap_entry *a = heap_base(h);
+    size_t n = h->size;
+    int64_t best = INT64_MAX; /* the smallest window end seen */
+    if (h->sorted) {          /* in key order: the slots below the answer are a prefix */
+        for (size_t i = 0; i < n && a[i].deadline_ns < best; i++) {
+            int64_t end = window_end(a[i].deadline_ns, a[i].node->slack_ns);
+            if (end < best)
+                best = end;
+        }
+        *when_ns = best;
+        return TK_OK;
+    }
+    /* Best-first from the root ("Latest" above). `bound` is min(best, the
+     * deadlines of the subtrees left out for want of room): nothing at or
+     * after it can lower the answer. */
+    int64_t bound = INT64_MAX;
+    latest_frontier f;
+    f.n = 0;
+    frontier_push(&f, a[0].deadline_ns, 0);
+    while (f.n > 0 && f.e[0].deadline_ns < bound) {
+        size_t i = frontier_pop(&f);
+        int64_t end = window_end(a[i].deadline_ns, a[i].node->slack_ns);
+        if (end < bound)
+            bound = end;
+        size_t c = i * HEAP_D + 1;
+        for (size_t k = c; k < c + HEAP_D && k < n; k++) {
+            int64_t d = a[k].deadline_ns;
+            if (d >= bound)
+                continue;
+            if (f.n < LATEST_FRONTIER)
+                frontier_push(&f, d, k);
+            else
+                bound = d; /* left out: its subtree's ends are all at or after d */
+        }
+    }
+    *when_ns = bound;
+    return TK_OK;
 }
 
 size_t tk__heap_core_size(const tk__heap_core *h) {

@@ -130,6 +130,19 @@ tk_node *tk__heap_core_pop_due(tk__heap_core *h, int64_t now_ns);
  * it. */
 size_t tk__heap_core_count_due(const tk__heap_core *h, int64_t now_ns, size_t limit);
 
+/* Stores in *when_ns the smallest window end, deadline_ns + slack_ns
+ * (saturating at INT64_MAX; a negative slack counts as 0), of the nodes in
+ * the heap: the latest instant an owner may wait until and still hand every
+ * node out within its window (engine.h, "Slack"). Exact, except that a walk
+ * that runs out of its fixed room answers an earlier instant, never below
+ * the head's deadline (heap-core.c, "Latest (slack)"). Reads only the slots
+ * with a deadline at or before the answer (keys and their nodes' slack_ns)
+ * and their children's keys: O(k d) reads and as many steps of a frontier
+ * of at most 128 slots, for k such slots, the nodes an owner waking then
+ * hands out. Returns TK_OK, TK_ENOENT (empty) or TK_EINVAL (h or when_ns
+ * NULL). */
+int tk__heap_core_latest(const tk__heap_core *h, int64_t *when_ns);
+
 /* Returns the number of nodes in the heap (0 for NULL). O(1). */
 size_t tk__heap_core_size(const tk__heap_core *h);
 

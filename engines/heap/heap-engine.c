@@ -11,7 +11,9 @@
  * (tk_core_resize_ops), so the adapter grows and shrinks the array with its
  * lock dropped (heap-core.h, "Resizing"). Costs: insert O(log n), expected
  * O(1) for random keys; remove and expire O(d log_d n) per node; next and
- * first O(1); count_due O(d) per node counted. */
+ * first O(1); count_due O(d) per node counted; latest (the smallest
+ * deadline + slack, so that the adapter wakes once for every node whose
+ * window holds that instant) about O(d) per node it will hand out. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +75,10 @@ static int core_next(const void *core, int64_t *when_ns) {
         return TK_ENOENT;
     *when_ns = n->deadline_ns;
     return TK_OK;
+}
+
+static int core_latest(const void *core, int64_t *when_ns) {
+    return tk__heap_core_latest(core, when_ns);
 }
 
 static tk_node *core_expire(void *core, int64_t now_ns, size_t max, size_t *count) {
@@ -166,12 +172,13 @@ static const tk_core_ops heap_core = {
     .check = core_check,
     .count_due = core_count_due,
     .resize = &heap_resize,
+    .latest = core_latest,
 };
 
 static const tk_queue_ops heap_ops = {
     .name = "heap",
     .description = "indexed 4-ary heap (the JDK's DelayedWorkQueue)",
-    .caps = TK_QUEUE_CAP_EXACT_ORDER | TK_BLOCKING_CAPS,
+    .caps = TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_SLACK | TK_BLOCKING_CAPS,
     TK_BLOCKING_ADAPTER,
     .params = heap_table,
     .param_count = sizeof(heap_table) / sizeof(heap_table[0]),

@@ -133,6 +133,20 @@
  * 2^18 ticks) first asks for a wake-up less than 2^18 ms, under five
  * minutes, before it is due.
  *
+ * latest() (slack, engine.h). A node's window ends at due(deadline +
+ * slack). The answer is R = min(best, hi): hi the earliest event of the
+ * levels above 0 and of the overflow list (no node there is due before it),
+ * best the smallest window end among the level-0 nodes, walked bank by bank
+ * in event order from c (the bitmap skips the empty banks), stopping at the
+ * first bank whose event is at or after best or hi. Every node not walked
+ * is due no earlier than where the walk stopped, so R is no later than any
+ * window end, and no earlier than next() (every term is a due() or an
+ * event). It is exact when the earliest window ends in level 0 before the
+ * next cascade; otherwise it is that cascade, an early wake-up that moves
+ * nodes down so that the next answer can be exact. The nodes walked are due
+ * before R: those an owner waking at R hands out. With nodes in the due
+ * list (already due) the answer is next().
+ *
  * Invariants (checked by check()), with c the position:
  *   I1  a node at level l in bank s has tick t == T(deadline), s ==
  *       B_l(t), the start of t's level-l period after c, and t - c below
@@ -155,7 +169,9 @@
  * beyond), O(L) per call that moves c (the early shares), O(1) per node and
  * cascade (fewer than L cascades per node, early or not) and the per-tick
  * sort (O(k) for an ordered batch of k, expected O(k) for deadlines spread
- * over the tick, O(k log k) at worst). next O(L); first O(L * K + the nodes
+ * over the tick, O(k log k) at worst). next O(L); latest O(L) plus the
+ * level-0 nodes due before its answer and the bitmap words of the empty
+ * banks skipped on the way; first O(L * K + the nodes
  * of each level's first occupied bank); remove_if O(n + L * 2W / 64 + K per
  * non-empty bank); count_due O(L * 2W + nodes looked at in the banks only
  * partly due). The overflow list costs O(its length) per top-level
@@ -357,15 +373,16 @@ static inline uint64_t ovf_event(const hwheel *w) {
     return period_start(w->ovf_min, w->span_bits);
 }
 
-/* The earliest event of the wheel and the overflow list; false if both are
- * empty. A level's events are starts of its periods after c, so none comes
- * before the level's next boundary, and those boundaries do not come
- * earlier as the level rises: once one is no earlier than the best event
- * found, no higher level can offer an earlier one. */
-static bool next_event(const hwheel *w, uint64_t *event) {
+/* The earliest event of the levels from first_level up and of the overflow
+ * list (next_event(): of the whole wheel); false if all are empty. A
+ * level's events are starts of its periods after c, so none comes before
+ * the level's next boundary, and those boundaries do not come earlier as
+ * the level rises: once one is no earlier than the best event found, no
+ * higher level can offer an earlier one. */
+static bool next_event_from(const hwheel *w, unsigned first_level, uint64_t *event) {
     bool any = false;
     uint64_t best = UINT64_MAX;
-    for (unsigned l = 0; l < w->levels; l++) {
+    for (unsigned l = first_level; l < w->levels; l++) {
         if (any) {
             unsigned sh = l * w->bits;
             uint64_t bound = period_start(w->cur, sh) + (UINT64_C(1) << sh);
@@ -388,6 +405,10 @@ static bool next_event(const hwheel *w, uint64_t *event) {
     }
     *event = best;
     return any;
+}
+
+static inline bool next_event(const hwheel *w, uint64_t *event) {
+    return next_event_from(w, 0, event);
 }
 
 /* ---- lists ---------------------------------------------------------------------- */
@@ -944,6 +965,54 @@ static int hw_next(const void *core, int64_t *when_ns) {
     return TK_OK;
 }
 
+/* A window's end, deadline + slack, saturating at INT64_MAX (a negative
+ * slack, which the owner must not give, counts as 0), as due() rounds it. */
+static inline int64_t window_due(const hwheel *w, const tk_node *n) {
+    int64_t d = n->deadline_ns, slack = n->slack_ns;
+    int64_t end = slack <= 0 ? d : d > INT64_MAX - slack ? INT64_MAX : d + slack;
+    return tick_time(w, tick_of(w, end));
+}
+
+/* See "latest()" above: the smallest window end among the level-0 nodes due
+ * before anything else could be, bounded by the first instant a node of a
+ * higher level or the overflow list could be due. */
+static int hw_latest(const void *core, int64_t *when_ns) {
+    const hwheel *w = core;
+    if (w == NULL || when_ns == NULL)
+        return TK_EINVAL;
+    if (w->count == 0)
+        return TK_ENOENT;
+    if (w->due.head != NULL) { /* due already: the owner expires at once */
+        *when_ns = tick_time(w, CPV(w->due.head)->tick);
+        return TK_OK;
+    }
+    uint64_t e;
+    int64_t bound = next_event_from(w, 1, &e) ? tick_time(w, e) : INT64_MAX;
+    int64_t best = INT64_MAX;
+    size_t p = (size_t)w->cur & w->mask, nbanks = (size_t)w->mask + 1;
+    /* level-0 banks in event order: after c's bank, then from 0 (c's own
+     * bank is empty: its tick is c, and every node there is after c) */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t end = pass == 0 ? nbanks : p;
+        for (size_t s = level_scan(w, 0, pass == 0 ? p + 1 : 0); s < end;
+             s = level_scan(w, 0, s + 1)) {
+            int64_t at = tick_time(w, bank_event(w, 0, s));
+            if (at >= best || at >= bound)
+                goto done; /* neither this bank nor any later one can end a window sooner */
+            const hw_bank *bk = &w->banks[s]; /* level 0 */
+            for (unsigned j = 0; j < HW_CHAINS; j++)
+                for (const tk_node *n = bk->chain[j].head; n != NULL; n = CPV(n)->next) {
+                    int64_t u = window_due(w, n);
+                    if (u < best)
+                        best = u;
+                }
+        }
+    }
+done:
+    *when_ns = best < bound ? best : bound;
+    return TK_OK;
+}
+
 /* ---- queries -------------------------------------------------------------------- */
 
 static size_t hw_count(const void *core) {
@@ -1180,4 +1249,5 @@ const tk_core_ops tk__hwheel_core_ops = {
     .remove_if = hw_remove_if,
     .check = hw_check,
     .count_due = hw_count_due,
+    .latest = hw_latest,
 };

@@ -77,8 +77,8 @@ int tk__hwheel_params_validate(const void *params, char *err, size_t err_len) {
 static const tk_queue_ops hwheel_ops = {
     .name = "hwheel",
     .description = "hierarchical timing wheel with cascading (Varghese and Lauck's scheme 7)",
-    .caps =
-        TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED | TK_BLOCKING_CAPS,
+    .caps = TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_O1_REMOVE | TK_QUEUE_CAP_TICKED |
+            TK_QUEUE_CAP_SLACK | TK_BLOCKING_CAPS,
     TK_BLOCKING_ADAPTER,
     .params = hwheel_table,
     .param_count = sizeof(hwheel_table) / sizeof(hwheel_table[0]),

@@ -1455,6 +1455,118 @@ static void walks_with_every_operation_match_the_model_at_every_size_and_mode(vo
     assert_true(tally.full_pushes > 0);
 }
 
+/* ---- latest (slack) ---------------------------------------------------------- */
+
+static int64_t end_of(const tk_node *n) {
+    return n->deadline_ns > INT64_MAX - n->slack_ns ? INT64_MAX : n->deadline_ns + n->slack_ns;
+}
+
+static void latest_is_enoent_when_empty_and_einval_for_null(void **state) {
+    (void)state;
+    tk__heap_core h;
+    int64_t t = 7;
+    assert_int_equal(tk__heap_core_init(&h, NULL, 0), TK_OK);
+    assert_int_equal(tk__heap_core_latest(&h, &t), TK_ENOENT);
+    assert_int_equal(tk__heap_core_latest(NULL, &t), TK_EINVAL);
+    assert_int_equal(tk__heap_core_latest(&h, NULL), TK_EINVAL);
+    tk__heap_core_destroy(&h);
+}
+
+/* A node with a long window before one with none: the answer is the later
+ * node's deadline; with equal deadlines, the smallest slack decides; the
+ * sum saturates at INT64_MAX. */
+static void latest_is_the_smallest_deadline_plus_slack(void **state) {
+    (void)state;
+    tk__heap_core h;
+    tk_node n[6];
+    memset(n, 0, sizeof(n));
+    int64_t t = 0;
+    assert_int_equal(tk__heap_core_init(&h, NULL, 0), TK_OK);
+    set_key(&n[0], 10, 0);
+    n[0].slack_ns = 1000;
+    assert_int_equal(tk__heap_core_push(&h, &n[0]), TK_OK);
+    assert_int_equal(tk__heap_core_latest(&h, &t), TK_OK);
+    assert_int_equal(t, 1010);
+    set_key(&n[1], 50, 1); /* no slack: its deadline ends the wait */
+    assert_int_equal(tk__heap_core_push(&h, &n[1]), TK_OK);
+    assert_int_equal(tk__heap_core_latest(&h, &t), TK_OK);
+    assert_int_equal(t, 50);
+    assert_int_equal(tk__heap_core_remove(&h, &n[1]), TK_OK);
+    set_key(&n[2], 10, 2); /* a tie with n[0], less slack */
+    n[2].slack_ns = 300;
+    set_key(&n[3], 5, 3); /* earlier, with more slack than n[2] leaves */
+    n[3].slack_ns = 400;
+    assert_int_equal(tk__heap_core_push(&h, &n[2]), TK_OK);
+    assert_int_equal(tk__heap_core_push(&h, &n[3]), TK_OK);
+    assert_int_equal(tk__heap_core_latest(&h, &t), TK_OK);
+    assert_int_equal(t, 310);
+    assert_int_equal(tk__heap_core_check(&h), TK_OK);
+    tk__heap_core_destroy(&h);
+
+    /* saturation: ends past INT64_MAX are INT64_MAX, and one just below wins */
+    assert_int_equal(tk__heap_core_init(&h, NULL, 0), TK_OK);
+    set_key(&n[4], INT64_MAX - 5, 4);
+    n[4].slack_ns = 100;
+    set_key(&n[5], INT64_MAX, 5);
+    n[5].slack_ns = INT64_MAX;
+    assert_int_equal(tk__heap_core_push(&h, &n[5]), TK_OK);
+    assert_int_equal(tk__heap_core_push(&h, &n[4]), TK_OK);
+    assert_int_equal(tk__heap_core_latest(&h, &t), TK_OK);
+    assert_int_equal(t, INT64_MAX);
+    assert_int_equal(tk__heap_core_remove(&h, &n[4]), TK_OK);
+    n[4].slack_ns = 3;
+    assert_int_equal(tk__heap_core_push(&h, &n[4]), TK_OK);
+    assert_int_equal(tk__heap_core_latest(&h, &t), TK_OK);
+    assert_int_equal(t, INT64_MAX - 2);
+    tk__heap_core_destroy(&h);
+}
+
+/* Random heaps, sorted runs and scrambled ones, up to 6000 nodes, against
+ * a brute-force minimum: next() <= latest() <= the smallest end always, and
+ * exactly that end when few enough deadlines lie below it for the walk's
+ * frontier never to fill (40 slots taken, d - 1 children each, from 128). */
+static void latest_matches_a_brute_force_minimum(void **state) {
+    (void)state;
+    enum { N = 6000 };
+    tk_node *n = calloc(N, sizeof(*n));
+    assert_non_null(n);
+    uint64_t rs = 99;
+    static const int64_t slacks[6] = {0, 1, 1000, 1000000, INT64_MAX / 4, INT64_MAX};
+    for (int round = 0; round < 60; round++) {
+        tk__heap_core h;
+        assert_int_equal(tk__heap_core_init(&h, NULL, 0), TK_OK);
+        size_t size = 1 + rng_below(&rs, round < 40 ? 300 : N);
+        bool sorted = round % 3 == 0;
+        int64_t spread = round % 2 ? 1000 : 1000000000;
+        for (size_t i = 0; i < size; i++) {
+            int64_t d = sorted ? (int64_t)i * 10 : (int64_t)rng_below(&rs, (size_t)spread);
+            set_key(&n[i], d, i);
+            n[i].slack_ns = slacks[rng_below(&rs, 6)];
+            if (round % 5 == 4) /* long windows but one: the walk must reach it, deep */
+                n[i].slack_ns = i == size / 2 ? 0 : INT64_MAX / 2 + (int64_t)rng_below(&rs, 1000);
+            assert_int_equal(tk__heap_core_push(&h, &n[i]), TK_OK);
+        }
+        for (int step = 0; step < 20 && tk__heap_core_size(&h) > 0; step++) {
+            int64_t min_end = INT64_MAX, t = 0;
+            for (size_t i = 0; i < size; i++)
+                if (tk__heap_core_contains(&h, &n[i]) && end_of(&n[i]) < min_end)
+                    min_end = end_of(&n[i]);
+            size_t below = 0;
+            for (size_t i = 0; i < size; i++)
+                below += tk__heap_core_contains(&h, &n[i]) && n[i].deadline_ns < min_end;
+            assert_int_equal(tk__heap_core_latest(&h, &t), TK_OK);
+            assert_true(t >= tk__heap_core_peek(&h)->deadline_ns);
+            assert_true(t <= min_end);
+            if (below <= 40)
+                assert_int_equal(t, min_end);
+            (void)tk__heap_core_pop(&h); /* and again, one node fewer */
+        }
+        assert_int_equal(tk__heap_core_check(&h), TK_OK);
+        tk__heap_core_destroy(&h);
+    }
+    free(n);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(init_with_zero_capacity_gives_default_capacity_and_allocator),
@@ -1486,6 +1598,9 @@ int main(void) {
         cmocka_unit_test(remove_if_removes_exactly_the_matches_asking_once_per_node),
         cmocka_unit_test(count_due_matches_a_brute_force_count_up_to_its_limit),
         cmocka_unit_test(walks_with_every_operation_match_the_model_at_every_size_and_mode),
+        cmocka_unit_test(latest_is_enoent_when_empty_and_einval_for_null),
+        cmocka_unit_test(latest_is_the_smallest_deadline_plus_slack),
+        cmocka_unit_test(latest_matches_a_brute_force_minimum),
     };
     return cmocka_run_group_tests_name("heap_core", tests, NULL, NULL);
 }

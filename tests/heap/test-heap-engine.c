@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "timerkit/clock.h"
+#include "timerkit/engine.h"
 #include "timerkit/queue.h"
 #include "timerkit/status.h"
 
@@ -62,7 +63,9 @@ static void ops_table_is_named_heap_has_exact_order_and_every_op(void **state) {
     assert_string_equal(ops->name, "heap");
     assert_int_equal(ops->caps, TK_QUEUE_CAP_EXACT_ORDER | TK_QUEUE_CAP_BATCH_TAKE |
                                     TK_QUEUE_CAP_BOUNDED | TK_QUEUE_CAP_SHARDED |
-                                    TK_QUEUE_CAP_WAKE);
+                                    TK_QUEUE_CAP_WAKE | TK_QUEUE_CAP_SLACK);
+    assert_non_null(ops->core);
+    assert_non_null(ops->core->latest);
     assert_non_null(ops->create);
     assert_non_null(ops->destroy);
     assert_non_null(ops->offer);

@@ -187,6 +187,14 @@ static void model_insert(model *m, size_t i, int64_t d) {
     /* unique seqs in scrambled order (an odd multiplier is a bijection), so
      * that ties are not always broken in insertion order */
     set_key(n, d, (m->seq++) * UINT64_C(0x9e3779b97f4a7c15));
+    /* a slack from the seq: none for half, else a fraction of a tick, a few
+     * ticks, a level-1 slot or more, or the end of time */
+    static const int64_t ticks[8] = {0, 0, 0, 0, -3, 5, 700, INT64_MAX};
+    int64_t k = ticks[(n->seq >> 13) % 8];
+    n->slack_ns = k == INT64_MAX                   ? INT64_MAX
+                  : k < 0                          ? m->c.p.tick_ns / 3
+                  : k > INT64_MAX / m->c.p.tick_ns ? INT64_MAX
+                                                   : k * m->c.p.tick_ns;
     assert_int_equal(ops()->insert(m->c.state, n), TK_OK);
     m->live[i] = true;
     m->nlive++;
@@ -204,9 +212,36 @@ static void model_remove(model *m, size_t i) {
     }
 }
 
-/* next(): a lower bound of every due instant, TK_ENOENT iff empty. */
+/* A node's window end as the core rounds it: due(deadline + slack), the
+ * sum saturating. */
+static int64_t ref_end(const core *c, const tk_node *n) {
+    int64_t d = n->deadline_ns, s = n->slack_ns;
+    return ref_due(c, d > INT64_MAX - s ? INT64_MAX : d + s);
+}
+
+/* latest(): between next() and the smallest window end, TK_ENOENT iff
+ * empty. Returns the answer (INT64_MIN when empty). */
+static int64_t model_latest(model *m) {
+    int64_t r = INT64_MIN, nx = INT64_MIN;
+    int rc = ops()->latest(m->c.state, &r);
+    if (m->nlive == 0) {
+        assert_int_equal(rc, TK_ENOENT);
+        return INT64_MIN;
+    }
+    assert_int_equal(rc, TK_OK);
+    assert_int_equal(ops()->next(m->c.state, &nx), TK_OK);
+    assert_true(nx <= r);
+    for (size_t i = 0; i < m->pool; i++)
+        if (m->live[i])
+            assert_true(r <= ref_end(&m->c, &m->nodes[i]));
+    return r;
+}
+
+/* next(): a lower bound of every due instant, TK_ENOENT iff empty; and
+ * latest() checked beside it. */
 static bool model_next(model *m, int64_t *when) {
     int rc = ops()->next(m->c.state, when);
+    (void)model_latest(m);
     if (m->nlive == 0) {
         assert_int_equal(rc, TK_ENOENT);
         return false;
@@ -1284,8 +1319,65 @@ static void validate_refuses_a_span_that_overflows_and_names_the_parameters(void
     assert_null(q);
 }
 
+/* ---- latest (slack) ---------------------------------------------------------------------- */
+
+/* latest() on an empty core, on ties, on a long window before a short one,
+ * saturated at INT64_MAX, and exact while every node sits in level 0. */
+static void latest_answers_the_earliest_window_end_where_it_can(void **state) {
+    (void)state;
+    core c;
+    const int64_t tick = TK_NS_PER_MS;
+    core_open(&c, tick, 6, 4, 0);
+    int64_t r = 0;
+    assert_int_equal(ops()->latest(c.state, &r), TK_ENOENT);
+    assert_int_equal(ops()->latest(c.state, NULL), TK_EINVAL);
+    tk_node n[5];
+    memset(n, 0, sizeof(n));
+    set_key(&n[0], 10 * tick, 0); /* a long window first... */
+    n[0].slack_ns = 40 * tick;
+    set_key(&n[1], 30 * tick - 5, 1); /* ...then none: due at tick 30 */
+    assert_int_equal(ops()->insert(c.state, &n[0]), TK_OK);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 50 * tick);
+    assert_int_equal(ops()->insert(c.state, &n[1]), TK_OK);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 30 * tick);
+    set_key(&n[2], 10 * tick, 2); /* a tie with n[0], a shorter window: ends mid-tick 13 */
+    n[2].slack_ns = 3 * tick - 7;
+    assert_int_equal(ops()->insert(c.state, &n[2]), TK_OK);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 13 * tick);
+    /* expire at the answer: both tick-10 nodes leave in seq order, n[1] stays */
+    size_t k = 0;
+    tk_node *l = ops()->expire(c.state, r, 8, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &n[0]);
+    assert_ptr_equal(tk_node_next_detached(l), &n[2]);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 30 * tick);
+    /* saturation: a window past INT64_MAX ends there */
+    set_key(&n[3], INT64_MAX - 3, 3);
+    n[3].slack_ns = INT64_MAX;
+    assert_int_equal(ops()->remove(c.state, &n[1]), TK_OK);
+    assert_int_equal(ops()->insert(c.state, &n[3]), TK_OK);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    int64_t nx = 0;
+    assert_int_equal(ops()->next(c.state, &nx), TK_OK);
+    assert_true(r >= nx); /* a cascade on the way, or the end of time */
+    assert_true(r <= INT64_MAX);
+    /* a node beyond level 0 bounds the answer by its cascade */
+    set_key(&n[4], 200 * tick, 4); /* level 1 (64 <= 200 - 13 < 4096 ticks) */
+    assert_int_equal(ops()->insert(c.state, &n[4]), TK_OK);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(ops()->next(c.state, &nx), TK_OK);
+    assert_true(r >= nx && r <= 200 * tick);
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    core_close(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(latest_answers_the_earliest_window_end_where_it_can),
         cmocka_unit_test(random_walks_match_the_model_with_the_defaults),
         cmocka_unit_test(random_walks_match_the_model_on_small_wheels_that_wrap_and_overflow),
         cmocka_unit_test(random_walks_match_the_model_at_the_extreme_parameters),

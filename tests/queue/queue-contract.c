@@ -28,6 +28,8 @@ static void fixture_for(const tk_queue_ops *ops, void *engine) {
     e->bounded = (ops->caps & TK_QUEUE_CAP_BOUNDED) != 0;
     e->deferred = (ops->caps & TK_QUEUE_CAP_DEFERRED_RELEASE) != 0;
     e->batch = ops->take_batch != NULL;
+    e->slack = (ops->caps & TK_QUEUE_CAP_SLACK) != 0;
+    e->ticked = (ops->caps & TK_QUEUE_CAP_TICKED) != 0;
     for (size_t i = 0; i < ops->param_count; i++)
         if (ops->params[i].key != NULL && strcmp(ops->params[i].key, "spin") == 0)
             e->spin = true;
@@ -38,7 +40,7 @@ static bool needs_met(const qc_engine *e, unsigned needs) {
            !((needs & QC_NEEDS_BOUNDED) && !e->bounded) && !((needs & QC_NEEDS_SPIN) && !e->spin) &&
            !((needs & QC_NEEDS_DEFERRED) && !e->deferred) &&
            !((needs & QC_NEEDS_IMMEDIATE) && e->deferred) &&
-           !((needs & QC_NEEDS_EXACT) && !e->exact);
+           !((needs & QC_NEEDS_EXACT) && !e->exact) && !((needs & QC_NEEDS_SLACK) && !e->slack);
 }
 
 /* ---- memory -------------------------------------------------------------------------- */

@@ -53,6 +53,8 @@ typedef struct qc_engine {
     bool deferred; /* TK_QUEUE_CAP_DEFERRED_RELEASE */
     bool batch;    /* take_batch() is not NULL */
     bool spin;     /* "spin" is a key of its parameter table: it honours spin_ns */
+    bool slack;    /* TK_QUEUE_CAP_SLACK: wakes at window ends, rejects a negative slack */
+    bool ticked;   /* TK_QUEUE_CAP_TICKED */
 } qc_engine;
 
 /* What a case needs of the engine; a case whose needs are not met is
@@ -63,6 +65,7 @@ typedef struct qc_engine {
 #define QC_NEEDS_DEFERRED 0x8u   /* TK_QUEUE_CAP_DEFERRED_RELEASE */
 #define QC_NEEDS_IMMEDIATE 0x10u /* no TK_QUEUE_CAP_DEFERRED_RELEASE */
 #define QC_NEEDS_EXACT 0x20u     /* TK_QUEUE_CAP_EXACT_ORDER */
+#define QC_NEEDS_SLACK 0x40u     /* TK_QUEUE_CAP_SLACK */
 
 typedef struct qc qc;
 
@@ -90,7 +93,8 @@ typedef struct qc_case {
     X(close)                                                                                       \
     X(batch)                                                                                       \
     X(race)                                                                                        \
-    X(limits)
+    X(limits)                                                                                      \
+    X(slack)
 
 #define QC_DECLARE_GROUP(group) KIT_TABLE_DECLARE(qc_case, qc_cases_##group)
 QC_GROUPS(QC_DECLARE_GROUP)
@@ -113,8 +117,8 @@ typedef struct qc_node {
 /* n zeroed nodes (private areas zeroed, as before a first offer); node i
  * has idx i and seq i. Freed by the teardown. */
 qc_node *qc_nodes(qc *t, size_t n);
-/* Sets a node's key (its private area is left alone: the node may be one
- * the engine handed back). */
+/* Sets a node's key (its private area and its slack are left alone: the
+ * node may be one the engine handed back). */
 void qc_key(qc_node *n, int64_t deadline_ns, uint64_t seq);
 /* Offers, asserting TK_OK. */
 void qc_offer(qc *t, tk_queue *q, qc_node *n);
