@@ -332,8 +332,8 @@ struct tk_executor {
     tk_executor_hooks hooks;
     int64_t timer_slack_ns;   /* the OS's, for the pool threads (prctl) */
     int64_t default_slack_ns; /* tk_node.slack_ns of tasks without TK_TASK_SLACK */
-    bool batch; /* the engine says take_batch pays (TK_QUEUE_CAP_BATCH_TAKE):
-                   the worker of a one-thread pool takes batches */
+    bool batch;               /* the engine says take_batch pays (TK_QUEUE_CAP_BATCH_TAKE):
+                                 the worker of a one-thread pool takes batches */
     char name_prefix[24];
 
     /* ---- run-time settings (control.c): written under pool_lock, the
