@@ -385,7 +385,7 @@ static void test_timeout_ms_with_slack(void **state) {
  * no timer leaves early and none after its window (give or take the
  * engine's grid and the millisecond of rounding); on an engine with
  * TK_QUEUE_CAP_SLACK, 100 timers due over 100 ms with 1 s of slack take a
- * wake-up or two, not one each. */
+ * few wake-ups, not one each. */
 static void drive_slack(const tk_queue_ops *engine, tk_loop *loop, int count, int *wakes) {
     int64_t now = ORIGIN;
     int left = count;
@@ -428,8 +428,10 @@ static void test_slack_every_engine(void **state) {
                 TK_OK);
         int wakes = 0;
         drive_slack(engine, loop, COUNT, &wakes);
-        if ((engine->caps & TK_QUEUE_CAP_SLACK) != 0 && wakes > 2)
-            fail_msg("%s: %d wake-ups for windows that all overlap", engine->name, wakes);
+        /* a core's latest() may be a lower bound (a hierarchical wheel's
+         * next cascade): a few wake-ups more, not one per deadline */
+        if ((engine->caps & TK_QUEUE_CAP_SLACK) != 0 && wakes > COUNT / 10)
+            fail_msg("%s: %d wake-ups for %d windows that all overlap", engine->name, wakes, COUNT);
         /* without slack, latest() is no later than the first deadline (on
          * the engine's grid) */
         for (int k = 0; k < COUNT; k++)
