@@ -73,13 +73,14 @@ struct tk__slab;
  * - big (tk__task_big, 120 bytes): the rest (periodic tasks, arg_free, a
  *   decorate hook that may add either), with those rarely used fields
  *   after the common part. TK__TASK_BIG in `bits` says which.
- * The executor is not stored: it is in the header of the 4 KiB page the
- * task lives in (tk__task_ex).
+ * The executor is not stored: it is in the header of the page (struct
+ * tk__page) the task lives in (tk__task_ex).
  *
  * Field ownership:
  * - node: owned by whoever owns the node (see queue.h): the submitter until
  *   offer(), the engine while queued, the worker between take() and the next
- *   offer(). node.deadline_ns is also read by other threads (remaining delay,
+ *   offer(). node.slack_ns is written once, before the first offer(), and
+ *   kept by every periodic run. node.deadline_ns is also read by other threads (remaining delay,
  *   task info, the shutdown sweep): its owner writes it with an atomic store
  *   whenever others may look (a periodic re-queue), and they load it
  *   atomically; the engines read it plainly while they own the node, when
@@ -329,9 +330,10 @@ struct tk_executor {
     const tk_queue_ops *ops;
     tk_queue *q;
     tk_executor_hooks hooks;
-    int64_t timer_slack_ns;
-    bool batch; /* the engine says take_batch pays (TK_QUEUE_CAP_BATCH_TAKE):
-                   the worker of a one-thread pool takes batches */
+    int64_t timer_slack_ns;   /* the OS's, for the pool threads (prctl) */
+    int64_t default_slack_ns; /* tk_node.slack_ns of tasks without TK_TASK_SLACK */
+    bool batch;               /* the engine says take_batch pays (TK_QUEUE_CAP_BATCH_TAKE):
+                                 the worker of a one-thread pool takes batches */
     char name_prefix[24];
 
     /* ---- run-time settings (control.c): written under pool_lock, the

@@ -181,6 +181,7 @@ int tk_executor_options_init(tk_executor_options *opt) {
     opt->timer_slack_ns = -1;
     opt->keep_alive_ns = TK_EXECUTOR_DEFAULT_KEEP_ALIVE_NS;
     opt->allow_core_thread_timeout = false;
+    opt->default_slack_ns = 0;
     return TK_OK;
 }
 
@@ -196,6 +197,8 @@ static const tk_queue_ops *options_checked(const tk_executor_options *opt) {
     if (opt->allocator != NULL && (opt->allocator->alloc == NULL || opt->allocator->free == NULL))
         return NULL;
     if (opt->keep_alive_ns < 0 || (opt->allow_core_thread_timeout && opt->keep_alive_ns == 0))
+        return NULL;
+    if (opt->default_slack_ns < 0)
         return NULL;
     const tk_queue_ops *ops = opt->engine;
     if (ops == NULL && opt->engine_config != NULL)
@@ -264,6 +267,7 @@ int tk_executor_create(const tk_executor_options *opt_in, tk_executor **out) {
     ex->thread_factory = opt->thread_factory;
     ex->thread_factory_ctx = opt->thread_factory_ctx;
     ex->timer_slack_ns = opt->timer_slack_ns;
+    ex->default_slack_ns = opt->default_slack_ns;
     ex->batch = ops->take_batch != NULL && (ops->caps & TK_QUEUE_CAP_BATCH_TAKE) != 0;
     const char *prefix = opt->thread_name_prefix != NULL ? opt->thread_name_prefix : "tk-pool";
     strncpy(ex->name_prefix, prefix, sizeof(ex->name_prefix) - 1);

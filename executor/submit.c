@@ -14,13 +14,20 @@
 
 #include "executor-internal.h"
 
+/* The flags a spec may carry; any other bit is TK_EINVAL. */
+#define KNOWN_FLAGS (TK_TASK_SKIP_MISSED | TK_TASK_AT_DEADLINE | TK_TASK_SLACK)
+
+/* slack_ns is read (and checked) only under TK_TASK_SLACK, so a spec built
+ * without the flag may leave it as it likes. */
 static int validate_spec(const tk_task_spec *s) {
     if (s->fn == NULL)
         return TK_EINVAL;
     if (s->kind != TK_TASK_ONE_SHOT && s->kind != TK_TASK_FIXED_RATE &&
         s->kind != TK_TASK_FIXED_DELAY)
         return TK_EINVAL;
-    if ((s->flags & ~(TK_TASK_SKIP_MISSED | TK_TASK_AT_DEADLINE)) != 0)
+    if ((s->flags & ~KNOWN_FLAGS) != 0)
+        return TK_EINVAL;
+    if ((s->flags & TK_TASK_SLACK) != 0 && s->slack_ns < 0)
         return TK_EINVAL;
     if (s->kind != TK_TASK_ONE_SHOT && s->period_ns <= 0)
         return TK_EINVAL;
@@ -387,6 +394,9 @@ int tk_executor_schedule_spec(tk_executor *ex, const tk_task_spec *spec, tk_futu
                            : tk_deadline_after_ns(tk_clock_now_ns(), sp->delay_ns);
     t->node.deadline_ns = deadline; /* not shared before offer() */
     t->node.seq = tk__next_seq(ex, false);
+    /* Every run of the task keeps this window: the worker re-offers the same
+     * node (tk__requeue_periodic) and never writes it. */
+    t->node.slack_ns = (sp->flags & TK_TASK_SLACK) != 0 ? sp->slack_ns : ex->default_slack_ns;
     /* the executor's reference, and the user's (enqueue adds the queue's) */
     atomic_store_explicit(&t->refs, out != NULL ? 2 : 1, memory_order_relaxed);
     bool accepted = false;

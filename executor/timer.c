@@ -19,6 +19,9 @@
  *   PENDING, so it reads the node (its seq names the engine shard that will
  *   hold it) only once start() has written it; it may still come before the
  *   offer lands, and then finds nothing to remove (TK_ENOENT below).
+ * - The slack (tk__node.slack_ns) is the timer's own and start() leaves it
+ *   alone: tk_timer_set_slack() writes it under the IDLE -> STARTING claim,
+ *   so the engine reads it plainly while the node is queued.
  * - stop() wins only with CAS PENDING -> STOPPING; then exactly one party
  *   holds the node and turns it IDLE: stop() itself (remove() TK_OK, or the
  *   node was waiting in a worker's batch and stop() took it out), the
@@ -105,8 +108,29 @@ int tk_timer_init(tk_timer *timer, tk_timer_fn fn) {
     if (timer == NULL || fn == NULL)
         return TK_EINVAL;
     memset(timer, 0, sizeof(*timer)); /* zeroed tk__priv, as offer() wants */
+    timer->tk__node.slack_ns = 0;     /* fire as soon as the engine can */
     timer->tk__fn = fn;
     return TK_OK;
+}
+
+/* The slack is part of the node, which start() and the engine read while
+ * the timer is not IDLE; so it changes only under the same claim a start()
+ * takes (IDLE -> STARTING), and a start() that races with it gets
+ * TK_ESTATE, as it would against another start(). */
+int tk_timer_set_slack(tk_timer *timer, int64_t slack_ns) {
+    if (timer == NULL || timer->tk__fn == NULL || slack_ns < 0)
+        return TK_EINVAL;
+    if (!cas_state(timer, TK__TIMER_IDLE, TK__TIMER_STARTING))
+        return TK_ESTATE;
+    __atomic_store_n(&timer->tk__node.slack_ns, slack_ns, __ATOMIC_RELAXED);
+    set_idle(timer); /* release: the next start() sees the slack */
+    return TK_OK;
+}
+
+int64_t tk_timer_slack_ns(const tk_timer *timer) {
+    if (timer == NULL)
+        return 0;
+    return __atomic_load_n(&timer->tk__node.slack_ns, __ATOMIC_RELAXED);
 }
 
 /* A start() that got the timer back from a failed offer: it turns IDLE (a

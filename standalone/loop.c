@@ -7,7 +7,9 @@
  *     order they were added;
  *   - time: the `now` given to the core never decreases and never goes
  *     below the origin given to init(), whatever the caller passes;
- *   - expire() is asked for at least one node. */
+ *   - expire() is asked for at least one node;
+ *   - slack: every add sets the node's slack_ns (0 for tk_loop_add()), so
+ *     a node from malloc() never carries a stale one. */
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -81,23 +83,32 @@ void tk_loop_destroy(tk_loop *loop) {
     tk__free(loop->allocator, loop, loop->bytes);
 }
 
-int tk_loop_add(tk_loop *loop, tk_node *node, int64_t deadline_ns) {
-    if (loop == NULL || node == NULL)
+int tk_loop_add_within(tk_loop *loop, tk_node *node, int64_t deadline_ns, int64_t slack_ns) {
+    if (loop == NULL || node == NULL || slack_ns < 0)
         return TK_EINVAL;
     /* The core tells a node it holds from its private area; keep the area
-     * as it is so that a second add of a held node is refused. */
+     * as it is so that a second add of a held node is refused, and give a
+     * refused node its old key back (it may be held, by this loop or
+     * another). */
     int64_t old_deadline = node->deadline_ns;
     uint64_t old_seq = node->seq;
+    int64_t old_slack = node->slack_ns;
     node->deadline_ns = deadline_ns;
     node->seq = loop->seq;
+    node->slack_ns = slack_ns;
     int rc = loop->core->insert(loop->state, node);
     if (rc != TK_OK) {
         node->deadline_ns = old_deadline;
         node->seq = old_seq;
+        node->slack_ns = old_slack;
         return rc == TK_ENOMEM || rc == TK_EFULL ? TK_ENOMEM : TK_EINVAL;
     }
     loop->seq++;
     return TK_OK;
+}
+
+int tk_loop_add(tk_loop *loop, tk_node *node, int64_t deadline_ns) {
+    return tk_loop_add_within(loop, node, deadline_ns, 0);
 }
 
 int tk_loop_remove(tk_loop *loop, tk_node *node) {
@@ -112,15 +123,41 @@ int tk_loop_next(const tk_loop *loop, int64_t *when_ns) {
     return loop->core->next(loop->state, when_ns) == TK_OK ? TK_OK : TK_ENOENT;
 }
 
+int tk_loop_latest(const tk_loop *loop, int64_t *when_ns) {
+    if (loop == NULL || when_ns == NULL)
+        return TK_EINVAL;
+    /* A core without latest() ignores slack: its next() is a correct answer
+     * (engine.h, "Slack"). */
+    int rc = loop->core->latest != NULL ? loop->core->latest(loop->state, when_ns)
+                                        : loop->core->next(loop->state, when_ns);
+    return rc == TK_OK ? TK_OK : TK_ENOENT;
+}
+
+/* Whole milliseconds from now_ns to when_ns (> now_ns), rounded down or up. */
+static uint64_t ms_until(int64_t now_ns, int64_t when_ns, bool up) {
+    uint64_t left = (uint64_t)when_ns - (uint64_t)now_ns;
+    return left / (uint64_t)TK_NS_PER_MS + (up && left % (uint64_t)TK_NS_PER_MS != 0);
+}
+
+/* The wait is a whole number of milliseconds that must end at or after
+ * next() (never early: a wait that ends before it expires nothing) and
+ * should end at or before latest() (within every window). The longest such
+ * wait is latest() rounded down, when that still reaches next(); otherwise
+ * no whole millisecond falls in [next(), latest()] and the wait is next()
+ * rounded up, which passes latest() by less than a millisecond. Without
+ * slack latest() == next() and this is next() rounded up. */
 int tk_loop_timeout_ms(const tk_loop *loop, int64_t now_ns) {
-    int64_t when;
-    if (tk_loop_next(loop, &when) != TK_OK)
+    int64_t next, latest;
+    if (tk_loop_next(loop, &next) != TK_OK || tk_loop_latest(loop, &latest) != TK_OK)
         return -1;
-    if (when <= now_ns)
+    if (latest <= now_ns)
         return 0;
-    /* round up: a wait of the answer never ends before `when` */
-    uint64_t left = (uint64_t)when - (uint64_t)now_ns;
-    uint64_t ms = left / (uint64_t)TK_NS_PER_MS + (left % (uint64_t)TK_NS_PER_MS != 0);
+    /* the shortest wait that is not early (none: a timer is due already,
+     * and its window still open) */
+    uint64_t reach = next > now_ns ? ms_until(now_ns, next, true) : 0;
+    uint64_t ms = latest > next ? ms_until(now_ns, latest, false) : reach;
+    if (ms < reach)
+        ms = reach;
     return ms > (uint64_t)INT32_MAX ? INT32_MAX : (int)ms;
 }
 

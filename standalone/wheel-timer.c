@@ -5,7 +5,9 @@
  * by default) holds the pending timeouts, each a tk_node embedded in its
  * tk_timeout. One mutex, `lock`, serialises every call on the loop and on
  * the timer's list of pending timeouts; one worker thread waits on `wake`
- * until the loop's next due time, expires what is due into a local list
+ * until the loop's latest wake-up (tk_loop_latest(): the next due time,
+ * or later when the timeouts' slack allows it), expires what is due into a
+ * local list
  * (marking each EXPIRED under the lock), drops the lock and runs the
  * callbacks, or hands them to the task executor (detach, then run). So a
  * callback may create and cancel timeouts on its own timer.
@@ -13,7 +15,13 @@
  * Accuracy: the core hands a node out never before its deadline, and the
  * worker asks at the time tk_clock_now_ns() reads, so a callback never
  * starts early; it is late by the core's granularity (one tick on the
- * wheel) plus the wake-up latency of the timed wait.
+ * wheel) plus the wake-up latency of the timed wait. A timeout with slack
+ * (options.slack_ns, tk_wheel_timer_new_timeout_within()) may run up to its
+ * slack later still: the worker sleeps until the earliest end of a window
+ * the core reports (latest()), not the earliest deadline, and one wake-up
+ * then expires every timeout due by then. With slack 0 everywhere that is
+ * next() and the worker wakes as Netty's does, at the first tick after a
+ * deadline.
  *
  * Each timeout ends exactly once: the first of expire (worker), cancel and
  * stop to move it out of PENDING, under `lock`, owns its ending.
@@ -78,6 +86,7 @@ struct tk_wheel_timer {
     tk_timeout *pending;         /* lock: every PENDING timeout */
     int state;                   /* lock: enum timer_state */
     int64_t wait_until;          /* lock: when the worker's wait ends; INT64_MIN: awake */
+    int64_t slack_ns;            /* immutable: new_timeout()'s slack (options) */
     bool worker_known;           /* lock: worker_tid is the running worker */
     pthread_t worker_tid;        /* lock */
     pthread_t thread;            /* set by the starter; joined by the stopper */
@@ -160,11 +169,15 @@ static void run_expired(tk_wheel_timer *t, tk_timeout *to) {
     if (t->executor != NULL) {
         atomic_fetch_add_explicit(&to->refs, 1, memory_order_relaxed);
         atomic_store(&to->executor_ref, true);
+        /* The timeout has had its window: the executor adds no slack of
+         * its own (its default_slack_ns) on top. */
         tk_task_spec spec = {.fn = executor_run,
                              .arg = to,
                              .arg_free = executor_done,
                              .kind = TK_TASK_ONE_SHOT,
-                             .delay_ns = -1};
+                             .delay_ns = -1,
+                             .flags = TK_TASK_SLACK,
+                             .slack_ns = 0};
         int rc = tk_executor_schedule_spec(t->executor, &spec, NULL);
         if (rc == TK_OK) {
             timeout_unref(to);
@@ -199,7 +212,7 @@ static void *worker_main(void *arg) {
             continue;
         }
         int64_t when;
-        if (tk_loop_next(t->loop, &when) == TK_OK) {
+        if (tk_loop_latest(t->loop, &when) == TK_OK) {
             t->wait_until = when;
             struct timespec ts = tk__ns_to_timespec(when);
             pthread_cond_timedwait(&t->wake, &t->lock, &ts);
@@ -274,6 +287,8 @@ int tk_wheel_timer_create(const tk_wheel_timer_options *opt, tk_wheel_timer **ou
             return rc;
         opt = &defaults;
     }
+    if (opt->slack_ns < 0)
+        return TK_EINVAL;
     size_t live = atomic_fetch_add(&live_timers, 1) + 1;
     if (opt->max_instances != 0 && live > opt->max_instances) {
         atomic_fetch_sub(&live_timers, 1);
@@ -304,6 +319,7 @@ int tk_wheel_timer_create(const tk_wheel_timer_options *opt, tk_wheel_timer **ou
     t->factory = opt->thread_factory != NULL ? opt->thread_factory : default_factory;
     t->factory_ctx = opt->thread_factory_ctx;
     t->executor = opt->task_executor;
+    t->slack_ns = opt->slack_ns;
     snprintf(t->name, sizeof(t->name), "%s",
              opt->thread_name != NULL ? opt->thread_name : "tk-wheel-timer");
     if (live > TK_WHEEL_TIMER_WARN_INSTANCES && !atomic_exchange(&warned_too_many, true))
@@ -338,7 +354,14 @@ int tk_wheel_timer_start(tk_wheel_timer *timer) {
 
 int tk_wheel_timer_new_timeout(tk_wheel_timer *timer, tk_timer_task_fn fn, void *arg,
                                int64_t delay_ns, tk_timeout **out) {
-    if (timer == NULL || fn == NULL)
+    if (timer == NULL)
+        return TK_EINVAL;
+    return tk_wheel_timer_new_timeout_within(timer, fn, arg, delay_ns, timer->slack_ns, out);
+}
+
+int tk_wheel_timer_new_timeout_within(tk_wheel_timer *timer, tk_timer_task_fn fn, void *arg,
+                                      int64_t delay_ns, int64_t slack_ns, tk_timeout **out) {
+    if (timer == NULL || fn == NULL || slack_ns < 0)
         return TK_EINVAL;
     int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), delay_ns);
     tk_timeout *to = tk__alloc(timer->allocator, sizeof(*to));
@@ -358,7 +381,8 @@ int tk_wheel_timer_new_timeout(tk_wheel_timer *timer, tk_timer_task_fn fn, void 
         atomic_load_explicit(&timer->pending_count, memory_order_relaxed) >= timer->max_pending)
         rc = TK_EFULL;
     if (rc == TK_OK)
-        rc = tk_loop_add(timer->loop, &to->node, deadline) == TK_OK ? TK_OK : TK_ENOMEM;
+        rc = tk_loop_add_within(timer->loop, &to->node, deadline, slack_ns) == TK_OK ? TK_OK
+                                                                                     : TK_ENOMEM;
     if (rc != TK_OK) {
         pthread_mutex_unlock(&timer->lock);
         tk__free(timer->allocator, to, sizeof(*to));
@@ -366,7 +390,10 @@ int tk_wheel_timer_new_timeout(tk_wheel_timer *timer, tk_timer_task_fn fn, void 
     }
     pending_link_locked(timer, to);
     atomic_fetch_add_explicit(&timer->refs, 1, memory_order_relaxed);
-    if (deadline < timer->wait_until)
+    /* The worker must wake by the end of this window: if its wait ends
+     * later, it plans again (a wait that ends inside the window, or before
+     * the deadline, already does). */
+    if (tk__sat_add(deadline, slack_ns) < timer->wait_until)
         pthread_cond_signal(&timer->wake);
     pthread_mutex_unlock(&timer->lock);
     if (out != NULL)

@@ -126,7 +126,7 @@ typedef struct tk_task_spec {
      * can wake once for many tasks (queue.h, "Slack"). Periodic tasks keep
      * their rate or delay: run k of a fixed-rate task is still due at
      * first + k * period, and each run has its own window. >= 0, else
-     * TK_EINVAL. Added in 0.3. */
+     * TK_EINVAL; without the flag it is not read. Added in 0.3. */
     int64_t slack_ns;
 } tk_task_spec;
 
@@ -230,10 +230,11 @@ typedef struct tk_executor_options {
                                               see tk_queue_config.spin_ns (heap) */
     const tk_allocator *allocator;         /**< NULL: tk_allocator_default(). Copied at
                                               create; its ctx must outlive every future.
-                                              Tasks (80 bytes each; 112 for periodic
+                                              Tasks (88 bytes each; 120 for periodic
                                               ones and those with arg_free or a
                                               decorate hook) come from slabs of about
-                                              132 KiB allocated through it, 1632 (1152)
+                                              2.1 MB allocated through it (32 pages of
+                                              64 KiB, aligned to 64 KiB), 23808 (17472)
                                               tasks a slab; an emptied slab goes back
                                               to it (one spare of each size kept until
                                               destroy). */
@@ -254,9 +255,12 @@ typedef struct tk_executor_options {
                                               may start up to this long after its
                                               deadline, so that the engine wakes once for
                                               many. Default 0: as soon as the engine can.
-                                              >= 0. Not the OS's timer_slack_ns above,
-                                              which delays every wake-up of the pool
-                                              threads; docs/slack.md compares them.
+                                              >= 0, else create() returns TK_EINVAL.
+                                              Embedded timers (tk_timer) keep their own
+                                              (tk_timer_set_slack()). Not the OS's
+                                              timer_slack_ns above, which delays every
+                                              wake-up of the pool threads;
+                                              docs/slack.md compares them.
                                               Added in 0.3 */
 } tk_executor_options;
 
@@ -658,7 +662,7 @@ TK_API tk_future *tk_run_future(const tk_run *run);
  * reach that struct from the callback (container_of). Starting one allocates
  * nothing and takes no lock but the engine's, so it is the path for programs
  * that hold very many timers and stop most of them (network timeouts). A
- * timer is 64 bytes; with the wheel engine that is all the memory a pending
+ * timer is 72 bytes; with the wheel engine that is all the memory a pending
  * timer costs.
  *
  * What a timer gives up against a task: it has no future (no get(), no
@@ -740,7 +744,9 @@ TK_API int tk_timer_start_at(tk_executor *ex, tk_timer *timer, int64_t deadline_
  * is its own: 0 after tk_timer_init() (fire as soon as the engine can), kept
  * across starts; the executor's default_slack_ns applies to tasks only.
  * Returns TK_OK, TK_EINVAL (NULL timer, a timer never initialised, or
- * slack_ns < 0) or TK_ESTATE (the timer is not IDLE). Added in 0.3. */
+ * slack_ns < 0) or TK_ESTATE (the timer is not IDLE; a start() of the timer
+ * on another thread at the same moment may get TK_ESTATE too, as against a
+ * second start()). Added in 0.3. */
 TK_API int tk_timer_set_slack(tk_timer *timer, int64_t slack_ns);
 
 /** The timer's slack (tk_timer_set_slack()); 0 if NULL. */

@@ -139,10 +139,13 @@ TK_API int tk_loop_latest(const tk_loop *loop, int64_t *when_ns);
  * The timeout to give epoll_wait() or poll(), in milliseconds: -1 when the
  * loop holds no timer, 0 when tk_loop_latest() is at or before @p now_ns,
  * otherwise the time left until tk_loop_latest(), rounded down when the
- * timers have slack to spare and up when they have none (so the wait never
- * ends before the first timer is due, nor after a window closes by more
- * than the rounding), at most INT32_MAX. Without slack, tk_loop_latest() is
- * tk_loop_next() and this is what it always was. -1 also for a NULL loop.
+ * timers have slack to spare and up when they have none: the time left
+ * until tk_loop_latest() rounded down if that wait still reaches
+ * tk_loop_next(), else the time left until tk_loop_next() rounded up (so
+ * the wait never ends before the first timer is due, nor after a window
+ * closes by more than the rounding, under 1 ms), at most INT32_MAX.
+ * Without slack, tk_loop_latest() is tk_loop_next() and this is what it
+ * always was. -1 also for a NULL loop.
  */
 TK_API int tk_loop_timeout_ms(const tk_loop *loop, int64_t now_ns);
 

@@ -28,7 +28,8 @@
  * Guarantees:
  * - Never early: a callback starts no sooner than @c delay_ns after
  *   tk_wheel_timer_new_timeout() was called; on a ticked engine it may start
- *   up to about one tick later (more under load).
+ *   up to about one tick later (more under load), and a timeout with slack
+ *   up to its slack later still (tk_wheel_timer_options.slack_ns).
  * - Exact accounting: every timeout ends exactly once, as expired (its
  *   callback was run or handed to the executor), cancelled by
  *   tk_timeout_cancel(), or handed back by tk_wheel_timer_stop().
@@ -143,7 +144,7 @@ TK_API int tk_wheel_timer_options_init(tk_wheel_timer_options *opt);
  *
  * @param opt  the options; NULL: the defaults.
  * @param out  receives the timer; NULL on failure.
- * @return TK_OK; TK_EINVAL (out NULL, a bad parameter); TK_ENOTSUP (the
+ * @return TK_OK; TK_EINVAL (out NULL, a bad parameter, slack_ns < 0); TK_ENOTSUP (the
  *         engine has no core); TK_EFULL (max_instances timers are alive);
  *         TK_ENOMEM.
  */
@@ -162,7 +163,7 @@ TK_API int tk_wheel_timer_start(tk_wheel_timer *timer);
 
 /**
  * Schedules fn(timeout, arg) once, @p delay_ns from now (Netty's
- * newTimeout()). Starts the worker if needed.
+ * newTimeout()), with the options' slack_ns. Starts the worker if needed.
  *
  * @param timer     the timer.
  * @param fn        the callback.

@@ -69,7 +69,8 @@ typedef struct conf_case {
     X(timer)                                                                                       \
     X(control)                                                                                     \
     X(queue)                                                                                       \
-    X(invoke)
+    X(invoke)                                                                                      \
+    X(slack)
 
 #define CONF_DECLARE_GROUP(group) KIT_TABLE_DECLARE(conf_case, conf_cases_##group)
 CONF_GROUPS(CONF_DECLARE_GROUP)

@@ -349,7 +349,12 @@ static void scheduling_rejects_bad_input(void **state) {
     spec.kind = TK_TASK_ONE_SHOT;
     spec.flags = 0x80u;
     assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_EINVAL);
-    spec.flags = TK_TASK_AT_DEADLINE | 0x4u;
+    spec.flags = TK_TASK_AT_DEADLINE | 0x8u;
+    assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_EINVAL);
+    spec.flags = TK_TASK_SLACK; /* a negative slack */
+    spec.slack_ns = -1;
+    assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_EINVAL);
+    spec.slack_ns = INT64_MIN;
     assert_int_equal(tk_executor_schedule_spec(ex, &spec, &f), TK_EINVAL);
     spec.flags = TK_TASK_SKIP_MISSED | 0x100u;
     spec.kind = TK_TASK_FIXED_RATE;

@@ -2,7 +2,9 @@
 /* The passive loop (timerkit/loop.h) on every registered engine: timers for
  * the caller's own event loop, with no thread. Behaviour only, in virtual
  * time: never early, (deadline, seq) order, nothing lost, the epoll timeout
- * rounded up, time that never goes back, and every bad argument.
+ * rounded up (down within a window's slack, never before the first timer),
+ * tk_loop_latest() within every window, time that never goes back, and
+ * every bad argument.
  *   tk_loop_test [cmocka filter] */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -60,7 +62,15 @@ static void random_run(const tk_queue_ops *engine, uint64_t seed) {
                 int64_t d = now + ((int64_t)rng_below(&rng, 4000) - 500) * TK_NS_PER_MS / 4;
                 if (rng_below(&rng, 4) == 0)
                     d = now + (int64_t)rng_below(&rng, 4) * TK_NS_PER_MS;
-                assert_int_equal(tk_loop_add(loop, &x->node, d), TK_OK);
+                /* a third of the timers have slack, up to 2 s */
+                int64_t slack = 0;
+                if (rng_below(&rng, 3) == 0)
+                    slack = (int64_t)rng_below(&rng, 2000) * TK_NS_PER_MS;
+                if (slack == 0 && rng_below(&rng, 2) == 0)
+                    assert_int_equal(tk_loop_add(loop, &x->node, d), TK_OK);
+                else
+                    assert_int_equal(tk_loop_add_within(loop, &x->node, d, slack), TK_OK);
+                assert_int_equal(x->node.slack_ns, slack);
                 x->held = 1;
                 x->order = adds++;
                 held++;
@@ -123,13 +133,26 @@ static void random_run(const tk_queue_ops *engine, uint64_t seed) {
             assert_int_equal(got, 0);
         } else { /* what the loop says about itself */
             assert_int_equal(tk_loop_count(loop), held);
-            int64_t when = 0;
+            int64_t when = 0, latest = 0;
             int rc = tk_loop_next(loop, &when);
+            int rc_latest = tk_loop_latest(loop, &latest);
             int ms = tk_loop_timeout_ms(loop, now);
             if (held == 0) {
                 assert_int_equal(rc, TK_ENOENT);
+                assert_int_equal(rc_latest, TK_ENOENT);
                 assert_int_equal(ms, -1);
             } else {
+                assert_int_equal(rc_latest, TK_OK);
+                /* latest: not before next(), not after any window's end
+                 * (give or take the engine's grid) */
+                assert_true(latest >= when);
+                for (int i = 0; i < N; i++)
+                    if (e[i].held) {
+                        int64_t end = e[i].node.deadline_ns + e[i].node.slack_ns;
+                        if (latest > end + LATE_BOUND)
+                            fail_msg("%s: latest %lld past a window's end %lld", engine->name,
+                                     (long long)latest, (long long)end);
+                    }
                 assert_int_equal(rc, TK_OK);
                 /* next() is never after the first timer's deadline's due time,
                  * which is at most LATE_BOUND after the deadline */
@@ -138,11 +161,16 @@ static void random_run(const tk_queue_ops *engine, uint64_t seed) {
                     if (e[i].held && e[i].node.deadline_ns < first)
                         first = e[i].node.deadline_ns;
                 assert_true(when <= first + LATE_BOUND);
-                if (when <= now)
+                if (latest <= now) {
                     assert_int_equal(ms, 0);
-                else /* rounded up: a wait that long reaches `when` */
-                    assert_true((int64_t)ms * TK_NS_PER_MS >= when - now &&
-                                (int64_t)(ms - 1) * TK_NS_PER_MS < when - now);
+                } else {
+                    /* never early: a wait that long reaches `when`; and no
+                     * whole millisecond past latest (nor past `when` when
+                     * latest is `when`: rounded up, as without slack) */
+                    assert_true((int64_t)ms * TK_NS_PER_MS >= when - now);
+                    int64_t bound = latest > when ? latest : when;
+                    assert_true((int64_t)(ms - 1) * TK_NS_PER_MS < bound - now);
+                }
             }
         }
     }
@@ -259,6 +287,166 @@ static void test_timeout_ms(void **state) {
     tk_loop_destroy(loop);
 }
 
+/* A heap whose core reports latest() as the first node's window end: the
+ * loop's own arithmetic, checked against exact numbers, whatever the
+ * built-in engines do with slack. Exact while the first node (by deadline)
+ * also has the earliest window end, as in every use below. */
+static const tk_core_ops *heap_core;
+
+static int first_end_latest(const void *core, int64_t *when_ns) {
+    const tk_node *n = heap_core->first(core);
+    if (n == NULL)
+        return TK_ENOENT;
+    *when_ns = n->slack_ns > INT64_MAX - n->deadline_ns ? INT64_MAX : n->deadline_ns + n->slack_ns;
+    return TK_OK;
+}
+
+static tk_loop *make_with_latest(tk_queue_ops *ops, tk_core_ops *core) {
+    const tk_queue_ops *heap = tk_engine_by_name("heap");
+    assert_non_null(heap);
+    heap_core = heap->core;
+    *ops = *heap;
+    *core = *heap->core;
+    core->latest = first_end_latest;
+    ops->core = core;
+    tk_queue_config cfg;
+    assert_int_equal(tk_queue_config_init_for(&cfg, heap), TK_OK);
+    cfg.engine = ops;
+    tk_loop *loop = NULL;
+    assert_int_equal(tk_loop_create(&cfg, 0, &loop), TK_OK);
+    return loop;
+}
+
+/* loop.h, tk_loop_timeout_ms(): "the time left until tk_loop_latest()
+ * rounded down if that wait still reaches tk_loop_next(), else the time left
+ * until tk_loop_next() rounded up". */
+static void test_timeout_ms_with_slack(void **state) {
+    (void)state;
+    tk_queue_ops ops;
+    tk_core_ops core;
+    tk_loop *loop = make_with_latest(&ops, &core);
+    const int64_t MS = TK_NS_PER_MS;
+    tk_node a;
+    memset(&a, 0, sizeof a);
+    int64_t when = 0;
+    assert_int_equal(tk_loop_latest(loop, &when), TK_ENOENT);
+
+    /* no slack: rounded up, as ever */
+    assert_int_equal(tk_loop_add_within(loop, &a, 2 * MS + 1, 0), TK_OK);
+    assert_int_equal(tk_loop_latest(loop, &when), TK_OK);
+    assert_int_equal(when, 2 * MS + 1);
+    assert_int_equal(tk_loop_timeout_ms(loop, 0), 3);
+    assert_int_equal(tk_loop_remove(loop, &a), TK_OK);
+
+    /* slack to spare: latest rounded down (7.000001 ms -> 7) */
+    assert_int_equal(tk_loop_add_within(loop, &a, 2 * MS + 1, 5 * MS), TK_OK);
+    assert_int_equal(tk_loop_next(loop, &when), TK_OK);
+    assert_int_equal(when, 2 * MS + 1); /* next() is unchanged by slack */
+    assert_int_equal(tk_loop_latest(loop, &when), TK_OK);
+    assert_int_equal(when, 7 * MS + 1);
+    assert_int_equal(tk_loop_timeout_ms(loop, 0), 7);
+    assert_int_equal(tk_loop_timeout_ms(loop, 2), 6); /* 6.999999 ms: down, still past next */
+    /* the first timer due already, its window open: wait into the window */
+    assert_int_equal(tk_loop_timeout_ms(loop, 3 * MS), 4);
+    assert_int_equal(tk_loop_timeout_ms(loop, 7 * MS), 0); /* under 1 ms left: down to 0 */
+    assert_int_equal(tk_loop_timeout_ms(loop, 7 * MS + 1), 0);
+    assert_int_equal(tk_loop_remove(loop, &a), TK_OK);
+
+    /* no whole millisecond in [next, latest]: next rounded up (3), which
+     * passes latest (2.5 ms) by under a millisecond */
+    assert_int_equal(tk_loop_add_within(loop, &a, 2 * MS + 1, MS / 2), TK_OK);
+    assert_int_equal(tk_loop_timeout_ms(loop, 0), 3);
+    assert_int_equal(tk_loop_remove(loop, &a), TK_OK);
+
+    /* a whole millisecond in the window: exactly it */
+    assert_int_equal(tk_loop_add_within(loop, &a, 2 * MS, 9 * MS / 10), TK_OK);
+    assert_int_equal(tk_loop_timeout_ms(loop, 0), 2);
+    assert_int_equal(tk_loop_remove(loop, &a), TK_OK);
+
+    /* a window to the end of time: capped */
+    assert_int_equal(tk_loop_add_within(loop, &a, 2 * MS, INT64_MAX), TK_OK);
+    assert_int_equal(tk_loop_latest(loop, &when), TK_OK);
+    assert_int_equal(when, INT64_MAX);
+    assert_int_equal(tk_loop_timeout_ms(loop, 0), INT32_MAX);
+    assert_int_equal(tk_loop_remove(loop, &a), TK_OK);
+
+    /* tk_loop_add() is slack 0, whatever the node held before */
+    a.slack_ns = 123;
+    assert_int_equal(tk_loop_add(loop, &a, 2 * MS + 1), TK_OK);
+    assert_int_equal(a.slack_ns, 0);
+    assert_int_equal(tk_loop_timeout_ms(loop, 0), 3);
+    tk_loop_destroy(loop);
+}
+
+/* loop.h, tk_loop_add_within(): "the timer may expire at any time in
+ * [deadline_ns, deadline_ns + slack_ns], never before deadline_ns, so that
+ * one wake-up of the caller's loop serves many timers". A caller that
+ * sleeps tk_loop_timeout_ms() each round and then expires: on every engine
+ * no timer leaves early and none after its window (give or take the
+ * engine's grid and the millisecond of rounding); on an engine with
+ * TK_QUEUE_CAP_SLACK, 100 timers due over 100 ms with 1 s of slack take a
+ * few wake-ups, not one each. */
+static void drive_slack(const tk_queue_ops *engine, tk_loop *loop, int count, int *wakes) {
+    int64_t now = ORIGIN;
+    int left = count;
+    *wakes = 0;
+    while (left > 0) {
+        int ms = tk_loop_timeout_ms(loop, now);
+        assert_true(ms >= 0);
+        int64_t next = 0;
+        assert_int_equal(tk_loop_next(loop, &next), TK_OK);
+        now += (int64_t)ms * TK_NS_PER_MS;
+        tk_node *list = NULL;
+        size_t got = tk_loop_expire(loop, now, SIZE_MAX, &list);
+        (*wakes)++;
+        if (got == 0)
+            assert_true(now >= next); /* an empty wake-up still reached next() */
+        for (tk_node *x = list; x != NULL; x = tk_node_next_detached(x)) {
+            if (x->deadline_ns > now)
+                fail_msg("%s: early by %lld ns", engine->name, (long long)(x->deadline_ns - now));
+            if (now > x->deadline_ns + x->slack_ns + TK_NS_PER_MS + LATE_BOUND / 10)
+                fail_msg("%s: %lld ns past its window", engine->name,
+                         (long long)(now - x->deadline_ns - x->slack_ns));
+            left--;
+        }
+        assert_true(*wakes <= 10 * count);
+    }
+}
+
+static void test_slack_every_engine(void **state) {
+    (void)state;
+    enum { COUNT = 100 };
+    for (size_t i = 0; i < tk_engine_count(); i++) {
+        const tk_queue_ops *engine = tk_engine_at(i);
+        tk_loop *loop = make(engine);
+        tk_node n[COUNT];
+        memset(n, 0, sizeof n);
+        /* deadlines every ms from 50 ms on, 1 s of slack each */
+        for (int k = 0; k < COUNT; k++)
+            assert_int_equal(
+                tk_loop_add_within(loop, &n[k], ORIGIN + (50 + k) * TK_NS_PER_MS, TK_NS_PER_S),
+                TK_OK);
+        int wakes = 0;
+        drive_slack(engine, loop, COUNT, &wakes);
+        /* a core's latest() may be a lower bound (a hierarchical wheel's
+         * next cascade): a few wake-ups more, not one per deadline */
+        if ((engine->caps & TK_QUEUE_CAP_SLACK) != 0 && wakes > COUNT / 10)
+            fail_msg("%s: %d wake-ups for %d windows that all overlap", engine->name, wakes, COUNT);
+        /* without slack, latest() is no later than the first deadline (on
+         * the engine's grid) */
+        for (int k = 0; k < COUNT; k++)
+            assert_int_equal(tk_loop_add(loop, &n[k], ORIGIN + (2000 + k) * TK_NS_PER_MS), TK_OK);
+        int64_t next = 0, latest = 0;
+        assert_int_equal(tk_loop_next(loop, &next), TK_OK);
+        assert_int_equal(tk_loop_latest(loop, &latest), TK_OK);
+        assert_true(latest >= next);
+        assert_true(latest <= ORIGIN + 2000 * TK_NS_PER_MS + LATE_BOUND / 10);
+        tk_node *list = NULL;
+        assert_int_equal(tk_loop_expire(loop, ORIGIN + 10 * TK_NS_PER_S, SIZE_MAX, &list), COUNT);
+        tk_loop_destroy(loop);
+    }
+}
+
 /* Every bad argument gets a status, not a crash. */
 static void test_bad_input(void **state) {
     (void)state;
@@ -271,6 +459,8 @@ static void test_bad_input(void **state) {
     assert_int_equal(tk_loop_add(NULL, &n, 0), TK_EINVAL);
     assert_int_equal(tk_loop_remove(NULL, &n), TK_EINVAL);
     assert_int_equal(tk_loop_next(NULL, &when), TK_EINVAL);
+    assert_int_equal(tk_loop_latest(NULL, &when), TK_EINVAL);
+    assert_int_equal(tk_loop_add_within(NULL, &n, 0, 0), TK_EINVAL);
     assert_int_equal(tk_loop_timeout_ms(NULL, 0), -1);
     assert_int_equal(tk_loop_expire(NULL, 0, 1, &list), 0);
     assert_null(list);
@@ -286,6 +476,11 @@ static void test_bad_input(void **state) {
     assert_int_equal(tk_loop_remove(loop, &n), TK_ENOENT); /* never added */
     assert_int_equal(tk_loop_next(loop, NULL), TK_EINVAL);
     assert_int_equal(tk_loop_next(loop, &when), TK_ENOENT);
+    assert_int_equal(tk_loop_latest(loop, NULL), TK_EINVAL);
+    assert_int_equal(tk_loop_latest(loop, &when), TK_ENOENT);
+    assert_int_equal(tk_loop_add_within(loop, NULL, 0, 0), TK_EINVAL);
+    assert_int_equal(tk_loop_add_within(loop, &n, 0, -1), TK_EINVAL);
+    assert_int_equal(tk_loop_count(loop), 0);
     assert_int_equal(tk_loop_expire(loop, 0, 1, NULL), 0);
     tk_loop_destroy(loop);
 
@@ -373,6 +568,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_past_deadline_and_readd),
         cmocka_unit_test(test_expire_max),
         cmocka_unit_test(test_timeout_ms),
+        cmocka_unit_test(test_timeout_ms_with_slack),
+        cmocka_unit_test(test_slack_every_engine),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_allocation_failure),
     };

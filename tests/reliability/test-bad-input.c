@@ -485,6 +485,18 @@ static int r_create_bad_policy(fixture *f) {
     return create_with(f, &o);
 }
 
+static int r_create_default_slack_negative(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.default_slack_ns = -1;
+    return create_with(f, &o);
+}
+
+static int r_create_default_slack_int64_min(fixture *f) {
+    tk_executor_options o = f->opt;
+    o.default_slack_ns = INT64_MIN;
+    return create_with(f, &o);
+}
+
 /* Creates an executor with each value of each parameter of the engine's
  * table that lies outside the parameter's range, written straight into the
  * config. Returns TK_EINVAL if every one is refused, else the first other
@@ -743,6 +755,114 @@ static int r_spec_unknown_flags(fixture *f) {
     tk_task_spec s = spec_ok();
     s.flags = 0x100u;
     FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, &s, &out));
+}
+
+static int r_spec_slack_negative(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.flags = TK_TASK_SLACK;
+    s.slack_ns = -1;
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, &s, &out));
+}
+
+static int r_spec_periodic_slack_int64_min(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.kind = TK_TASK_FIXED_RATE;
+    s.period_ns = TK_NS_PER_S;
+    s.flags = TK_TASK_SLACK | TK_TASK_SKIP_MISSED;
+    s.slack_ns = INT64_MIN;
+    FAILS_UNTOUCHED(tk_executor_schedule_spec(f->live, &s, &out));
+}
+
+/* Without TK_TASK_SLACK the spec's slack_ns is not read: a negative one is
+ * no error, and the task runs. */
+static int r_spec_slack_without_flag_ignored(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.slack_ns = -1;
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule_spec(f->live, &s, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_future_get_timeout(fu, WAIT_NS, NULL);
+    tk_future_release(fu);
+    if (rc != TK_OK) {
+        side("the task did not run: %s", tk_status_name(rc));
+        return SIDE_EFFECT;
+    }
+    return TK_OK;
+}
+
+/* A huge slack is a valid one: the window's end saturates, and the task
+ * is still never early and runs (here: due an hour ahead, cancelled). */
+static int r_spec_slack_int64_max_ok(fixture *f) {
+    tk_task_spec s = spec_ok();
+    s.delay_ns = HOUR_NS;
+    s.flags = TK_TASK_SLACK;
+    s.slack_ns = INT64_MAX;
+    tk_future *fu = NULL;
+    int rc = tk_executor_schedule_spec(f->live, &s, &fu);
+    if (rc != TK_OK)
+        return rc;
+    rc = tk_future_cancel(fu, false);
+    tk_future_release(fu);
+    return rc;
+}
+
+/* ---- embedded timers' slack ---- */
+
+static void tm_noop(tk_timer *timer) {
+    (void)timer;
+}
+
+static int r_timer_set_slack_null(fixture *f) {
+    (void)f;
+    return tk_timer_set_slack(NULL, 0);
+}
+
+static int r_timer_set_slack_never_initialised(fixture *f) {
+    (void)f;
+    tk_timer tm;
+    memset(&tm, 0, sizeof(tm));
+    return tk_timer_set_slack(&tm, TK_NS_PER_MS);
+}
+
+/* A negative slack is refused and the timer's slack stays as it was. */
+static int r_timer_set_slack_negative(fixture *f) {
+    (void)f;
+    tk_timer tm;
+    tk_timer_init(&tm, tm_noop);
+    tk_timer_set_slack(&tm, 5);
+    int rc = tk_timer_set_slack(&tm, -1);
+    if (rc != TK_OK && tk_timer_slack_ns(&tm) != 5) {
+        side("the slack changed to %lld", (long long)tk_timer_slack_ns(&tm));
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* A pending timer's slack cannot change (it is the engine's to read). */
+static int r_timer_set_slack_pending(fixture *f) {
+    tk_timer tm;
+    tk_timer_init(&tm, tm_noop);
+    int rc = tk_timer_start(f->live, &tm, HOUR_NS);
+    if (rc != TK_OK) {
+        side("start: %s", tk_status_name(rc));
+        return SIDE_EFFECT;
+    }
+    rc = tk_timer_set_slack(&tm, TK_NS_PER_MS);
+    int64_t kept = tk_timer_slack_ns(&tm);
+    int stop = tk_timer_stop(f->live, &tm);
+    while (!tk_timer_is_idle(&tm)) /* a worker may still hold it: tk_timer */
+        rel_sleep_ns(TK_NS_PER_MS);
+    if (stop != TK_OK || (rc != TK_OK && kept != 0)) {
+        side("stop %s, slack %lld", tk_status_name(stop), (long long)kept);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_timer_slack_null_is_0(fixture *f) {
+    (void)f;
+    return tk_timer_slack_ns(NULL) == 0 ? TK_OK : SIDE_EFFECT;
 }
 
 static int r_spec_periodic_zero_period(fixture *f) {
@@ -2226,6 +2346,8 @@ static const row executor_rows[] = {
     ROW(r_create_pool_uint_max, TK_EINVAL),
     ROW(r_create_custom_without_handler, TK_EINVAL),
     ROW(r_create_bad_policy, TK_EINVAL),
+    ROW(r_create_default_slack_negative, TK_EINVAL),
+    ROW(r_create_default_slack_int64_min, TK_EINVAL),
     ROW(r_create_param_out_of_range, TK_EINVAL),
     ROW(r_create_other_engines_config, TK_EINVAL),
     ROW(r_create_pool_zero_still_runs, TK_OK),
@@ -2263,6 +2385,15 @@ static const row executor_rows[] = {
     ROW(r_spec_bad_kind, TK_EINVAL),
     ROW(r_spec_negative_kind, TK_EINVAL),
     ROW(r_spec_unknown_flags, TK_EINVAL),
+    ROW(r_spec_slack_negative, TK_EINVAL),
+    ROW(r_spec_periodic_slack_int64_min, TK_EINVAL),
+    ROW(r_spec_slack_without_flag_ignored, TK_OK),
+    ROW(r_spec_slack_int64_max_ok, TK_OK),
+    ROW(r_timer_set_slack_null, TK_EINVAL),
+    ROW(r_timer_set_slack_never_initialised, TK_EINVAL),
+    ROW(r_timer_set_slack_negative, TK_EINVAL),
+    ROW(r_timer_set_slack_pending, TK_ESTATE),
+    ROW(r_timer_slack_null_is_0, TK_OK),
     ROW(r_spec_periodic_zero_period, TK_EINVAL),
     ROW(r_spec_null_ex, TK_EINVAL),
     ROW(r_spec_invalid_keeps_arg, TK_EINVAL),
@@ -2480,6 +2611,45 @@ static int r_wt_new_timeout_null_fn(fixture *f) {
     return rc;
 }
 
+static int r_wt_create_slack_negative(fixture *f) {
+    tk_wheel_timer_options o;
+    wt_options(f, &o);
+    o.slack_ns = -1;
+    tk_wheel_timer *t = (tk_wheel_timer *)(uintptr_t)0x5e17e1;
+    int rc = tk_wheel_timer_create(&o, &t);
+    if (rc == TK_OK) {
+        tk_wheel_timer_destroy(t);
+    } else if (t != NULL) {
+        side("*out not NULL on failure");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+/* A negative slack of one timeout: refused, *out untouched, nothing pending. */
+static int r_wt_new_timeout_within_negative(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    if (t == NULL)
+        return TK_ENOMEM;
+    tk_timeout *out = WT_SENTINEL;
+    int rc = tk_wheel_timer_new_timeout_within(t, wt_noop, NULL, 0, -1, &out);
+    if (rc == TK_OK)
+        tk_timeout_release(out);
+    else if (out != WT_SENTINEL || tk_wheel_timer_pending(t) != 0)
+        rc = SIDE_EFFECT;
+    if (rc == SIDE_EFFECT)
+        side("*out written or a timeout pending after a failure");
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_new_timeout_within_null_timer(fixture *f) {
+    (void)f;
+    tk_timeout *out = WT_SENTINEL;
+    int rc = tk_wheel_timer_new_timeout_within(NULL, wt_noop, NULL, 0, 0, &out);
+    return out == WT_SENTINEL ? rc : SIDE_EFFECT;
+}
+
 static void wt_count(tk_timeout *timeout, void *arg) {
     (void)timeout;
     atomic_fetch_add((atomic_long *)arg, 1);
@@ -2610,6 +2780,9 @@ static const row wheel_timer_rows[] = {
     ROW(r_wt_start_null, TK_EINVAL),
     ROW(r_wt_new_timeout_null_timer, TK_EINVAL),
     ROW(r_wt_new_timeout_null_fn, TK_EINVAL),
+    ROW(r_wt_create_slack_negative, TK_EINVAL),
+    ROW(r_wt_new_timeout_within_negative, TK_EINVAL),
+    ROW(r_wt_new_timeout_within_null_timer, TK_EINVAL),
     ROW(r_wt_delay_int64_min_runs_now, TK_OK),
     ROW(r_wt_delay_int64_max_clamped, TK_OK),
     ROW(r_wt_pending_null_is_0, TK_OK),
@@ -2621,6 +2794,116 @@ static const row wheel_timer_rows[] = {
     ROW(r_wt_stopped_stop_again, 0),
     ROW(r_wt_own_thread_stop, TK_EDEADLK),
     ROW(r_wt_thread_factory_fails, TK_ETHREAD),
+};
+
+/* ---- tk_loop: slack ---- */
+
+/* A loop on the fixture's engine, or NULL. */
+static tk_loop *loop_make(fixture *f) {
+    tk_queue_config cfg;
+    tk_queue_config_init_for(&cfg, f->engine);
+    tk_loop *l = NULL;
+    return tk_loop_create(&cfg, tk_clock_now_ns(), &l) == TK_OK ? l : NULL;
+}
+
+/* A negative slack is refused and the node is left as it was: not held,
+ * its key unchanged. */
+static int r_loop_add_within_negative(fixture *f) {
+    tk_loop *l = loop_make(f);
+    if (l == NULL)
+        return TK_ENOMEM;
+    tk_node n;
+    memset(&n, 0, sizeof(n));
+    n.deadline_ns = 7;
+    n.seq = 9;
+    n.slack_ns = 11;
+    int rc = tk_loop_add_within(l, &n, 100, -1);
+    if (rc != TK_OK &&
+        (tk_loop_count(l) != 0 || n.deadline_ns != 7 || n.seq != 9 || n.slack_ns != 11)) {
+        side("the node or the loop changed");
+        rc = SIDE_EFFECT;
+    }
+    tk_loop_destroy(l);
+    return rc;
+}
+
+static int r_loop_add_within_int64_min(fixture *f) {
+    tk_loop *l = loop_make(f);
+    if (l == NULL)
+        return TK_ENOMEM;
+    tk_node n;
+    memset(&n, 0, sizeof(n));
+    int rc = tk_loop_add_within(l, &n, 100, INT64_MIN);
+    tk_loop_destroy(l);
+    return rc;
+}
+
+static int r_loop_add_within_null_loop(fixture *f) {
+    (void)f;
+    tk_node n;
+    memset(&n, 0, sizeof(n));
+    return tk_loop_add_within(NULL, &n, 0, 0);
+}
+
+static int r_loop_add_within_null_node(fixture *f) {
+    tk_loop *l = loop_make(f);
+    if (l == NULL)
+        return TK_ENOMEM;
+    int rc = tk_loop_add_within(l, NULL, 0, 0);
+    tk_loop_destroy(l);
+    return rc;
+}
+
+/* A huge slack is valid: the window's end saturates; latest stays >= next
+ * (which may lie before the deadline: a lower bound, engine.h). */
+static int r_loop_add_within_int64_max_ok(fixture *f) {
+    tk_loop *l = loop_make(f);
+    if (l == NULL)
+        return TK_ENOMEM;
+    tk_node n;
+    memset(&n, 0, sizeof(n));
+    int64_t d = tk_clock_now_ns() + HOUR_NS;
+    int rc = tk_loop_add_within(l, &n, d, INT64_MAX);
+    int64_t next = 0, latest = 0;
+    if (rc == TK_OK &&
+        (tk_loop_next(l, &next) != TK_OK || tk_loop_latest(l, &latest) != TK_OK || latest < next)) {
+        side("next %lld, latest %lld", (long long)next, (long long)latest);
+        rc = SIDE_EFFECT;
+    }
+    tk_loop_destroy(l);
+    return rc;
+}
+
+static int r_loop_latest_null_loop(fixture *f) {
+    (void)f;
+    int64_t when = 0;
+    return tk_loop_latest(NULL, &when);
+}
+
+static int r_loop_latest_null_out(fixture *f) {
+    tk_loop *l = loop_make(f);
+    if (l == NULL)
+        return TK_ENOMEM;
+    int rc = tk_loop_latest(l, NULL);
+    tk_loop_destroy(l);
+    return rc;
+}
+
+static int r_loop_latest_empty(fixture *f) {
+    tk_loop *l = loop_make(f);
+    if (l == NULL)
+        return TK_ENOMEM;
+    int64_t when = 0;
+    int rc = tk_loop_latest(l, &when);
+    tk_loop_destroy(l);
+    return rc;
+}
+
+static const row loop_rows[] = {
+    ROW(r_loop_add_within_negative, TK_EINVAL),  ROW(r_loop_add_within_int64_min, TK_EINVAL),
+    ROW(r_loop_add_within_null_loop, TK_EINVAL), ROW(r_loop_add_within_null_node, TK_EINVAL),
+    ROW(r_loop_add_within_int64_max_ok, TK_OK),  ROW(r_loop_latest_null_loop, TK_EINVAL),
+    ROW(r_loop_latest_null_out, TK_EINVAL),      ROW(r_loop_latest_empty, TK_ENOENT),
 };
 
 /* ---- future states, abort_get, invoke_all / invoke_any ---- */
@@ -2899,6 +3182,7 @@ int main(int argc, char **argv) {
         TABLE_TEST("test_spec_bad_input", spec_rows),
         TABLE_TEST("test_wheel_timer_bad_input", wheel_timer_rows),
         TABLE_TEST("test_invoke_bad_input", invoke_rows),
+        TABLE_TEST("test_loop_bad_input", loop_rows),
     };
     return cmocka_run_group_tests_name("reliability_bad_input", tests, NULL, NULL);
 }

@@ -711,6 +711,142 @@ static void test_every_timeout_ends_once(void **state) {
     assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
 }
 
+/* ---- slack (a timerkit extension: no Netty counterpart) ---- */
+
+#define SLACK_LATE (300 * TK_NS_PER_MS) /* a loaded machine's allowance */
+
+static tk_timeout *arm_within(tk_wheel_timer *t, rec *r, int64_t delay_ns, int64_t slack_ns) {
+    memset(r, 0, sizeof(*r));
+    r->not_before = tk_deadline_after_ns(tk_clock_now_ns(), delay_ns);
+    tk_timeout *h = NULL;
+    int rc = tk_wheel_timer_new_timeout_within(t, on_timeout, r, delay_ns, slack_ns, &h);
+    if (rc != TK_OK)
+        fail_msg("%s: new_timeout_within: %s", engine->name, tk_strerror(rc));
+    return h;
+}
+
+/* Ran never before its deadline and no later than its window's end plus the
+ * allowance (the deadline was read before the call: the window's end, read
+ * after it, may be a little later still). */
+static void check_window(rec *r, int64_t slack_ns) {
+    int64_t at = atomic_load(&r->ran_at);
+    if (at < r->not_before)
+        fail_msg("%s: %lld ns early", engine->name, (long long)(r->not_before - at));
+    if (at - r->not_before > slack_ns + SLACK_LATE)
+        fail_msg("%s: %lld ns late with %lld ns of slack", engine->name,
+                 (long long)(at - r->not_before), (long long)slack_ns);
+}
+
+/* tk_wheel_timer_options.slack_ns: "The slack of every timeout made by
+ * tk_wheel_timer_new_timeout(): its callback runs at some instant in
+ * [deadline, deadline + slack_ns], never before"; new_timeout_within():
+ * "this timeout's own slack instead of the options' slack_ns". */
+static void test_slack_window(void **state) {
+    (void)state;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    assert_int_equal(opt.slack_ns, 0); /* the default: Netty's */
+    opt.slack_ns = 40 * TK_NS_PER_MS;
+    tk_wheel_timer *t = make(&opt);
+    enum { N = 6 };
+    rec r[N];
+    tk_timeout *h[N];
+    int64_t slack[N];
+    for (int i = 0; i < N; i++) {
+        int64_t delay = (int64_t)i * 6 * TK_NS_PER_MS;
+        if (i % 3 == 0) {
+            h[i] = arm(t, &r[i], delay);
+            slack[i] = opt.slack_ns;
+        } else {
+            slack[i] = (int64_t)(i % 3 - 1) * 20 * TK_NS_PER_MS; /* 0 or 20 ms */
+            h[i] = arm_within(t, &r[i], delay, slack[i]);
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        wait_runs(&r[i], 1);
+        check_window(&r[i], slack[i]);
+        assert_true(tk_timeout_is_expired(h[i]));
+        assert_int_equal(tk_timeout_release(h[i]), TK_OK);
+    }
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* A timeout whose window closes before the worker's planned wake-up must
+ * wake it: a first timeout with 3 s of slack, then one due in 10 ms with
+ * none, which runs promptly (and the first within its window). */
+static void test_slack_short_window_wakes_the_worker(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    rec lazy, prompt;
+    tk_timeout *a = arm_within(t, &lazy, 50 * TK_NS_PER_MS, 3 * TK_NS_PER_S);
+    rel_sleep_ns(5 * TK_NS_PER_MS); /* the worker is asleep, planned on `lazy` */
+    tk_timeout *b = arm_within(t, &prompt, 10 * TK_NS_PER_MS, 0);
+    wait_runs(&prompt, 1);
+    check_window(&prompt, 0);
+    wait_runs(&lazy, 1);
+    check_window(&lazy, 3 * TK_NS_PER_S);
+    tk_timeout_release(a);
+    tk_timeout_release(b);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* A callback handed to the task executor runs at once there: the timeout
+ * has had its window, and the executor's default_slack_ns does not delay it
+ * further. */
+static void test_slack_task_executor_adds_none(void **state) {
+    (void)state;
+    tk_executor_options eo;
+    assert_int_equal(tk_executor_options_init(&eo), TK_OK);
+    eo.default_slack_ns = 5 * TK_NS_PER_S;
+    tk_executor *ex;
+    assert_int_equal(tk_executor_create(&eo, &ex), TK_OK);
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.task_executor = ex;
+    tk_wheel_timer *t = make(&opt);
+    rec r;
+    tk_timeout *h = arm_within(t, &r, 5 * TK_NS_PER_MS, 0);
+    wait_runs(&r, 1);
+    check_window(&r, 0);
+    tk_timeout_release(h);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+    assert_int_equal(tk_executor_destroy(ex), TK_OK);
+}
+
+/* queue.h, "Slack": "one wake-up serves every node whose window contains
+ * it", on an engine with TK_QUEUE_CAP_SLACK: 30 timeouts due over 20 ms
+ * with 300 ms of slack are expired together after the last deadline, not
+ * one by one (at most 3 early: a spurious wake-up). */
+static void test_slack_coalesces(void **state) {
+    (void)state;
+    if ((engine->caps & TK_QUEUE_CAP_SLACK) == 0)
+        skip();
+    enum { N = 30 };
+    const int64_t spread = 20 * TK_NS_PER_MS, slack = 300 * TK_NS_PER_MS;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.slack_ns = slack;
+    tk_wheel_timer *t = make(&opt);
+    assert_int_equal(tk_wheel_timer_start(t), TK_OK);
+    rec r[N];
+    tk_timeout *h[N];
+    int64_t first = tk_clock_now_ns() + 100 * TK_NS_PER_MS;
+    for (int i = 0; i < N; i++)
+        h[i] = arm(t, &r[i], first + spread * i / (N - 1) - tk_clock_now_ns());
+    int64_t last = r[N - 1].not_before;
+    bool measured = tk_clock_now_ns() < first;
+    int early = 0;
+    for (int i = 0; i < N; i++) {
+        wait_runs(&r[i], 1);
+        check_window(&r[i], slack);
+        early += atomic_load(&r[i].ran_at) < last;
+        tk_timeout_release(h[i]);
+    }
+    if (measured && early > 3)
+        fail_msg("%s: %d of %d timeouts ran before the last deadline", engine->name, early, N);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
 int main(int argc, char **argv) {
     const char *name = NULL;
     for (int i = 1; i < argc; i++) {
@@ -749,6 +885,10 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_too_many_instances),
         cmocka_unit_test(test_handle_lifetime),
         cmocka_unit_test(test_every_timeout_ends_once),
+        cmocka_unit_test(test_slack_window),
+        cmocka_unit_test(test_slack_short_window_wakes_the_worker),
+        cmocka_unit_test(test_slack_task_executor_adds_none),
+        cmocka_unit_test(test_slack_coalesces),
     };
     char group[64];
     snprintf(group, sizeof(group), "wheel_timer_%s", engine->name);
