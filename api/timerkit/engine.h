@@ -232,7 +232,9 @@ struct tk_core_ops {
  * deadline; followers wait untimed, so one due node wakes one thread), the
  * spin_ns and max_pending settings, fair take_batch(), and array resizing
  * outside the lock for cores that offer it. It never wakes for an empty
- * tick: it sleeps until core->next(). remove() always completes at once
+ * tick: it sleeps until core->latest() (the earliest end of a node's
+ * window, see "Slack"), or core->next() for a core without latest(), and
+ * then hands out every node already due. remove() always completes at once
  * (never TK_EINPROGRESS) and `release` is never called.
  *
  * Fill a table with TK_BLOCKING_ADAPTER, declare TK_BLOCKING_CAPS among the
