@@ -191,6 +191,12 @@ struct tkb_peer {
     const tk_queue_ops *engine;     /* timerkit engine, or NULL */
     tk_queue_config qc;             /* its parameters (engines) */
     bool embedded;                  /* @embedded: the executor's embedded timers */
+    int64_t slack_ns;               /* `slack=` (engines only): every timer's window, >= 0
+                                       (tk_node.slack_ns; executor level: the executor's
+                                       default_slack_ns); 0: none */
+    int64_t os_slack_ns;            /* `os_slack=` (engines only): the Linux timer slack of
+                                       the executor's threads (prctl(PR_SET_TIMERSLACK)),
+                                       instead of the run's --timer-slack; 0: the run's */
     const tkb_core_peer_ops *core;  /* NULL: no core level */
     const tkb_svc_ops *svc;         /* NULL: no executor level */
     size_t core_max_n;              /* largest population its core runs (0: no limit) */
@@ -204,6 +210,12 @@ struct tkb_peer {
                                        or "" (the floor) */
     int slot;                       /* style slot, 1-TKB_SLOTS (plots/style.gp) */
 };
+
+/* The spec parameters tkbench takes off an engine's spec before the engine's
+ * own parameters are parsed (no engine's table has them): what a workload
+ * gives each timer, not how the engine is built. */
+#define TKB_SLACK_KEY "slack"       /* tkb_peer.slack_ns */
+#define TKB_OS_SLACK_KEY "os_slack" /* tkb_peer.os_slack_ns */
 
 /* Style slots in plots/style.gp (NSLOTS there). */
 #define TKB_SLOTS 24
