@@ -197,6 +197,10 @@ struct tkb_peer {
     int64_t os_slack_ns;            /* `os_slack=` (engines only): the Linux timer slack of
                                        the executor's threads (prctl(PR_SET_TIMERSLACK)),
                                        instead of the run's --timer-slack; 0: the run's */
+    char base[TKB_SPEC_MAX];        /* the canonical spec without slack= and os_slack=: the
+                                       peers of one base are one line of the frontier */
+    int frontier;                   /* TKB_FRONTIER_*: does it run the workloads that
+                                       sweep slack (tkb_workload.frontier)? */
     const tkb_core_peer_ops *core;  /* NULL: no core level */
     const tkb_svc_ops *svc;         /* NULL: no executor level */
     size_t core_max_n;              /* largest population its core runs (0: no limit) */
@@ -217,6 +221,11 @@ struct tkb_peer {
 #define TKB_SLACK_KEY "slack"       /* tkb_peer.slack_ns */
 #define TKB_OS_SLACK_KEY "os_slack" /* tkb_peer.os_slack_ns */
 
+/* tkb_peer.frontier: a peer runs the workloads that sweep slack only if the
+ * run puts it on the frontier (cli/run-select.c), and a peer the run adds
+ * for the frontier runs nothing else. */
+enum { TKB_FRONTIER_NONE, TKB_FRONTIER_TOO, TKB_FRONTIER_ONLY };
+
 /* Style slots in plots/style.gp (NSLOTS there). */
 #define TKB_SLOTS 24
 
@@ -224,6 +233,13 @@ struct tkb_peer {
  * nor a baseline. */
 #define TKB_PEER_UNKNOWN (-2)
 
+/* The peer p with its `key` (TKB_SLACK_KEY or TKB_OS_SLACK_KEY) set to ns
+ * (0: without it), parsed into *out. Returns 0, or -1. */
+int tkb_peer_with_slack(const tkb_peer *p, const char *key, int64_t ns, tkb_peer *out);
+/* The engine's own precision at the peer's parameters: its tick for a ticked
+ * engine (TK_QUEUE_CAP_TICKED, the parameter `tick`), else 0; -1 for a peer
+ * that is not an engine or a tick it cannot read. */
+int64_t tkb_peer_precision_ns(const tkb_peer *p);
 /* Parses `spec` into *p. Returns 0, or TKB_PEER_UNKNOWN or -1 (anything
  * else wrong), with a message in err that names what is wrong and lists what
  * is known (the CLI exits with status 2). */
@@ -277,6 +293,13 @@ typedef struct tkb_suite {
 } tkb_suite;
 
 extern const tkb_suite tkb_suites[TKB_NSUITES];
+/* The slacks the frontier sweeps (the workloads with tkb_workload.frontier):
+ * every engine at its reference spec (tkb_peer_engine_reference()) with each
+ * as slack=, and the engine tkb_frontier_os_engine with each (but 0) as
+ * os_slack=, the OS's counterpart. 0 first: the engine as it is. */
+extern const int64_t tkb_frontier_slacks_ns[];
+extern const size_t tkb_frontier_slack_count;
+extern const char *const tkb_frontier_os_engine;
 /* The peers every suite runs unless --peers names others. */
 extern const tkb_suite_peer tkb_suite_peers[];
 extern const size_t tkb_suite_peer_count;
@@ -307,6 +330,8 @@ typedef enum tkb_fig_kind {
     TKB_FIG_BARS,     /* a bar per peer at its largest n; one group per metric (or variant) */
     TKB_FIG_PANELS,   /* several LINES side by side, one key */
     TKB_FIG_LATENESS, /* from hist/: a percentile plot and a CDF (<name>_percentiles, _cdf) */
+    TKB_FIG_FRONTIER, /* a metric against another (`metrics`: x then y), a line per peer
+                         base (tkb_peer.base) through its slacks, each point labelled */
 } tkb_fig_kind;
 
 /* The metric's column in the headline table `tkbench run` prints. */
@@ -403,6 +428,8 @@ struct tkb_workload {
                            each figure is drawn once per row */
     bool hist;          /* writes hist/<row>.<peer>.hgrm */
     bool waiting;       /* measures how the peer waits (the waiting-only peers run it) */
+    bool frontier;      /* sweeps slack: runs only the peers on the frontier
+                           (tkb_peer.frontier; suites.c, tkb_frontier_slacks_ns) */
     bool sizes_from_n;  /* --n sets its sizes */
     /* If set, the sizes of every suite's plan come from the machine (W7: 1,
      * 2, 4, ... up to twice the cores) unless --n gives them: writes at most

@@ -336,6 +336,10 @@ static int64_t *slack_field(tkb_peer *p, size_t i) {
     return (int64_t *)(void *)((char *)p + slack_params[i].offset);
 }
 
+static int64_t slack_get(const tkb_peer *p, size_t i) {
+    return *(const int64_t *)(const void *)((const char *)p + slack_params[i].offset);
+}
+
 /* Takes the slack parameters off body ("NAME:k=v,..."), into p, leaving the
  * engine's own; *named gets whether the spec had any. Returns 0, or -1 with
  * a message. */
@@ -389,7 +393,7 @@ static int take_slack(char *body, const char *spec, tkb_peer *p, bool *named, ch
  * label ("-slack1ms"). Returns 0, or -1 if either is too long. */
 static int add_slack(tkb_peer *p, char *canon, size_t canon_len) {
     for (size_t i = 0; i < TKB_COUNT(slack_params); i++) {
-        int64_t v = *slack_field(p, i);
+        int64_t v = slack_get(p, i);
         if (v == 0)
             continue;
         char text[TK__DURATION_TEXT], key[32];
@@ -445,6 +449,7 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
             return fail(err, err_len, "%s: only an engine has the mode @" EMBEDDED_MODE "%s", spec,
                         "");
         snprintf(p->spec, sizeof p->spec, "%s", b->name);
+        snprintf(p->base, sizeof p->base, "%s", b->name);
         snprintf(p->id, sizeof p->id, "%s", b->name);
         snprintf(p->label, sizeof p->label, "%s", b->name);
         p->kind = b->kind;
@@ -479,7 +484,9 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
     if (tk_queue_config_format(ops, &p->qc, canon, sizeof canon) != TK_OK)
         return fail(err, err_len, "%s: the canonical spec is too long%s", spec, "");
     engine_label(p);
-    if (add_slack(p, canon, sizeof canon) != 0 ||
+    if (snprintf(p->base, sizeof p->base, "%s%s", canon, p->embedded ? "@" EMBEDDED_MODE : "") >=
+            (int)sizeof p->base ||
+        add_slack(p, canon, sizeof canon) != 0 ||
         snprintf(p->spec, sizeof p->spec, "%s%s", canon, p->embedded ? "@" EMBEDDED_MODE : "") >=
             (int)sizeof p->spec)
         return fail(err, err_len, "%s: the canonical spec is too long%s", spec, "");
@@ -499,6 +506,38 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
                   : NULL;
     set_file(p);
     return 0;
+}
+
+int tkb_peer_with_slack(const tkb_peer *p, const char *key, int64_t ns, tkb_peer *out) {
+    if (p->engine == NULL || ns < 0)
+        return -1;
+    char spec[TKB_SPEC_MAX * 2], text[TK__DURATION_TEXT];
+    const char *at = strchr(p->base, '@');
+    size_t len = at != NULL ? (size_t)(at - p->base) : strlen(p->base);
+    size_t k = (size_t)snprintf(spec, sizeof spec, "%.*s", (int)len, p->base);
+    for (size_t i = 0; i < TKB_COUNT(slack_params); i++) {
+        int64_t v = strcmp(slack_params[i].key, key) == 0 ? ns : slack_get(p, i);
+        if (v == 0)
+            continue;
+        tk__duration_text(v, text, sizeof text);
+        k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%s=%s",
+                              memchr(spec, ':', k) != NULL ? "," : ":", slack_params[i].key, text);
+    }
+    if (at != NULL)
+        snprintf(spec + k, sizeof spec - k, "%s", at);
+    return parse_spec(spec, out, NULL, 0) == 0 ? 0 : -1;
+}
+
+int64_t tkb_peer_precision_ns(const tkb_peer *p) {
+    if (p->engine == NULL)
+        return -1;
+    if ((p->engine->caps & TK_QUEUE_CAP_TICKED) == 0)
+        return 0;
+    int64_t tick;
+    tk_queue_config qc = p->qc;
+    if (qc.engine == NULL && tk_queue_config_init_for(&qc, p->engine) != TK_OK)
+        return -1;
+    return tk_queue_config_get_value(&qc, "tick", &tick) == TK_OK ? tick : -1;
 }
 
 int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len) {

@@ -56,6 +56,12 @@ bool tkb_workloads_check(void) {
                     bad = "figure names a metric the workload does not declare";
                 s += l + (s[l] == ',');
             }
+            if (bad == NULL && fig->kind == TKB_FIG_FRONTIER &&
+                (fig->metrics == NULL || strchr(fig->metrics, ',') == NULL ||
+                 strchr(strchr(fig->metrics, ',') + 1, ',') != NULL)) {
+                snprintf(what, sizeof what, "%s", fig->name ? fig->name : "(unnamed)");
+                bad = "frontier figure needs two metrics, x then y";
+            }
             for (size_t r = 0; bad == NULL && r < TKB_COUNT(fig->refs); r++)
                 if (fig->refs[r].workload != NULL &&
                     tkb_metric_find(fig->refs[r].workload, fig->refs[r].metric) == NULL) {
