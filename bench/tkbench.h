@@ -487,11 +487,22 @@ typedef enum tkb_target_peers {
 
 typedef struct tkb_target {
     const tkb_workload *workload;
-    const char *variant; /* the row <workload>_<variant>; NULL: the workload's own row */
+    const char *variant;  /* the row <workload>_<variant>; NULL: the workload's own row */
+    const char *instance; /* the row <workload>:<instance> of a workload with instance rows
+                             (a trace's short name); NULL: none */
     const char *metric;
     tkb_target_peers peers;
-    const char *spec;   /* TKB_TP_SPEC: the peer's spec */
-    bool embedded;      /* the engines' @embedded peers (not TKB_TP_SPEC) */
+    const char *spec;         /* TKB_TP_SPEC: the peer's spec */
+    bool embedded;            /* the engines' @embedded peers (not TKB_TP_SPEC) */
+    int64_t slack_ns;         /* > 0: the engines' peers with this slack= (not TKB_TP_SPEC) */
+    bool ref_unslacked;       /* a ratio to the same peer without its slack (its base) */
+    bool bound_window;        /* the bound (in us, the metric's unit) adds the peer's slack and
+                                 its engine's precision (tkb_peer_precision_ns()) */
+    const tkb_workload *plus; /* the bound adds this workload's `plus_metric` of the peer
+                                 `plus_peer`, its median at its largest n (the floor's
+                                 wake-up p99), when the run has it; NULL: nothing */
+    const char *plus_metric;
+    const char *plus_peer;
     const char *ref;    /* a ratio to this peer's metric at the same n; NULL: none */
     double n;           /* the n it is judged at; 0: the largest n the peers both ran */
     double ref_n;       /* > 0: a ratio to the same peer's metric at this n */
@@ -517,6 +528,8 @@ typedef struct tkb_target_row {
     const tkb_target *t;
     char row[64];            /* the row workload */
     char peer[TKB_SPEC_MAX]; /* canonical spec */
+    char ref[TKB_SPEC_MAX];  /* the reference peer's spec (t->ref, or the peer's base); "" */
+    double bound;            /* t->bound, plus the window where t->bound_window */
     char what[TKB_SPEC_MAX + 160];
 } tkb_target_row;
 

@@ -291,6 +291,11 @@ static int select_peers(tkb_run_plan *pl, const tkb_run_req *r) {
     for (size_t j = 0; tkb_the_run.replay != NULL && r->pl != NULL && j < pl->npeers; j++) {
         char err[512];
         const tkb_peer *p = &pl->peers[j];
+        if (p->slack_ns > 0) { /* tkb_replay_core_fits() says why */
+            tkb_replay_core_fits(p, tkb_the_run.replay->step_ns, err, sizeof err);
+            fprintf(stderr, "tkbench: note: %s\n", err);
+            continue;
+        }
         if (p->core != NULL && p->core->expire_at != NULL &&
             !tkb_replay_core_fits(p, tkb_the_run.replay->step_ns, err, sizeof err))
             return tkb_usage(r->cmd, "%s", err);

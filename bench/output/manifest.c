@@ -500,11 +500,18 @@ static json_t *targets_json(void) {
         json_object_set_new(o, "workload", json_string(rows[i].row));
         json_object_set_new(o, "metric", json_string(t->metric));
         json_object_set_new(o, "peer", json_string(rows[i].peer));
-        json_object_set_new(o, "ref", t->ref ? json_string(t->ref) : json_null());
+        json_object_set_new(o, "ref", rows[i].ref[0] ? json_string(rows[i].ref) : json_null());
         json_object_set_new(o, "n", number_or_null(t->n));
         json_object_set_new(o, "ref_n", number_or_null(t->ref_n));
         json_object_set_new(o, "op", json_string(t->at_least ? ">=" : "<="));
-        json_object_set_new(o, "bound", t->info ? json_null() : json_real(t->bound));
+        json_object_set_new(o, "bound", t->info ? json_null() : json_real(rows[i].bound));
+        if (t->plus != NULL) { /* the bound adds this median (issue 28's floor term) */
+            json_t *plus = json_object();
+            json_object_set_new(plus, "workload", json_string(t->plus->name));
+            json_object_set_new(plus, "metric", json_string(t->plus_metric));
+            json_object_set_new(plus, "peer", json_string(t->plus_peer));
+            json_object_set_new(o, "plus", plus);
+        }
         json_object_set_new(o, "min_reps", json_integer(t->min_reps > 1 ? t->min_reps : 1));
         json_object_set_new(o, "min_cores", json_integer(t->min_cores));
         json_object_set_new(o, "what", json_string(rows[i].what));
