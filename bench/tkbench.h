@@ -377,6 +377,8 @@ typedef struct tkb_figure {
     tkb_scale yscale;
     double ymin_top; /* the y axis reaches at least this far (0: no minimum) */
     bool wide;       /* double column */
+    const char *table; /* FRONTIER: the metrics of report.md's table of it, comma-separated,
+                          in column order; NULL: no table */
     tkb_ref refs[2];
 } tkb_figure;
 

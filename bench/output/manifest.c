@@ -344,6 +344,13 @@ static void frontier_figure(json_t *out, const tkb_workload *w, const tkb_figure
     json_array_append_new(s, series(r, my->name, my->label));
     json_object_set_new(o, "series", s);
     json_object_set_new(o, "refs", refs_json(f));
+    json_t *table = json_array();
+    for (const char *t = f->table; t != NULL && *t;) {
+        size_t l = strcspn(t, ",");
+        json_array_append_new(table, json_stringn(t, l));
+        t += l + (t[l] == ',');
+    }
+    json_object_set_new(o, "table", table);
     json_array_append_new(out, o);
 }
 
