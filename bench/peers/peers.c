@@ -574,7 +574,7 @@ void tkb_peer_list(FILE *f) {
                     (prm->flags & TK_PARAM_ADAPTER) != 0 ? "; executor level only" : "");
         }
     }
-    fprintf(f, "  every engine also takes tkbench's own (not the engine's):\n");
+    fprintf(f, "  tkbench's own parameters, for any engine (no engine's table has them):\n");
     for (size_t i = 0; i < TKB_COUNT(slack_params); i++)
         fprintf(f, "    %-12s %s (default 0: none)\n", slack_params[i].key, slack_params[i].what);
     for (size_t i = 0; i < TKB_COUNT(baselines); i++) {

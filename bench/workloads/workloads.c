@@ -50,8 +50,8 @@ bool tkb_workloads_check(void) {
         for (size_t f = 0; bad == NULL && f < w->nfigures; f++) {
             const tkb_figure *fig = &w->figures[f];
             for (int list = 0; list < 2; list++)
-                for (const char *s = list ? fig->table : fig->metrics; bad == NULL && s != NULL &&
-                                                                       *s;) {
+                for (const char *s = list ? fig->table : fig->metrics;
+                     bad == NULL && s != NULL && *s;) {
                     size_t l = strcspn(s, ",");
                     snprintf(what, sizeof what, "%.*s", (int)l, s);
                     if (tkb_metric_find(w, what) == NULL)

@@ -20,7 +20,7 @@
     X(w7_contention)                                                                               \
     X(replay_core)                                                                                 \
     X(replay_exec)                                                                                 \
-    X(frontier)                                                                                    \
+    X(slack_frontier)                                                                              \
     X(floor)
 
 #endif

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* tkbench workload `frontier` (group `frontier`): what a slack buys (issue
+/* tkbench workload `slack_frontier` (group `slack`): what a slack buys (issue
  * 28). The executor-level replay of the run's traces (as `replay_exec`,
  * tkb_replay_exec_measure()), on the first `seconds` of each trace (the
  * plan's; 0: all of it), by every peer on the frontier: each engine's
  * reference peer at each slack of tkb_frontier_slacks_ns (suites.c), and the
  * heap with each as its threads' OS timer slack (cli/run-select.c adds
- * them). Rows `frontier:<trace>`; its figures draw each engine's p99
+ * them). Rows `slack_frontier:<trace>`; its figures draw each engine's p99
  * lateness against its wake-ups per second and against its CPU, one line
  * through its slacks, and the report's table adds the targets' check
  * (targets.c). docs/workloads.md, "The slack frontier". */
@@ -20,7 +20,7 @@
  * whole replay's: the part ends with most of its timers still far off. */
 #define FRONTIER_DRAIN_NS (TKB_NS_PER_S / 2)
 
-static void frontier_case(tk_gb_state *st, tkb_case *c) {
+static void slack_frontier_case(tk_gb_state *st, tkb_case *c) {
     size_t applied;
     tkt_trace part =
         tkb_replay_exec_part(&tkb_the_run.replay->traces[c->arg].trace, c->plan->seconds, &applied);
@@ -38,7 +38,7 @@ static size_t frontier_cases(const tkb_workload *w, const tkb_plan *plan, const 
         tkt_trace part = tkb_replay_exec_part(&rs->traces[i].trace, plan->seconds, &applied);
         double est = (double)part.duration_ns / 1e9 / rs->speed + 1.0;
         size_t added = tkb_case_add_realtime(cases + k, cap - k, w, plan, p, (double)applied,
-                                             (int64_t)i, frontier_case, est);
+                                             (int64_t)i, slack_frontier_case, est);
         if (added == 0)
             break;
         tkb_case *c = &cases[k];
@@ -54,7 +54,7 @@ static const tkb_figure frontier_figures[] = {
     {.name = "frontier",
      .kind = TKB_FIG_FRONTIER,
      .metrics = "wakeups_per_s,late_p99_us",
-     .title = "slack frontier: p99 lateness against wake-ups",
+     .title = "p99 lateness against wake-ups, by slack",
      .caption = "Each engine's p99 lateness against the wake-ups per second of the service's "
                 "threads, one line through its slacks (each point labelled with its slack); "
                 "the heap's OS-timer-slack line is the Linux counterpart "
@@ -68,7 +68,7 @@ static const tkb_figure frontier_figures[] = {
     {.name = "frontier_cpu",
      .kind = TKB_FIG_FRONTIER,
      .metrics = "process_cpu_pct,late_p99_us",
-     .title = "slack frontier: p99 lateness against CPU",
+     .title = "p99 lateness against CPU, by slack",
      .caption = "Each engine's p99 lateness against the process's CPU (of one core), one line "
                 "through its slacks, as in the wake-ups figure.",
      .xlabel = "CPU (of a core)",
@@ -78,9 +78,9 @@ static const tkb_figure frontier_figures[] = {
      .wide = true},
 };
 
-const tkb_workload tkb_wl_frontier = {
-    .name = "frontier",
-    .group = "frontier",
+const tkb_workload tkb_wl_slack_frontier = {
+    .name = "slack_frontier",
+    .group = "slack",
     .level = TKB_LEVEL_EXECUTOR,
     .summary = "the slack frontier: the executor-level replay of a part of a trace by each "
                "engine at each slack of the frontier, and the heap with each as its OS timer "
