@@ -21,7 +21,7 @@ ok() { echo "ok: $*"; }
 FIGS="w1_core_schedule w1_core_cancel w1_core_churn w1_core_expire w1_exec_schedule w1_exec_cancel
 w1_exec_churn w1_core_overview w1_exec_overview w2_burst_rate w2_spread_lateness w3_latency_percentiles
 w3_latency_cdf w4_idle_cpu w4_idle_wakeups w5_bytes_per_timer w5_rss_after_cancel w6_cancel_ratio
-w6_delay_range_schedule w6_delay_range_expire w6_dist_churn w7_contention"
+w6_delay_range_schedule w6_delay_range_expire w6_dist_churn w7_contention frontier_tcp frontier_cpu_tcp"
 
 check_pdf() {
   local f=$1 head tail
