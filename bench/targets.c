@@ -176,8 +176,9 @@ static void add_row(tkb_target_row *out, size_t cap, size_t *k, const tkb_target
                  : t->ref_unslacked ? p->base
                                     : "");
         r->bound = t->bound;
-        if (t->bound_window) /* ns to us */
-            r->bound += (double)(p->slack_ns + tkb_peer_precision_ns(p)) / 1000.0;
+        int64_t precision = tkb_peer_precision_ns(p);
+        if (t->bound_window) /* ns to us; a precision it cannot read counts as 0 */
+            r->bound += (double)(p->slack_ns + (precision > 0 ? precision : 0)) / 1000.0;
         const char *at = strstr(t->what, "%s"); /* the peer's label in place of "%s" */
         if (at == NULL)
             snprintf(r->what, sizeof r->what, "%s", t->what);

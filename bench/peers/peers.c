@@ -370,13 +370,16 @@ static int take_slack(char *body, const char *spec, tkb_peer *p, bool *named, ch
         seen[i] = true;
         if (item[klen] != '=' || tk__duration_parse(item + klen + 1, &v) != TK_OK ||
             v < slack_params[i].min) {
+            char least[48] = "";
+            if (slack_params[i].min > 0)
+                snprintf(least, sizeof least, " of at least %lldns",
+                         (long long)slack_params[i].min);
             if (err != NULL && err_len > 0)
                 snprintf(err, err_len,
-                         "%s: %s: '%s' is not a duration of at least %lldns: DIGITS[.DIGITS] and "
-                         "a unit (ns, us, ms, s), not negative, e.g. %s=1ms; %s is %s",
-                         spec, slack_params[i].key, item[klen] == '=' ? item + klen + 1 : "",
-                         (long long)slack_params[i].min, slack_params[i].key, slack_params[i].key,
-                         slack_params[i].what);
+                         "%s: %s: '%s' is not a duration%s: DIGITS[.DIGITS] and a unit (ns, us, "
+                         "ms, s), not negative, e.g. %s=1ms; %s is %s",
+                         spec, slack_params[i].key, item[klen] == '=' ? item + klen + 1 : "", least,
+                         slack_params[i].key, slack_params[i].key, slack_params[i].what);
             return -1;
         }
         *slack_field(p, i) = v;
@@ -441,7 +444,7 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
             return fail(err, err_len,
                         "%s: %s has no slack: " TKB_SLACK_KEY "= and " TKB_OS_SLACK_KEY
                         "= are for timerkit's engines (a timer's window, the executor's "
-                        "threads' timer slack)%s",
+                        "threads' timer slack)",
                         spec, b->name);
         if (body[name_len] != '\0')
             return fail(err, err_len, "%s: %s takes no parameters", spec, b->name);

@@ -17,7 +17,8 @@
 
 /* After the part replayed, timers due within this much wall time still
  * fire; the rest are cancelled (counted in `unfired`). Shorter than the
- * whole replay's: the part ends with most of its timers still far off. */
+ * whole replay's 2 s, which would cost more than the part itself; every
+ * peer of the frontier gets the same, so their points compare. */
 #define FRONTIER_DRAIN_NS (TKB_NS_PER_S / 2)
 
 static void slack_frontier_case(tk_gb_state *st, tkb_case *c) {
