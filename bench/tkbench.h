@@ -375,8 +375,8 @@ typedef struct tkb_figure {
     const char *ylabel;  /* without the unit; NULL: the metric's label */
     tkb_scale xscale;    /* AUTO: the workload's */
     tkb_scale yscale;
-    double ymin_top; /* the y axis reaches at least this far (0: no minimum) */
-    bool wide;       /* double column */
+    double ymin_top;   /* the y axis reaches at least this far (0: no minimum) */
+    bool wide;         /* double column */
     const char *table; /* FRONTIER: the metrics of report.md's table of it, comma-separated,
                           in column order; NULL: no table */
     tkb_ref refs[2];
