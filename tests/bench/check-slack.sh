@@ -62,6 +62,10 @@ for spec, (label, base, slack, os_slack) in want.items():
     if label:
         assert p["label"] == label and p["spec"] == spec, (p["label"], p["spec"])
     assert p["base"] == base or spec.startswith("hwheel"), (p["base"], base)
+md = json.load(open(os.path.join(d, "metadata.json")))
+assert md["peer_params"]["heap:slack=1ms"]["slack"] == "1ms", md["peer_params"]["heap:slack=1ms"]
+assert md["peer_params"]["heap:os_slack=1ms"]["os_slack"] == "1ms"
+assert "heap:os_slack=1ms" in md["peers"].split(), md["peers"]
 labels = [p["label"] for p in m["peers"]]
 assert len(set(labels)) == len(labels), labels
 rows = list(csv.DictReader(open(os.path.join(d, "results.csv"))))
@@ -72,7 +76,7 @@ for p in m["peers"]:
     e = [float(r["value"]) for r in rows if r["peer"] == p["id"] and r["metric"] == "early_count"]
     assert e == [0.0], (p["id"], e)
 PY
-[[ $? == 0 ]] && echo "ok: W3 with slacks: specs, labels, base, wake-ups"
+[[ $? == 0 ]] && echo "ok: W3 with slacks: specs, labels, base, metadata, wake-ups"
 
 # the frontier as a suite runs it (no --peers): the smoke suite's short part of the trace
 out="$work/frontier"
