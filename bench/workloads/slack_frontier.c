@@ -62,7 +62,7 @@ static const tkb_figure frontier_figures[] = {
                 "(prctl(PR_SET_TIMERSLACK) on its threads). Down and left is better.",
      .xlabel = "wake-ups of the service's threads",
      .ylabel = "p99 lateness",
-     .xscale = TKB_SCALE_LOG,
+     .xscale = TKB_SCALE_AUTO, /* log where the points span 30x or more */
      .yscale = TKB_SCALE_LOG,
      .wide = true,
      .table = "wakeups_per_s,process_cpu_pct,late_p50_us,late_p99_us,late_max_us,early_count"},
@@ -72,9 +72,9 @@ static const tkb_figure frontier_figures[] = {
      .title = "p99 lateness against CPU, by slack",
      .caption = "Each engine's p99 lateness against the process's CPU (of one core), one line "
                 "through its slacks, as in the wake-ups figure.",
-     .xlabel = "CPU (of a core)",
+     .xlabel = "process CPU, share of one core",
      .ylabel = "p99 lateness",
-     .xscale = TKB_SCALE_LOG,
+     .xscale = TKB_SCALE_AUTO, /* log where the points span 30x or more */
      .yscale = TKB_SCALE_LOG,
      .wide = true},
 };
