@@ -294,7 +294,7 @@ def frontier_md(view, fig):
     window = sy.metric.unit.name == "us" and plus is not None
     head = ["line", "slack"] + [unit_head(m) for m in fig.table] + [f"{sx.metric.label} / slack 0"]
     if window:
-        head += [f"{sy.metric.label} window (us)"]
+        head += [f"{sy.metric.label} window ({sy.metric.unit.text})"]
     head += ["targets"]
     rows = []
     for ln in lines:

@@ -690,7 +690,7 @@ class Frontier(unittest.TestCase):
         r = self.report.splitlines()
         head = next(x for x in r if x.startswith("| line | slack |"))
         for col in ("service thread wake-ups (1/s)", "CPU (of a core) (%)", "p50 (µs)", "p99 (µs)",
-                    "max (µs)", "early (count)", "/ slack 0", "p99 window (us)", "targets"):
+                    "max (µs)", "early (count)", "/ slack 0", "p99 window (µs)", "targets"):
             self.assertIn(col, head)
         w = 1000 + self.floor_p99  # 1 ms of slack, the heap's precision 0, the floor's p99
         heap1 = next(x for x in r if x.startswith("| heap | 1ms |"))
