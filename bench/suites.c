@@ -57,6 +57,14 @@ const tkb_suite_peer tkb_suite_peers[] = {
 };
 const size_t tkb_suite_peer_count = TKB_COUNT(tkb_suite_peers);
 
+/* The frontier of issue 28 (timer slack): each engine's reference peer at
+ * each of these slacks, and the heap with each as the OS's timer slack of
+ * its threads, in the workloads that sweep slack (cli/run-select.c adds the
+ * peers; docs/workloads.md, "The slack frontier"). */
+const int64_t tkb_frontier_slacks_ns[] = {0, 100 * 1000, TKB_NS_PER_MS, 10 * TKB_NS_PER_MS};
+const size_t tkb_frontier_slack_count = TKB_COUNT(tkb_frontier_slacks_ns);
+const char *const tkb_frontier_os_engine = "heap";
+
 int tkb_suite_find(const char *name) {
     for (int i = 0; i < TKB_NSUITES; i++)
         if (strcmp(tkb_suites[i].name, name) == 0)

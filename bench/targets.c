@@ -20,9 +20,17 @@
 #include "tkbench.h"
 
 extern const tkb_workload tkb_wl_w1_exec, tkb_wl_w2_burst, tkb_wl_w4_idle, tkb_wl_w5_memory,
-    tkb_wl_w7_contention;
+    tkb_wl_w7_contention, tkb_wl_slack_frontier, tkb_wl_floor;
 
 #define ISSUE26 "issue 26"
+#define ISSUE28 "issue 28 (timer slack)"
+/* The frontier's: each engine at a 1 ms slack on the shipped tcp trace. */
+#define SLACK(m, b, text, ...)                                                                     \
+    {                                                                                              \
+        .workload = &tkb_wl_slack_frontier, .instance = "tcp", .metric = m,                        \
+        .peers = TKB_TP_ENGINES, .slack_ns = TKB_NS_PER_MS, .bound = b, .what = text,              \
+        .source = ISSUE28, __VA_ARGS__                                                             \
+    }
 #define FLOOR18 "issue 18 (no-regression floor)"
 /* W1_exec's: at N = 1e6, medians of at least 3 repetitions. */
 #define W1(m, who, emb, r, b, text)                                                                \
@@ -87,6 +95,11 @@ const tkb_target tkb_targets[] = {
     W7(4, 1.0, true, 0),
     W7(16, 4.0, false, 16),
     W7(16, 4.0, true, 16),
+    SLACK("wakeups_per_s", 0.5, "%s: wake-ups against slack 0", .ref_unslacked = true),
+    SLACK("late_p99_us", 0, "%s: p99 lateness within slack + precision + the floor's wake-up p99",
+          .bound_window = true, .plus = &tkb_wl_floor, .plus_metric = "nanosleep_late_p99_us",
+          .plus_peer = "floor"),
+    SLACK("early_count", 0, "%s: nothing early"),
     /* the floors name their specs: each has a bound of its own */
     {.workload = &tkb_wl_w2_burst,
      .metric = "burst_fire_rate_per_s",
@@ -112,9 +125,20 @@ bool tkb_targets_check(void) {
         bool variant = t->variant == NULL;
         for (size_t v = 0; !variant && v < t->workload->nvariants; v++)
             variant = strcmp(t->variant, t->workload->variants[v]) == 0;
-        const char *bad = tkb_metric_find(t->workload, t->metric) == NULL
-                              ? "names a metric its workload does not declare"
+        const tkb_metric *m = tkb_metric_find(t->workload, t->metric);
+        const char *bad = m == NULL  ? "names a metric its workload does not declare"
                           : !variant ? "names a variant its workload does not have"
+                          : (t->instance != NULL) != t->workload->instance_rows
+                              ? "names an instance of a workload without instance rows, or none "
+                                "of one with them"
+                          : t->bound_window && strcmp(m->unit, "us") != 0
+                              ? "adds a window (us) to the bound of a metric not in us"
+                          : t->plus != NULL && (t->plus_peer == NULL || t->plus_metric == NULL ||
+                                                tkb_metric_find(t->plus, t->plus_metric) == NULL)
+                              ? "adds to its bound a metric its workload does not declare, or "
+                                "names no peer of it"
+                          : (t->slack_ns > 0 || t->ref_unslacked) && t->peers == TKB_TP_SPEC
+                              ? "sets a slack on a spec (write it in the spec)"
                           : (t->peers == TKB_TP_SPEC) != (t->spec != NULL)
                               ? "names a spec and engines, or neither"
                               : NULL;
@@ -142,9 +166,19 @@ static void add_row(tkb_target_row *out, size_t cap, size_t *k, const tkb_target
         r->t = t;
         if (t->variant != NULL)
             snprintf(r->row, sizeof r->row, "%s_%s", t->workload->name, t->variant);
+        else if (t->instance != NULL)
+            snprintf(r->row, sizeof r->row, "%s:%s", t->workload->name, t->instance);
         else
             snprintf(r->row, sizeof r->row, "%s", t->workload->name);
         snprintf(r->peer, sizeof r->peer, "%s", p->spec);
+        snprintf(r->ref, sizeof r->ref, "%s",
+                 t->ref != NULL     ? t->ref
+                 : t->ref_unslacked ? p->base
+                                    : "");
+        r->bound = t->bound;
+        int64_t precision = tkb_peer_precision_ns(p);
+        if (t->bound_window) /* ns to us; a precision it cannot read counts as 0 */
+            r->bound += (double)(p->slack_ns + (precision > 0 ? precision : 0)) / 1000.0;
         const char *at = strstr(t->what, "%s"); /* the peer's label in place of "%s" */
         if (at == NULL)
             snprintf(r->what, sizeof r->what, "%s", t->what);
@@ -169,10 +203,14 @@ size_t tkb_targets_expand(tkb_target_row *out, size_t cap) {
             add_row(out, cap, &k, t, &p);
             continue;
         }
-        for (size_t e = 0; e < tk_engine_count(); e++)
-            if (names_engine(t, tk_engine_at(e)) &&
-                tkb_peer_engine_reference(tk_engine_at(e), t->embedded, &p) == 0)
-                add_row(out, cap, &k, t, &p);
+        for (size_t e = 0; e < tk_engine_count(); e++) {
+            tkb_peer q;
+            if (!names_engine(t, tk_engine_at(e)) ||
+                tkb_peer_engine_reference(tk_engine_at(e), t->embedded, &p) != 0 ||
+                (t->slack_ns > 0 && tkb_peer_with_slack(&p, TKB_SLACK_KEY, t->slack_ns, &q) != 0))
+                continue;
+            add_row(out, cap, &k, t, t->slack_ns > 0 ? &q : &p);
+        }
     }
     return k;
 }
@@ -190,7 +228,7 @@ int tkb_targets_min_reps(const tkb_workload *w, const tkb_peer *p, double n, dou
     for (size_t i = 0; i < nrows; i++) {
         const tkb_target *t = rows[i].t;
         bool at = t->n > 0 ? n == t->n || (t->ref_n > 0 && n == t->ref_n) : n == largest_n;
-        bool peer = strcmp(rows[i].peer, p->spec) == 0 || (t->ref && strcmp(t->ref, p->spec) == 0);
+        bool peer = strcmp(rows[i].peer, p->spec) == 0 || strcmp(rows[i].ref, p->spec) == 0;
         if (t->workload == w && at && peer && t->min_reps > reps)
             reps = t->min_reps;
     }

@@ -191,6 +191,16 @@ struct tkb_peer {
     const tk_queue_ops *engine;     /* timerkit engine, or NULL */
     tk_queue_config qc;             /* its parameters (engines) */
     bool embedded;                  /* @embedded: the executor's embedded timers */
+    int64_t slack_ns;               /* `slack=` (engines only): every timer's window, >= 0
+                                       (tk_node.slack_ns; executor level: the executor's
+                                       default_slack_ns); 0: none */
+    int64_t os_slack_ns;            /* `os_slack=` (engines only): the Linux timer slack of
+                                       the executor's threads (prctl(PR_SET_TIMERSLACK)),
+                                       instead of the run's --timer-slack; 0: the run's */
+    char base[TKB_SPEC_MAX];        /* the canonical spec without slack= and os_slack=: the
+                                       peers of one base are one line of the frontier */
+    int frontier;                   /* TKB_FRONTIER_*: does it run the workloads that
+                                       sweep slack (tkb_workload.frontier)? */
     const tkb_core_peer_ops *core;  /* NULL: no core level */
     const tkb_svc_ops *svc;         /* NULL: no executor level */
     size_t core_max_n;              /* largest population its core runs (0: no limit) */
@@ -205,6 +215,17 @@ struct tkb_peer {
     int slot;                       /* style slot, 1-TKB_SLOTS (plots/style.gp) */
 };
 
+/* The spec parameters tkbench takes off an engine's spec before the engine's
+ * own parameters are parsed (no engine's table has them): what a workload
+ * gives each timer, not how the engine is built. */
+#define TKB_SLACK_KEY "slack"       /* tkb_peer.slack_ns */
+#define TKB_OS_SLACK_KEY "os_slack" /* tkb_peer.os_slack_ns */
+
+/* tkb_peer.frontier: a peer runs the workloads that sweep slack only if the
+ * run puts it on the frontier (cli/run-select.c), and a peer the run adds
+ * for the frontier runs nothing else. */
+enum { TKB_FRONTIER_NONE, TKB_FRONTIER_TOO, TKB_FRONTIER_ONLY };
+
 /* Style slots in plots/style.gp (NSLOTS there). */
 #define TKB_SLOTS 24
 
@@ -212,6 +233,13 @@ struct tkb_peer {
  * nor a baseline. */
 #define TKB_PEER_UNKNOWN (-2)
 
+/* The peer p with its `key` (TKB_SLACK_KEY or TKB_OS_SLACK_KEY) set to ns
+ * (0: without it), parsed into *out. Returns 0, or -1. */
+int tkb_peer_with_slack(const tkb_peer *p, const char *key, int64_t ns, tkb_peer *out);
+/* The engine's own precision at the peer's parameters: its tick for a ticked
+ * engine (TK_QUEUE_CAP_TICKED, the parameter `tick`), else 0; -1 for a peer
+ * that is not an engine or a tick it cannot read. */
+int64_t tkb_peer_precision_ns(const tkb_peer *p);
 /* Parses `spec` into *p. Returns 0, or TKB_PEER_UNKNOWN or -1 (anything
  * else wrong), with a message in err that names what is wrong and lists what
  * is known (the CLI exits with status 2). */
@@ -265,6 +293,13 @@ typedef struct tkb_suite {
 } tkb_suite;
 
 extern const tkb_suite tkb_suites[TKB_NSUITES];
+/* The slacks the frontier sweeps (the workloads with tkb_workload.frontier):
+ * every engine at its reference spec (tkb_peer_engine_reference()) with each
+ * as slack=, and the engine tkb_frontier_os_engine with each (but 0) as
+ * os_slack=, the OS's counterpart. 0 first: the engine as it is. */
+extern const int64_t tkb_frontier_slacks_ns[];
+extern const size_t tkb_frontier_slack_count;
+extern const char *const tkb_frontier_os_engine;
 /* The peers every suite runs unless --peers names others. */
 extern const tkb_suite_peer tkb_suite_peers[];
 extern const size_t tkb_suite_peer_count;
@@ -295,6 +330,8 @@ typedef enum tkb_fig_kind {
     TKB_FIG_BARS,     /* a bar per peer at its largest n; one group per metric (or variant) */
     TKB_FIG_PANELS,   /* several LINES side by side, one key */
     TKB_FIG_LATENESS, /* from hist/: a percentile plot and a CDF (<name>_percentiles, _cdf) */
+    TKB_FIG_FRONTIER, /* a metric against another (`metrics`: x then y), a line per peer
+                         base (tkb_peer.base) through its slacks, each point labelled */
 } tkb_fig_kind;
 
 /* The metric's column in the headline table `tkbench run` prints. */
@@ -338,8 +375,10 @@ typedef struct tkb_figure {
     const char *ylabel;  /* without the unit; NULL: the metric's label */
     tkb_scale xscale;    /* AUTO: the workload's */
     tkb_scale yscale;
-    double ymin_top; /* the y axis reaches at least this far (0: no minimum) */
-    bool wide;       /* double column */
+    double ymin_top;   /* the y axis reaches at least this far (0: no minimum) */
+    bool wide;         /* double column */
+    const char *table; /* FRONTIER: the metrics of report.md's table of it, comma-separated,
+                          in column order; NULL: no table */
     tkb_ref refs[2];
 } tkb_figure;
 
@@ -391,6 +430,8 @@ struct tkb_workload {
                            each figure is drawn once per row */
     bool hist;          /* writes hist/<row>.<peer>.hgrm */
     bool waiting;       /* measures how the peer waits (the waiting-only peers run it) */
+    bool frontier;      /* sweeps slack: runs only the peers on the frontier
+                           (tkb_peer.frontier; suites.c, tkb_frontier_slacks_ns) */
     bool sizes_from_n;  /* --n sets its sizes */
     /* If set, the sizes of every suite's plan come from the machine (W7: 1,
      * 2, 4, ... up to twice the cores) unless --n gives them: writes at most
@@ -448,11 +489,22 @@ typedef enum tkb_target_peers {
 
 typedef struct tkb_target {
     const tkb_workload *workload;
-    const char *variant; /* the row <workload>_<variant>; NULL: the workload's own row */
+    const char *variant;  /* the row <workload>_<variant>; NULL: the workload's own row */
+    const char *instance; /* the row <workload>:<instance> of a workload with instance rows
+                             (a trace's short name); NULL: none */
     const char *metric;
     tkb_target_peers peers;
-    const char *spec;   /* TKB_TP_SPEC: the peer's spec */
-    bool embedded;      /* the engines' @embedded peers (not TKB_TP_SPEC) */
+    const char *spec;         /* TKB_TP_SPEC: the peer's spec */
+    bool embedded;            /* the engines' @embedded peers (not TKB_TP_SPEC) */
+    int64_t slack_ns;         /* > 0: the engines' peers with this slack= (not TKB_TP_SPEC) */
+    bool ref_unslacked;       /* a ratio to the same peer without its slack (its base) */
+    bool bound_window;        /* the bound (in us, the metric's unit) adds the peer's slack and
+                                 its engine's precision (tkb_peer_precision_ns()) */
+    const tkb_workload *plus; /* the bound adds this workload's `plus_metric` of the peer
+                                 `plus_peer`, its median at its largest n (the floor's
+                                 wake-up p99), when the run has it; NULL: nothing */
+    const char *plus_metric;
+    const char *plus_peer;
     const char *ref;    /* a ratio to this peer's metric at the same n; NULL: none */
     double n;           /* the n it is judged at; 0: the largest n the peers both ran */
     double ref_n;       /* > 0: a ratio to the same peer's metric at this n */
@@ -478,6 +530,8 @@ typedef struct tkb_target_row {
     const tkb_target *t;
     char row[64];            /* the row workload */
     char peer[TKB_SPEC_MAX]; /* canonical spec */
+    char ref[TKB_SPEC_MAX];  /* the reference peer's spec (t->ref, or the peer's base); "" */
+    double bound;            /* t->bound, plus the window where t->bound_window */
     char what[TKB_SPEC_MAX + 160];
 } tkb_target_row;
 

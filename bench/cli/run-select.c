@@ -244,18 +244,58 @@ static void suite_peers(tkb_run_plan *pl) {
         fprintf(stderr, "tkbench: note: no such engine in this build, skipped: %s\n", skipped);
 }
 
+/* The frontier (tkb_workload.frontier): each engine's reference peer, which
+ * runs everything else too, and the same with each slack of
+ * tkb_frontier_slacks_ns, and tkb_frontier_os_engine's with each as its
+ * threads' OS timer slack, which run only the frontier. */
+static void frontier_peers(tkb_run_plan *pl) {
+    bool sweeps = false;
+    for (size_t k = 0; k < pl->nworks; k++)
+        sweeps |= pl->works[k].wl->frontier;
+    for (size_t e = 0; sweeps && e < tk_engine_count(); e++) {
+        tkb_peer ref;
+        if (tkb_peer_engine_reference(tk_engine_at(e), false, &ref) != 0)
+            continue;
+        for (size_t i = 0; i < pl->npeers; i++)
+            if (strcmp(pl->peers[i].spec, ref.spec) == 0)
+                pl->peers[i].frontier = TKB_FRONTIER_TOO;
+        bool os = strcmp(ref.engine->name, tkb_frontier_os_engine) == 0;
+        for (size_t k = 0; k < tkb_frontier_slack_count; k++) {
+            int64_t v = tkb_frontier_slacks_ns[k];
+            tkb_peer q;
+            for (int pass = 0; pass < (os ? 2 : 1) && v > 0; pass++) {
+                const char *key = pass == 0 ? TKB_SLACK_KEY : TKB_OS_SLACK_KEY;
+                if (pl->npeers == TKB_MAX_PEERS || tkb_peer_with_slack(&ref, key, v, &q) != 0)
+                    continue;
+                q.frontier = TKB_FRONTIER_ONLY;
+                pl->peers[pl->npeers++] = q;
+            }
+        }
+    }
+}
+
 /* The peers --peers names, else the suites'; in display order with their
  * style slots. A peer named for a replay must be on its grid: a usage error
  * says why not. Returns 0 or 2. */
 static int select_peers(tkb_run_plan *pl, const tkb_run_req *r) {
-    if (r->pl != NULL)
+    if (r->pl != NULL) {
         tkb_for_each_item(r->pl, true, want_peer, pl);
-    else
+        for (size_t i = 0; i < pl->npeers; i++) /* every engine named runs the frontier */
+            if (pl->peers[i].engine != NULL)
+                pl->peers[i].frontier = TKB_FRONTIER_TOO;
+    } else {
         suite_peers(pl);
+        frontier_peers(pl);
+    }
     tkb_peer_arrange(pl->peers, pl->npeers);
     for (size_t j = 0; tkb_the_run.replay != NULL && r->pl != NULL && j < pl->npeers; j++) {
         char err[512];
         const tkb_peer *p = &pl->peers[j];
+        if (p->slack_ns > 0) { /* tkb_replay_core_fits() says why */
+            tkb_replay_core_fits(p, tkb_the_run.replay->step_ns, err, sizeof err);
+            fprintf(stderr, "tkbench: note: %s\n", err);
+            continue;
+        }
         if (p->core != NULL && p->core->expire_at != NULL &&
             !tkb_replay_core_fits(p, tkb_the_run.replay->step_ns, err, sizeof err))
             return tkb_usage(r->cmd, "%s", err);
@@ -280,6 +320,9 @@ static void select_cases(tkb_run_plan *pl) {
             tkb_case *at = pl->cases + pl->ncases;
             size_t cap = TKB_MAX_CASES - pl->ncases;
             if (p->waiting_only && !s->wl->waiting)
+                continue;
+            if (s->wl->frontier ? p->frontier == TKB_FRONTIER_NONE
+                                : p->frontier == TKB_FRONTIER_ONLY)
                 continue;
             pl->ncases += p->child ? tkb_child_cases(s->wl, &s->plan, p, at, cap)
                                    : s->wl->cases(s->wl, &s->plan, p, at, cap);

@@ -324,6 +324,36 @@ static void metric_figure(json_t *out, const tkb_workload *w, const tkb_figure *
     json_array_append_new(out, o);
 }
 
+/* A frontier: its two metrics (x, then y) as its two series, in that order. */
+static void frontier_figure(json_t *out, const tkb_workload *w, const tkb_figure *f,
+                            const char *row) {
+    const char *comma = strchr(f->metrics, ',');
+    char xname[64];
+    snprintf(xname, sizeof xname, "%.*s", (int)(comma - f->metrics), f->metrics);
+    const tkb_metric *mx = tkb_metric_find(w, xname), *my = tkb_metric_find(w, comma + 1);
+    char name[160], title[192];
+    snprintf(name, sizeof name, "%s", f->name);
+    snprintf(title, sizeof title, "%s: %s", w->name, f->title ? f->title : f->name);
+    instance_names(name, sizeof name, title, sizeof title, row);
+    json_t *o = figure(name, "frontier", w, f->wide, title, f->caption ? f->caption : w->summary);
+    json_object_set_new(o, "x", axis(f->xlabel ? f->xlabel : mx->label, f->xscale, 0));
+    json_object_set_new(o, "y", axis(f->ylabel ? f->ylabel : my->label, f->yscale, 0));
+    json_t *s = json_array();
+    const char *r = row != NULL ? row : w->name;
+    json_array_append_new(s, series(r, mx->name, mx->label));
+    json_array_append_new(s, series(r, my->name, my->label));
+    json_object_set_new(o, "series", s);
+    json_object_set_new(o, "refs", refs_json(f));
+    json_t *table = json_array();
+    for (const char *t = f->table; t != NULL && *t;) {
+        size_t l = strcspn(t, ",");
+        json_array_append_new(table, json_stringn(t, l));
+        t += l + (t[l] == ',');
+    }
+    json_object_set_new(o, "table", table);
+    json_array_append_new(out, o);
+}
+
 /* Each metric with a figure kind that no figure lists gets a figure of its own. */
 static void metric_own_figures(json_t *out, const tkb_workload *w, const char *row) {
     for (size_t k = 0; k < w->nmetrics; k++) {
@@ -348,6 +378,8 @@ static void workload_figures(json_t *out, const tkb_workload *w, const json_t *i
             const tkb_figure *f = &w->figures[i];
             if (f->kind == TKB_FIG_LATENESS)
                 lateness_figures(out, w, f, row);
+            else if (f->kind == TKB_FIG_FRONTIER)
+                frontier_figure(out, w, f, row);
             else if (f->kind != TKB_FIG_NONE)
                 metric_figure(out, w, f, f->metrics, row);
         }
@@ -415,6 +447,12 @@ static json_t *peer_json(const tkb_peer *p) {
     json_object_set_new(o, "core_peer",
                         core_peer(p, core, sizeof core) ? json_string(core) : json_null());
     json_object_set_new(o, "slot", json_integer(p->slot));
+    /* the slack frontier's: a line per base, a point per slack */
+    json_object_set_new(o, "base", json_string(p->base));
+    json_object_set_new(o, "slack_ns", json_integer(p->slack_ns));
+    json_object_set_new(o, "os_slack_ns", json_integer(p->os_slack_ns));
+    int64_t prec = tkb_peer_precision_ns(p);
+    json_object_set_new(o, "precision_ns", prec >= 0 ? json_integer(prec) : json_null());
     json_object_set_new(o, "file", json_string(p->file));
     json_object_set_new(o, "description", json_string(p->description));
     return o;
@@ -469,11 +507,18 @@ static json_t *targets_json(void) {
         json_object_set_new(o, "workload", json_string(rows[i].row));
         json_object_set_new(o, "metric", json_string(t->metric));
         json_object_set_new(o, "peer", json_string(rows[i].peer));
-        json_object_set_new(o, "ref", t->ref ? json_string(t->ref) : json_null());
+        json_object_set_new(o, "ref", rows[i].ref[0] ? json_string(rows[i].ref) : json_null());
         json_object_set_new(o, "n", number_or_null(t->n));
         json_object_set_new(o, "ref_n", number_or_null(t->ref_n));
         json_object_set_new(o, "op", json_string(t->at_least ? ">=" : "<="));
-        json_object_set_new(o, "bound", t->info ? json_null() : json_real(t->bound));
+        json_object_set_new(o, "bound", t->info ? json_null() : json_real(rows[i].bound));
+        if (t->plus != NULL) { /* the bound adds this median (issue 28's floor term) */
+            json_t *plus = json_object();
+            json_object_set_new(plus, "workload", json_string(t->plus->name));
+            json_object_set_new(plus, "metric", json_string(t->plus_metric));
+            json_object_set_new(plus, "peer", json_string(t->plus_peer));
+            json_object_set_new(o, "plus", plus);
+        }
         json_object_set_new(o, "min_reps", json_integer(t->min_reps > 1 ? t->min_reps : 1));
         json_object_set_new(o, "min_cores", json_integer(t->min_cores));
         json_object_set_new(o, "what", json_string(rows[i].what));

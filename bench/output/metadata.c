@@ -16,6 +16,7 @@
 
 #include "heap-core.h"
 #include "output/output.h"
+#include "params-internal.h"
 #include "replay/replay.h"
 #if TKB_HAVE_LIBUV
 #include <uv.h>
@@ -275,7 +276,7 @@ static void build_json(json_t *m, json_t *gb_context) {
 /* The peers' specs in one line ("peers"), and each one's label, kind,
  * description, parameters and levels ("peer_params"). */
 static void peers_json(json_t *m, const tkb_peer *peers, size_t npeers) {
-    char buf[1024];
+    char buf[4096]; /* the suites' 36 peers' specs take about 900 */
     size_t len = 0;
     buf[0] = 0;
     for (size_t i = 0; i < npeers && len < sizeof buf; i++)
@@ -293,6 +294,16 @@ static void peers_json(json_t *m, const tkb_peer *peers, size_t npeers) {
             if (tk_queue_param_format(&p->engine->params[k], &p->qc, v, sizeof v) == TK_OK)
                 json_object_set_new(o, p->engine->params[k].key, json_string(v));
         }
+        const struct {
+            const char *key;
+            int64_t ns;
+        } slacks[] = {{TKB_SLACK_KEY, p->slack_ns}, {TKB_OS_SLACK_KEY, p->os_slack_ns}};
+        for (size_t k = 0; k < TKB_COUNT(slacks); k++) /* tkbench's own, where set */
+            if (slacks[k].ns != 0) {
+                char v[TK__DURATION_TEXT];
+                tk__duration_text(slacks[k].ns, v, sizeof v);
+                json_object_set_new(o, slacks[k].key, json_string(v));
+            }
         if (p->core_max_n)
             json_object_set_new(o, "core_max_n", json_integer((json_int_t)p->core_max_n));
         json_object_set_new(o, "levels",

@@ -25,13 +25,22 @@
  *     the embedded timers (tk-embedded.c), whose hold-model loops ask
  *     whether a stopped timer may be started again when the engine can keep
  *     hold of a removed node (TK_QUEUE_CAP_DEFERRED_RELEASE);
- *   - its style slots, from its place in the registry (tkb_peer_arrange()). */
+ *   - its style slots, from its place in the registry (tkb_peer_arrange()).
+ *
+ * Two parameters are tkbench's, not the engine's (TKB_SLACK_KEY,
+ * TKB_OS_SLACK_KEY): taken off the spec before the engine parses the rest,
+ * written after the engine's in the canonical spec and the label
+ * ("heap:slack=1ms", "heap-slack1ms"). `slack` is the window every timer of
+ * the peer gets (tk_node.slack_ns), `os_slack` the Linux timer slack of the
+ * executor's threads. A baseline has neither: naming one is an error. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "params-internal.h"
 #include "tkbench.h"
 
 #if TKB_HAVE_LIBUV
@@ -263,7 +272,8 @@ static bool has_adapter_params(const tkb_peer *p) {
 }
 
 /* label: engine, "-<value>" for each parameter always written, "-<key><value>"
- * for each other one the spec sets, then "-embedded". */
+ * for each other one the spec sets (parse_spec() then adds the slack and
+ * "-embedded"). */
 static void engine_label(tkb_peer *p) {
     size_t len = (size_t)snprintf(p->label, sizeof p->label, "%s", p->engine->name);
     for (size_t i = 0; i < p->engine->param_count && len < sizeof p->label; i++) {
@@ -276,8 +286,6 @@ static void engine_label(tkb_peer *p) {
         len += (size_t)snprintf(p->label + len, sizeof p->label - len, "-%s%s",
                                 always ? "" : prm->key, v);
     }
-    if (p->embedded && len < sizeof p->label)
-        snprintf(p->label + len, sizeof p->label - len, "-%s", EMBEDDED_MODE);
 }
 
 static void set_file(tkb_peer *p) {
@@ -310,6 +318,106 @@ static void known_names(char *buf, size_t len) {
                  "@" EMBEDDED_MODE "; `tkbench list` shows them all, with the aliases");
 }
 
+/* The slack parameters of tkbench (not the engine's), in the order the
+ * canonical spec writes them. */
+static const struct {
+    const char *key;
+    size_t offset; /* of the int64_t in tkb_peer */
+    int64_t min;   /* smallest value allowed */
+    const char *what;
+} slack_params[] = {
+    {TKB_SLACK_KEY, offsetof(tkb_peer, slack_ns), 0, "every timer's window (tk_node.slack_ns)"},
+    {TKB_OS_SLACK_KEY, offsetof(tkb_peer, os_slack_ns), 1,
+     "the Linux timer slack of the executor's threads (prctl(PR_SET_TIMERSLACK); at least 1ns: "
+     "0 would restore the kernel's default)"},
+};
+
+static int64_t *slack_field(tkb_peer *p, size_t i) {
+    return (int64_t *)(void *)((char *)p + slack_params[i].offset);
+}
+
+static int64_t slack_get(const tkb_peer *p, size_t i) {
+    return *(const int64_t *)(const void *)((const char *)p + slack_params[i].offset);
+}
+
+/* Takes the slack parameters off body ("NAME:k=v,..."), into p, leaving the
+ * engine's own; *named gets whether the spec had any. Returns 0, or -1 with
+ * a message. */
+static int take_slack(char *body, const char *spec, tkb_peer *p, bool *named, char *err,
+                      size_t err_len) {
+    *named = false;
+    char *colon = strchr(body, ':');
+    if (colon == NULL)
+        return 0;
+    char rest[TKB_SPEC_MAX] = "";
+    size_t len = 0;
+    bool seen[TKB_COUNT(slack_params)] = {false};
+    for (char *save = NULL, *item = strtok_r(colon + 1, ",", &save); item != NULL;
+         item = strtok_r(NULL, ",", &save)) {
+        size_t klen = strcspn(item, "=");
+        size_t i = 0;
+        while (i < TKB_COUNT(slack_params) && (strlen(slack_params[i].key) != klen ||
+                                               strncmp(slack_params[i].key, item, klen) != 0))
+            i++;
+        if (i == TKB_COUNT(slack_params)) { /* the engine's: kept */
+            len += (size_t)snprintf(rest + len, sizeof rest - len, "%s%s", len ? "," : "", item);
+            continue;
+        }
+        *named = true;
+        int64_t v;
+        if (seen[i])
+            return fail(err, err_len, "%s: %s is given twice", spec, slack_params[i].key);
+        seen[i] = true;
+        if (item[klen] != '=' || tk__duration_parse(item + klen + 1, &v) != TK_OK ||
+            v < slack_params[i].min) {
+            char least[48] = "";
+            if (slack_params[i].min > 0)
+                snprintf(least, sizeof least, " of at least %lldns",
+                         (long long)slack_params[i].min);
+            if (err != NULL && err_len > 0)
+                snprintf(err, err_len,
+                         "%s: %s: '%s' is not a duration%s: DIGITS[.DIGITS] and a unit (ns, us, "
+                         "ms, s), not negative, e.g. %s=1ms; %s is %s",
+                         spec, slack_params[i].key, item[klen] == '=' ? item + klen + 1 : "", least,
+                         slack_params[i].key, slack_params[i].key, slack_params[i].what);
+            return -1;
+        }
+        *slack_field(p, i) = v;
+    }
+    if (rest[0] == '\0')
+        *colon = '\0';
+    else
+        snprintf(colon + 1, TKB_SPEC_MAX - (size_t)(colon + 1 - body), "%s", rest);
+    return 0;
+}
+
+/* Appends the peer's slack parameters set away from 0 to its canonical spec
+ * (",slack=1ms", or ":slack=1ms" after an engine without parameters) and
+ * label ("-slack1ms"). Returns 0, or -1 if either is too long. */
+static int add_slack(tkb_peer *p, char *canon, size_t canon_len) {
+    for (size_t i = 0; i < TKB_COUNT(slack_params); i++) {
+        int64_t v = slack_get(p, i);
+        if (v == 0)
+            continue;
+        char text[TK__DURATION_TEXT], key[32];
+        tk__duration_text(v, text, sizeof text);
+        size_t k = strlen(canon);
+        if ((size_t)snprintf(canon + k, canon_len - k, "%s%s=%s", strchr(canon, ':') ? "," : ":",
+                             slack_params[i].key, text) >= canon_len - k)
+            return -1;
+        size_t j = 0; /* the key without '_', as labels write keys */
+        for (const char *c = slack_params[i].key; *c && j + 1 < sizeof key; c++)
+            if (*c != '_')
+                key[j++] = *c;
+        key[j] = '\0';
+        k = strlen(p->label);
+        if ((size_t)snprintf(p->label + k, sizeof p->label - k, "-%s%s", key, text) >=
+            sizeof p->label - k)
+            return -1;
+    }
+    return 0;
+}
+
 static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) {
     char body[TKB_SPEC_MAX];
     memset(p, 0, sizeof *p);
@@ -328,13 +436,23 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
     }
     size_t name_len = strcspn(body, ":");
     const baseline *b = baseline_find(body, name_len);
+    bool slack_named;
+    if (take_slack(body, spec, p, &slack_named, err, err_len) != 0)
+        return -1;
     if (b != NULL) {
+        if (slack_named)
+            return fail(err, err_len,
+                        "%s: %s has no slack: " TKB_SLACK_KEY "= and " TKB_OS_SLACK_KEY
+                        "= are for timerkit's engines (a timer's window, the executor's "
+                        "threads' timer slack)",
+                        spec, b->name);
         if (body[name_len] != '\0')
             return fail(err, err_len, "%s: %s takes no parameters", spec, b->name);
         if (p->embedded)
             return fail(err, err_len, "%s: only an engine has the mode @" EMBEDDED_MODE "%s", spec,
                         "");
         snprintf(p->spec, sizeof p->spec, "%s", b->name);
+        snprintf(p->base, sizeof p->base, "%s", b->name);
         snprintf(p->id, sizeof p->id, "%s", b->name);
         snprintf(p->label, sizeof p->label, "%s", b->name);
         p->kind = b->kind;
@@ -368,9 +486,17 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
     char canon[TKB_SPEC_MAX];
     if (tk_queue_config_format(ops, &p->qc, canon, sizeof canon) != TK_OK)
         return fail(err, err_len, "%s: the canonical spec is too long%s", spec, "");
-    if (snprintf(p->spec, sizeof p->spec, "%s%s", canon, p->embedded ? "@" EMBEDDED_MODE : "") >=
-        (int)sizeof p->spec)
+    engine_label(p);
+    if (snprintf(p->base, sizeof p->base, "%s%s", canon, p->embedded ? "@" EMBEDDED_MODE : "") >=
+            (int)sizeof p->base ||
+        add_slack(p, canon, sizeof canon) != 0 ||
+        snprintf(p->spec, sizeof p->spec, "%s%s", canon, p->embedded ? "@" EMBEDDED_MODE : "") >=
+            (int)sizeof p->spec)
         return fail(err, err_len, "%s: the canonical spec is too long%s", spec, "");
+    if (p->embedded) {
+        size_t k = strlen(p->label);
+        snprintf(p->label + k, sizeof p->label - k, "-%s", EMBEDDED_MODE);
+    }
     snprintf(p->id, sizeof p->id, "%s", p->spec);
     engine_description(ops, p->description, sizeof p->description);
     if (p->embedded)
@@ -378,10 +504,43 @@ static int parse_spec(const char *spec, tkb_peer *p, char *err, size_t err_len) 
                                                                   : &tkb_svc_executor_timer;
     else
         p->svc = &tkb_svc_executor;
-    p->core = ops->core != NULL && !p->embedded && !has_adapter_params(p) ? &tkb_core_engine : NULL;
-    engine_label(p);
+    p->core = ops->core != NULL && !p->embedded && !has_adapter_params(p) && p->os_slack_ns == 0
+                  ? &tkb_core_engine
+                  : NULL;
     set_file(p);
     return 0;
+}
+
+int tkb_peer_with_slack(const tkb_peer *p, const char *key, int64_t ns, tkb_peer *out) {
+    if (p->engine == NULL || ns < 0)
+        return -1;
+    char spec[TKB_SPEC_MAX * 2], text[TK__DURATION_TEXT];
+    const char *at = strchr(p->base, '@');
+    size_t len = at != NULL ? (size_t)(at - p->base) : strlen(p->base);
+    size_t k = (size_t)snprintf(spec, sizeof spec, "%.*s", (int)len, p->base);
+    for (size_t i = 0; i < TKB_COUNT(slack_params); i++) {
+        int64_t v = strcmp(slack_params[i].key, key) == 0 ? ns : slack_get(p, i);
+        if (v == 0)
+            continue;
+        tk__duration_text(v, text, sizeof text);
+        k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%s=%s",
+                              memchr(spec, ':', k) != NULL ? "," : ":", slack_params[i].key, text);
+    }
+    if (at != NULL)
+        snprintf(spec + k, sizeof spec - k, "%s", at);
+    return parse_spec(spec, out, NULL, 0) == 0 ? 0 : -1;
+}
+
+int64_t tkb_peer_precision_ns(const tkb_peer *p) {
+    if (p->engine == NULL)
+        return -1;
+    if ((p->engine->caps & TK_QUEUE_CAP_TICKED) == 0)
+        return 0;
+    int64_t tick;
+    tk_queue_config qc = p->qc;
+    if (qc.engine == NULL && tk_queue_config_init_for(&qc, p->engine) != TK_OK)
+        return -1;
+    return tk_queue_config_get_value(&qc, "tick", &tick) == TK_OK ? tick : -1;
 }
 
 int tkb_peer_parse(const char *spec, tkb_peer *p, char *err, size_t err_len) {
@@ -418,6 +577,9 @@ void tkb_peer_list(FILE *f) {
                     (prm->flags & TK_PARAM_ADAPTER) != 0 ? "; executor level only" : "");
         }
     }
+    fprintf(f, "  tkbench's own parameters, for any engine (no engine's table has them):\n");
+    for (size_t i = 0; i < TKB_COUNT(slack_params); i++)
+        fprintf(f, "    %-12s %s (default 0: none)\n", slack_params[i].key, slack_params[i].what);
     for (size_t i = 0; i < TKB_COUNT(baselines); i++) {
         const baseline *b = &baselines[i];
         const char *missing = baseline_missing(b);
@@ -459,7 +621,7 @@ void tkb_peer_list(FILE *f) {
  *     owns, then 10-12, then those of 1-4 whose engine is not in the run.
  *   - The @embedded variant of a set in slot s <= 4 takes s + 12: a colour of
  *     its own and the point shape of slot s.
- *   - Any other peer (a spinning variant, the @embedded variant of a set in
+ *   - Any other peer (a spinning variant, a peer with a slack, the @embedded variant of a set in
  *     10-12, a peer this tkbench does not know) takes a free slot: 10-12
  *     first, then any. Only when all TKB_SLOTS are taken do slots repeat
  *     (10-12).
@@ -520,7 +682,7 @@ static int compare_sets(const tkb_peer *a, const tkb_peer *b) {
 /* A peer that belongs to a parameter set: an engine's, without adapter
  * settings. */
 static bool in_set(const tkb_peer *p) {
-    return p->engine != NULL && !has_adapter_params(p);
+    return p->engine != NULL && !has_adapter_params(p) && p->slack_ns == 0 && p->os_slack_ns == 0;
 }
 
 int tkb_peer_engine_reference(const tk_queue_ops *e, bool embedded, tkb_peer *out) {

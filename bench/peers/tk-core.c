@@ -31,6 +31,13 @@
  * whose next() is only a lower bound (a hierarchical wheel's next cascade)
  * is covered, since expire() with no limit hands out everything due at once.
  *
+ * Slack. Every node gets the spec's slack (slack=, tk_node.slack_ns), and
+ * next_one() answers the core's latest() where it has one: the instant an
+ * owner may wait until (the end of the earliest window), so a driver that
+ * waits for it wakes once for every node whose window contains it. Without
+ * slack latest() is next(). expire_all() is unchanged: it expires
+ * everything due by `until`, whatever the windows.
+ *
  * An operation that fails (an insert that cannot grow, a remove of a node the
  * core does not hold) is counted, and destroy() reports the count on stderr:
  * the workloads' own checks (every timer expired) catch the rest. */
@@ -130,6 +137,7 @@ static inline void insert(core_peer *s, const tk_core_ops *core, void *st, tk_no
                           int64_t deadline) {
     n->deadline_ns = deadline;
     n->seq = s->seq++;
+    n->slack_ns = s->peer->slack_ns;
     int rc = core->insert(st, n);
     if (rc != TK_OK)
         insert_again(s, n, rc);
@@ -219,8 +227,12 @@ static int64_t cp_due_one(void *self, int64_t deadline_ns) {
     return s->core->due(state_of(s), deadline_ns);
 }
 
+/* When the owner may wait until: the core's latest() where it has one (the
+ * end of the earliest window; next() without slack), else next(). */
 static bool cp_next_one(void *self, int64_t *when_ns) {
     core_peer *s = self;
+    if (s->core->latest != NULL)
+        return s->core->latest(state_of(s), when_ns) == TK_OK;
     return s->core->next(state_of(s), when_ns) == TK_OK;
 }
 

@@ -69,11 +69,21 @@ typedef struct owned {
 struct etsvc {
     tk_executor *ex;
     tk_queue_config qc;
+    int64_t slack_ns;   /* the spec's slack=: every timer's own (set once, read-only) */
     pthread_mutex_t mu; /* guards held, nheld, capheld and owned */
     tk_timer **held;    /* released timers that were not idle yet: sync() waits */
     size_t nheld, capheld;
     owned *owned; /* fire-and-forget timers that have not fired */
 };
+
+/* tk_timer_init(), then the timer's slack: a timer keeps its slack in its
+ * node (tk_node.slack_ns) from one start to the next, which is what
+ * tk_timer_set_slack() sets on an idle timer; written here directly so that
+ * the peer runs on an executor built before that call. */
+static void timer_init(const etsvc *s, tk_timer *t, tk_timer_fn fn) {
+    tk_timer_init(t, fn);
+    t->tk__node.slack_ns = s->slack_ns;
+}
 
 static void fire_nothing(tk_timer *t) {
     TKB_ESCAPE(t);
@@ -109,6 +119,7 @@ static int et_create(const tkb_peer *p, const tkb_svc_opts *o, void **out) {
         return -1;
     }
     pthread_mutex_init(&s->mu, NULL);
+    s->slack_ns = p->slack_ns;
     *out = s;
     return 0;
 }
@@ -128,10 +139,9 @@ static void et_destroy(void *self) {
 }
 
 static void et_prepare(void *self, char *timers, size_t count, size_t stride, bool records) {
-    (void)self;
     for (size_t i = 0; i < count; i++)
-        tk_timer_init((tk_timer *)(void *)(timers + i * stride),
-                      records ? slot_fire : fire_nothing);
+        timer_init(self, (tk_timer *)(void *)(timers + i * stride),
+                   records ? slot_fire : fire_nothing);
 }
 
 static int et_schedule(void *self, void *timer, tkb_fire *f, int64_t delay_ns) {
@@ -140,7 +150,7 @@ static int et_schedule(void *self, void *timer, tkb_fire *f, int64_t delay_ns) {
         owned *o = malloc(sizeof *o);
         if (o == NULL)
             return -1;
-        tk_timer_init(&o->timer, owned_fire);
+        timer_init(s, &o->timer, owned_fire);
         o->f = f;
         o->svc = s;
         o->prev = NULL;

@@ -2,7 +2,8 @@
 /* tkbench: timerkit's executor, with any engine of the registry and the
  * parameters of the peer's spec, as an executor-level peer: what a user of
  * the library sees. remove_on_cancel is on; the pool threads' timer slack is
- * set through tk_executor_options. */
+ * set through tk_executor_options (the run's, or the spec's os_slack=), and
+ * so is every task's slack (the spec's slack=: default_slack_ns). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,9 @@ int tkb_executor_open(const tkb_peer *p, const tkb_svc_opts *o, tk_queue_config 
     *qc = p->qc; /* the spec's parameters (tk_queue_config_parse) */
     opt.engine_config = qc;
     opt.remove_on_cancel = true;
-    opt.timer_slack_ns = o->timer_slack_ns;
+    /* the peer's own OS timer slack (os_slack=) in place of the run's */
+    opt.timer_slack_ns = p->os_slack_ns > 0 ? p->os_slack_ns : o->timer_slack_ns;
+    opt.default_slack_ns = p->slack_ns; /* slack=: every task's window */
     opt.thread_name_prefix = "tkb-pool";
     if (opt.engine == NULL || tk_executor_create(&opt, out) != TK_OK)
         return -1;

@@ -522,6 +522,13 @@ bool tkb_replay_core_fits(const tkb_peer *p, int64_t step_ns, char *err, size_t 
                              : " (no core level)");
         return false;
     }
+    if (p->slack_ns > 0) { /* the reference model hands each timer out at its deadline */
+        snprintf(err, err_len,
+                 "%s has no core-level replay (a slack lets the core hand a timer out later "
+                 "than the reference model does)",
+                 p->spec);
+        return false;
+    }
     void *self = NULL;
     if (ops->create(p, 16, &self) != 0) {
         snprintf(err, err_len, "%s: cannot create its core", p->spec);

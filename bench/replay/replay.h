@@ -183,4 +183,20 @@ typedef struct tkb_replay_exec_result {
 int tkb_replay_exec(const tkt_trace *t, const tkb_peer *p, const tkb_replay_exec_opts *o,
                     tkb_replay_exec_result *r, char *err, size_t err_len);
 
+/* The first `seconds` of trace t (all of it when seconds <= 0) as a view of
+ * it: the same events, fewer of them; *applied gets how many of them a
+ * replay applies (starts and cancels). workloads/replay_exec.c. */
+tkt_trace tkb_replay_exec_part(const tkt_trace *t, double seconds, size_t *applied);
+
+/* The body of a case of an executor-level replay (workloads/replay_exec.c):
+ * replays `trace` on the case's peer once per repetition, at the run's
+ * speed and timer slack, waiting drain_ns after the last event for the
+ * timers still armed (tkb_replay_exec_opts.drain_max_ns), and reports the
+ * metrics of tkb_replay_exec_metrics. Also the frontier's
+ * (workloads/frontier.c), on a part of the trace. */
+void tkb_replay_exec_measure(tk_gb_state *st, tkb_case *c, const tkt_trace *trace,
+                             int64_t drain_ns);
+#define TKB_REPLAY_EXEC_NMETRICS 14
+extern const tkb_metric tkb_replay_exec_metrics[TKB_REPLAY_EXEC_NMETRICS];
+
 #endif

@@ -3,8 +3,10 @@
  * of the run's traces (tkb_replay_exec(), replay/executor-level.c; docs/replay.md):
  * each event issued at its trace time / speed from a thread of the harness
  * into a running service, every firing's lateness recorded. The sibling of
- * `replay_core`: rows `replay_exec:<trace>`, n the trace's events, lateness
- * histograms in hist/ and their figures drawn once per trace. */
+ * `replay_core`: rows `replay_exec:<trace>`, n the trace's events replayed
+ * (starts and cancels), lateness histograms in hist/ and their figures drawn
+ * once per trace. A plan with `seconds` replays the trace's first seconds
+ * only (the quick suite's: bench/README.md, "Time"). */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,9 +19,25 @@
  * the rest (a trace often ends with long timeouts armed) are cancelled. */
 #define REPLAY_EXEC_DRAIN_NS (2 * TKB_NS_PER_S)
 
-static void replay_exec_case(tk_gb_state *st, tkb_case *c) {
+tkt_trace tkb_replay_exec_part(const tkt_trace *t, double seconds, size_t *applied) {
+    tkt_trace v = *t;
+    size_t k = t->count;
+    if (seconds > 0 && t->count > 0) {
+        int64_t end = t->ev[0].t_ns + (int64_t)(seconds * 1e9);
+        for (k = 0; k < t->count && t->ev[k].t_ns < end;)
+            k++;
+        v.count = k;
+        v.duration_ns = k > 0 ? t->ev[k - 1].t_ns : 0;
+    }
+    *applied = 0;
+    for (size_t i = 0; i < k; i++)
+        *applied += t->ev[i].op != TKT_EXPIRE;
+    return v;
+}
+
+void tkb_replay_exec_measure(tk_gb_state *st, tkb_case *c, const tkt_trace *trace,
+                             int64_t drain_ns) {
     const tkb_replay_set *rs = tkb_the_run.replay;
-    const tkb_replay_trace *rt = &rs->traces[c->arg];
     tkb_hist h;
     if (tkb_hist_init(&h) != 0) {
         tk_gb_skip(st, "out of memory");
@@ -31,9 +49,9 @@ static void replay_exec_case(tk_gb_state *st, tkb_case *c) {
         tkb_replay_exec_opts o = {.speed = rs->speed,
                                   .timer_slack_ns = tkb_the_run.timer_slack_ns,
                                   .max_seconds = REPLAY_EXEC_MAX_S,
-                                  .drain_max_ns = REPLAY_EXEC_DRAIN_NS};
+                                  .drain_max_ns = drain_ns};
         char err[512];
-        if (tkb_replay_exec(&rt->trace, c->peer, &o, &r, err, sizeof err) != 0) {
+        if (tkb_replay_exec(trace, c->peer, &o, &r, err, sizeof err) != 0) {
             if (c->arg2 == 0) /* once per case, not once per repetition */
                 fprintf(stderr, "tkbench: replay failed: %s: %s\n", c->peer->spec, err);
             c->arg2 = 1;
@@ -59,6 +77,13 @@ static void replay_exec_case(tk_gb_state *st, tkb_case *c) {
     tkb_hist_destroy(&h);
 }
 
+static void replay_exec_case(tk_gb_state *st, tkb_case *c) {
+    size_t applied;
+    tkt_trace part =
+        tkb_replay_exec_part(&tkb_the_run.replay->traces[c->arg].trace, c->plan->seconds, &applied);
+    tkb_replay_exec_measure(st, c, &part, REPLAY_EXEC_DRAIN_NS);
+}
+
 static size_t replay_exec_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
                                 tkb_case *cases, size_t cap) {
     const tkb_replay_set *rs = tkb_the_run.replay;
@@ -66,15 +91,16 @@ static size_t replay_exec_cases(const tkb_workload *w, const tkb_plan *plan, con
         return 0;
     size_t k = 0;
     for (size_t i = 0; i < rs->count && k < cap; i++) {
-        const tkb_replay_trace *rt = &rs->traces[i];
-        double est = (double)rt->trace.duration_ns / 1e9 / rs->speed + 1.0;
-        size_t added = tkb_case_add_realtime(cases + k, cap - k, w, plan, p, (double)rt->ref.events,
+        size_t applied;
+        tkt_trace part = tkb_replay_exec_part(&rs->traces[i].trace, plan->seconds, &applied);
+        double est = (double)part.duration_ns / 1e9 / rs->speed + 1.0;
+        size_t added = tkb_case_add_realtime(cases + k, cap - k, w, plan, p, (double)applied,
                                              (int64_t)i, replay_exec_case, est);
         if (added == 0)
             break;
         tkb_case *c = &cases[k];
         snprintf(c->row, sizeof c->row, "%s:%.*s", w->name,
-                 (int)(sizeof c->row - strlen(w->name) - 2), rt->trace.name);
+                 (int)(sizeof c->row - strlen(w->name) - 2), part.name);
         snprintf(c->name, sizeof c->name, "%s/%s/%.10g", c->row, p->spec, c->n);
         k += added;
     }
@@ -93,7 +119,7 @@ static size_t replay_exec_cases(const tkb_workload *w, const tkb_plan *plan, con
     }
 #define COUNT(nm, lab)                                                                             \
     { .name = nm, .unit = "count", .better = TKB_BETTER_NONE, .label = lab }
-static const tkb_metric replay_exec_metrics[] = {
+const tkb_metric tkb_replay_exec_metrics[TKB_REPLAY_EXEC_NMETRICS] = {
     PCT("late_p50_us", "p50", 50, 1),
     PCT("late_p90_us", "p90", 90, 0),
     PCT("late_p99_us", "p99", 99, 1),
@@ -137,8 +163,8 @@ const tkb_workload tkb_wl_replay_exec = {
     .summary = "executor-level replay of a recorded trace in real time: lateness of every "
                "firing, CPU, wake-ups, memory",
     .x = {"trace events", "events", TKB_SCALE_LOG},
-    .metrics = replay_exec_metrics,
-    .nmetrics = TKB_COUNT(replay_exec_metrics),
+    .metrics = tkb_replay_exec_metrics,
+    .nmetrics = TKB_COUNT(tkb_replay_exec_metrics),
     .figures = replay_exec_figures,
     .nfigures = TKB_COUNT(replay_exec_figures),
     .instance_rows = true,
@@ -147,7 +173,7 @@ const tkb_workload tkb_wl_replay_exec = {
     .plan =
         {
             [TKB_SMOKE] = {.reps = 1},
-            [TKB_QUICK] = {.reps = 1},
+            [TKB_QUICK] = {.reps = 1, .seconds = 6},
             [TKB_FULL] = {.reps = 3},
         },
     .cases = replay_exec_cases,

@@ -49,12 +49,20 @@ bool tkb_workloads_check(void) {
         }
         for (size_t f = 0; bad == NULL && f < w->nfigures; f++) {
             const tkb_figure *fig = &w->figures[f];
-            for (const char *s = fig->metrics; bad == NULL && s != NULL && *s;) {
-                size_t l = strcspn(s, ",");
-                snprintf(what, sizeof what, "%.*s", (int)l, s);
-                if (tkb_metric_find(w, what) == NULL)
-                    bad = "figure names a metric the workload does not declare";
-                s += l + (s[l] == ',');
+            for (int list = 0; list < 2; list++)
+                for (const char *s = list ? fig->table : fig->metrics;
+                     bad == NULL && s != NULL && *s;) {
+                    size_t l = strcspn(s, ",");
+                    snprintf(what, sizeof what, "%.*s", (int)l, s);
+                    if (tkb_metric_find(w, what) == NULL)
+                        bad = "figure names a metric the workload does not declare";
+                    s += l + (s[l] == ',');
+                }
+            if (bad == NULL && fig->kind == TKB_FIG_FRONTIER &&
+                (fig->metrics == NULL || strchr(fig->metrics, ',') == NULL ||
+                 strchr(strchr(fig->metrics, ',') + 1, ',') != NULL)) {
+                snprintf(what, sizeof what, "%s", fig->name ? fig->name : "(unnamed)");
+                bad = "frontier figure needs two metrics, x then y";
             }
             for (size_t r = 0; bad == NULL && r < TKB_COUNT(fig->refs); r++)
                 if (fig->refs[r].workload != NULL &&

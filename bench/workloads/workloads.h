@@ -20,6 +20,7 @@
     X(w7_contention)                                                                               \
     X(replay_core)                                                                                 \
     X(replay_exec)                                                                                 \
+    X(slack_frontier)                                                                              \
     X(floor)
 
 #endif

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Figures: one gnuplot script per manifest figure, drawn as PDF, PNG and SVG.
 
-For every entry of the manifest's `figures` the kind (lines, panels, bars, percentiles, cdf) picks
+For every entry of the manifest's `figures` the kind (lines, panels, bars, percentiles, cdf,
+frontier) picks
 a function below that writes DIR/figures/src/<figure>.gp and its data, DIR/figures/src/<figure>.*.dat
 (plain whitespace columns, described in plots/README.md). gnuplot runs each script in figures/src/,
 which loads plots/style.gp and writes ../<figure>.pdf; poppler's pdftocairo then makes the PNG and
@@ -22,6 +23,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from . import frontier as frontier_lines
 from . import load
 
 PLOTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -623,6 +625,59 @@ class Figures:
         g("unset multiplot")
         self.finish(g, sentences(fig.caption, self.bar_statement(fig)))
 
+    def frontier(self, fig):
+        """One metric against another (the series: x, then y), a line per frontier line
+        (frontier.py) through its points' medians, each point labelled with its slack."""
+        sx, sy = fig.series
+        rw = sx.workload
+        by_key = {(s.run, s.pid): s for s in self.series}
+        lines, allx, ally = [], [], []
+        for ri, run in enumerate(self.runs, 1):
+            peers = [p for p in run.man.peers
+                     if (ri, p.id) in by_key and self.cells(by_key[(ri, p.id)], rw, sx.metric.name)
+                     and self.cells(by_key[(ri, p.id)], rw, sy.metric.name)]
+            for ln in frontier_lines.lines(peers):
+                rows = []
+                for slack, p in ln.points:
+                    s = by_key[(ri, p.id)]
+                    x = self.largest(s, rw, sx.metric.name)[1].median
+                    y = self.largest(s, rw, sy.metric.name)[1].median
+                    rows.append((x, y, frontier_lines.slack_text(slack)))
+                    allx.append(x)
+                    ally.append(y)
+                # the line's style: its first peer with the line's kind of slack
+                own = [p for slack, p in ln.points if (p.os_slack_ns > 0) == ln.os]
+                s = by_key[(ri, (own or [ln.points[0][1]])[0].id)]
+                label = f"{self.runs[ri - 1].label}: {ln.label}" if self.compare else ln.label
+                lines.append((s, label, rows))
+        if not lines:
+            return self.skip(fig, f"no {rw}/{sx.metric.name} and {sy.metric.name} rows")
+        g = self.begin(fig, self.data_text(fig, [(rw, sx.metric.name), (rw, sy.metric.name)]))
+        self.title(g, fig)
+        g(f"set xlabel {gpq(ylab(fig.x.label, sx.metric.unit))}")
+        g(f"set ylabel {gpq(ylab(fig.y.label, sy.metric.unit))}")
+        for axis, vals, scale in (("x", allx, fig.x.scale), ("y", ally, fig.y.scale)):
+            log = scale == "log" or (scale == "auto" and self.auto_log_x(vals) == "log")
+            if log and all(v > 0 for v in vals):
+                g(f"set logscale {axis} 10; set format {axis} LOGFMT")
+            else:
+                g(f"set {axis}range [0:*]")
+        g("set autoscale xfix; set autoscale yfix; set offsets graph 0.05, graph 0.15, graph 0.15, graph 0.05")
+        parts = []
+        for i, (s, label, rows) in enumerate(lines):
+            f = self.write_dat(f"{fig.name}.{i + 1}.{s.tag}.dat",
+                               f"{fig.name}, {label}: {sx.metric.name} {sy.metric.name} slack "
+                               f"(medians)", rows)
+            parts.append(f"{gpq(f)} using 1:2 with linespoints {self.ls(s)} title {gpq(label)}")
+            parts.append(f"{gpq(f)} using 1:2:3 with labels offset char 0.4,0.5 left font ',5' "
+                         f"textcolor rgb PC[{s.slot}] notitle")
+        g("plot " + ", \\\n    ".join(parts))
+        counts = self.rep_counts(fig)
+        what = "single measurements (1 repetition)" if counts and max(counts) == 1 else \
+            f"medians of {_range_text(counts)} repetitions"
+        self.finish(g, sentences(fig.caption, f"Points are {what}, each labelled with its "
+                                 f"slack; no error bars."))
+
     def bars(self, fig):
         cats, bars = [], {}  # bars[k] = [(category, median, lo, hi, n, reps)]
         present = []
@@ -876,7 +931,7 @@ class Figures:
                 if f.endswith(exts):
                     os.remove(os.path.join(d, f))
         kinds = {"lines": self.lines, "panels": self.panels, "bars": self.bars,
-                 "percentiles": self.lateness, "cdf": self.lateness}
+                 "percentiles": self.lateness, "cdf": self.lateness, "frontier": self.frontier}
         for fig in figures:
             kinds[fig.kind](fig)
 

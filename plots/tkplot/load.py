@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from . import stats
 
 FORMAT = 1  # the manifest format this renderer reads
-FIGURE_KINDS = ("lines", "panels", "bars", "percentiles", "cdf")
+FIGURE_KINDS = ("lines", "panels", "bars", "percentiles", "cdf", "frontier")
 DIRECTIONS = ("lower", "higher", "none")
 SCALES = ("log", "lin", "auto")
 COLUMNS = ("peer", "workload", "n", "metric", "value", "unit", "rep")
@@ -59,6 +59,10 @@ class Peer:
     engine: str = None  # the timerkit engine it drives ("heap"), or None
     mode: str = None  # an engine's: "task" or "embedded"
     design: str = ""  # its timer design ("heap", "hashed wheel"...), "" unknown (peer_design)
+    base: str = None  # its spec without tkbench's slack parameters (None: its spec)
+    slack_ns: int = 0  # slack= (every timer's window)
+    os_slack_ns: int = 0  # os_slack= (its threads' Linux timer slack); 0: the run's
+    precision_ns: int = None  # its engine's precision (a ticked engine's tick), None unknown
 
 
 @dataclass
@@ -139,6 +143,7 @@ class Figure:
     y: Axis
     series: list
     refs: list
+    table: list = field(default_factory=list)  # a frontier's: [Metric] of report.md's table
 
 
 @dataclass
@@ -158,6 +163,7 @@ class Target:
     ref_n: float = None
     min_reps: int = 1  # repetitions a verdict needs
     min_cores: int = 0  # cores the machine needs; fewer: "not run"
+    plus: dict = None  # the bound adds this peer's median: {workload, metric, peer}; None
 
 
 @dataclass
@@ -264,6 +270,10 @@ def read_manifest(folder):
                     j.get("core_peer", str, None), j.get("engine", str, None),
                     j.get("mode", str, None))
         peer.design = peer_design(peer, j.get("design", str, None))
+        peer.base = j.get("base", str, peer.spec)
+        peer.slack_ns = j.get("slack_ns", int, 0)
+        peer.os_slack_ns = j.get("os_slack_ns", int, 0)
+        peer.precision_ns = j.get("precision_ns", int, None)
         peers.append(peer)
         by_id[pid] = peer
 
@@ -360,6 +370,8 @@ def read_manifest(folder):
             series.append(Series(rw, m, sj.get("label", str, m.label)))
         if kind in ("lines", "panels", "bars") and not series:
             fj._fail(f"has no series: a {kind} figure draws its series")
+        if kind == "frontier" and (len(series) != 2 or series[0].workload != series[1].workload):
+            fj._fail("needs two series of one row workload: x, then y")
         refs = []
         for k, r in fj.items("refs", "refs", None):
             rj = _Json(path, f"figure {fname}, refs[{k}],", r)
@@ -368,8 +380,15 @@ def read_manifest(folder):
                 continue  # a reference of a workload that did not run: drawn without it
             m = metric_of(fj, f"refs[{k}]", rw, mname)
             refs.append(Ref(rw, m, rj.get("label", str, m.label), rj.get("pct", float, None)))
+        table = []
+        for k, mname in fj.items("table", "table", None):
+            if not isinstance(mname, str):
+                fj._fail(f"table[{k}] is not a metric's name")
+            table.append(metric_of(fj, f"table[{k}]", series[0].workload if series else wname,
+                                   mname))
         figures.append(Figure(fname, kind, wl, size, fj.get("title", str, fname),
-                              fj.get("caption", str, ""), axes["x"], axes["y"], series, refs))
+                              fj.get("caption", str, ""), axes["x"], axes["y"], series, refs,
+                              table))
 
     hist = []
     for i, h in root.items("hist", "hist", None):
@@ -385,11 +404,13 @@ def read_manifest(folder):
         op = tj.get("op", str)
         if op not in ("<=", ">="):
             tj._fail(f"has op '{op}'; expected <= or >=")
+        pj = tj.sub("plus", f"targets[{i}].plus", None)
+        plus = None if pj is None else {k: pj.get(k, str) for k in ("workload", "metric", "peer")}
         targets.append(Target(tj.get("workload", str), tj.get("metric", str), tj.get("peer", str),
                               tj.get("ref", str, None), op, tj.get("bound", float, None),
                               tj.get("what", str), tj.get("source", str, ""),
                               tj.get("n", float, None), tj.get("ref_n", float, None),
-                              tj.get("min_reps", int, 1), tj.get("min_cores", int, 0)))
+                              tj.get("min_reps", int, 1), tj.get("min_cores", int, 0), plus))
 
     man = Manifest(path, bool(root.get("synthesized", bool, False)), units, peers, workloads,
                    figures, hist, targets)

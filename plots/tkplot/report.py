@@ -268,6 +268,63 @@ def field_md(run, drawn):
     return out
 
 
+def frontier_md(view, fig):
+    """report.md's table of a frontier figure with a `table`: per line (frontier.py) and slack,
+    the table's metrics, the x metric against the line's slack-0 point, the window the y metric
+    (a lateness in us) is held to (the point's slack and OS slack, its engine's precision and the
+    median a target of the row adds to its bound: the floor's wake-up p99), and the verdicts of
+    the targets (bench/targets.c) of that peer and row."""
+    from . import frontier
+    from .targets import evaluate, _plus
+    run = view.run
+    sx, sy = fig.series
+    rw = sx.workload
+
+    def cell(p, m):
+        cs = view.by.get((rw, m.name), {}).get(p.id)
+        return cs[max(cs)] if cs else None
+
+    peers = [p for p in run.man.peers if cell(p, sx.metric) and cell(p, sy.metric)]
+    lines = frontier.lines(peers)
+    if not fig.table or not lines:
+        return []
+    row_targets = [t for t in run.man.targets if t.workload == rw]
+    plus_t = next((t for t in row_targets if t.plus), None)
+    plus = _plus(run, plus_t) if plus_t is not None else None
+    window = sy.metric.unit.name == "us" and plus is not None
+    head = ["line", "slack"] + [unit_head(m) for m in fig.table] + [f"{sx.metric.label} / slack 0"]
+    if window:
+        head += [f"{sy.metric.label} window ({sy.metric.unit.text})"]
+    head += ["targets"]
+    rows = []
+    for ln in lines:
+        zero = next((p for slack, p in ln.points if slack == 0), None)
+        for slack, p in ln.points:
+            r = [md_escape(ln.label), frontier.slack_text(slack)]
+            r += [cell_text(cell(p, m), m.unit) for m in fig.table]
+            x, x0 = cell(p, sx.metric), cell(p, sx.metric) if zero is None else cell(zero, sx.metric)
+            r.append(f"{x.median / x0.median:.2f}" if zero is not None and x0 and x0.median else DASH)
+            if window:
+                if p.precision_ns is None:
+                    r.append(DASH)
+                else:
+                    w = (p.slack_ns + p.os_slack_ns + p.precision_ns) / 1000 + plus
+                    y = cell(p, sy.metric).median
+                    r.append(f"{fmt(w)} ({'within' if y <= w else 'OVER'})")
+            verdicts = [f"{t.metric}: {evaluate(run, t)[2]}" for t in row_targets
+                        if t.peer == p.spec]
+            r.append(md_escape("; ".join(verdicts)) if verdicts else DASH)
+            rows.append(r)
+    note = (f"Each line's points by slack (`slack=`; on an OS-timer-slack line, `os_slack=`: "
+            f"the Linux timer slack of the engine's threads). {md_escape(sx.metric.label)} / "
+            f"slack 0 is the point's {md_escape(sx.metric.label)} over its line's at slack 0")
+    if window:
+        note += (f"; the window is slack + the engine's precision + {plus_t.plus['peer']}'s "
+                 f"{plus_t.plus['metric']} ({fmt(plus)} us), the bound of the targets' p99")
+    return [note + ". Targets: `bench/targets.c`, judged in the Targets section.",
+            table(head, rows, "ll" + "r" * (len(head) - 3) + "l")]
+
+
 def few_reps_note(counts):
     if not counts or min(counts) >= FEW_REPS:
         return None
@@ -330,6 +387,9 @@ def render_report(run, figs):
             out += [note, ""]
         for b in workload_tables(view, wl) + diff_md(view, wl):
             out += [b, ""]
+        for fig in man.figures:
+            if fig.workload is wl and fig.kind == "frontier":
+                out += [b + "\n" for b in frontier_md(view, fig)]
         for fig in man.figures:
             if fig.workload is wl and fig.name in drawn:
                 out += [figure_md(drawn[fig.name]), ""]

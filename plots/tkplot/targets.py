@@ -7,7 +7,8 @@ bench/targets.c, the one place they are written down, one target per peer). Ever
 judged by one path (`evaluate`): a peer's metric of a row workload at an n (`n`, else the largest
 n it and its reference both ran), its median itself, or its ratio to a reference: the same metric
 of another peer at that n (`ref`), or of the same peer at another n (`ref_n`: how it scales). The
-value is held to `bound` with `op`. A target whose peer, reference, workload or n is not in the
+value is held to `bound` with `op`; a target with `plus` adds to its bound another peer's median
+(issue 28: the floor's wake-up p99), "not run" without it. A target whose peer, reference, workload or n is not in the
 run, or that needs more cores than the machine has (`min_cores`), says "not run"; one with fewer
 repetitions than `min_reps` gives its value without a verdict; `bound` None shows a figure for
 reference, with no verdict.
@@ -47,6 +48,17 @@ def _bound_text(t, unit):
         f" {unit.text}" if unit else "")
 
 
+def _plus(run, t):
+    """The median a target's bound adds (its `plus`: a peer's metric at its largest n), 0 when it
+    has none, None when the run lacks it."""
+    if not t.plus:
+        return 0.0
+    ids = {p.id for p in run.man.peers if p.spec == t.plus["peer"] or p.id == t.plus["peer"]}
+    cells = {n: c for (pid, rw, n, m), c in run.cells.items()
+             if pid in ids and rw == t.plus["workload"] and m == t.plus["metric"]}
+    return cells[max(cells)].median if cells else None
+
+
 def _cores(run):
     try:
         return int(run.meta.get("cores", ""))
@@ -80,6 +92,12 @@ def evaluate(run, t):
     bound = _bound_text(t, unit)
     if unit is None:
         return f"not run ({t.workload})", bound, "not run", None
+    plus = _plus(run, t)
+    if plus is None:
+        return f"not run (no {t.plus['workload']} {t.plus['metric']})", bound, "not run", None
+    if t.plus:
+        bound = (f"{t.op} {fmt_value(t.bound, unit)} + {t.plus['metric']} "
+                 f"{fmt_value(plus, unit)} = {fmt_value(t.bound + plus, unit)} {unit.text}")
     cores = _cores(run)
     if t.min_cores and cores is not None and cores < t.min_cores:
         return f"not run ({cores} cores < {t.min_cores})", bound, "not run", None
@@ -110,7 +128,8 @@ def evaluate(run, t):
     elif reps < t.min_reps:
         verdict = f"{reps} of {t.min_reps} reps"
     else:
-        met = value <= t.bound if t.op == "<=" else value >= t.bound
+        b = t.bound + plus
+        met = value <= b if t.op == "<=" else value >= b
         verdict = "met" if met else "NOT met"
     return text, bound, verdict, n
 

@@ -48,9 +48,14 @@ add_test(NAME bench_idle_threads
   COMMAND bash ${TKB_T}/check-idle.sh $<TARGET_FILE:tkbench_test> ${TKB_W}/idle)
 add_test(NAME bench_contention_n
   COMMAND bash ${TKB_T}/check-contention.sh $<TARGET_FILE:tkbench> ${TKB_W}/contention)
+# timer slack (issue 28): slack= and os_slack= on a spec, W3's wake-ups, the
+# frontier on a short part of the shipped trace
+add_test(NAME bench_slack
+  COMMAND bash ${TKB_T}/check-slack.sh $<TARGET_FILE:tkbench> ${TKB_W}/slack
+          ${PROJECT_SOURCE_DIR}/bench/traces/tcp.csv.xz)
 set_tests_properties(bench_replay_exec bench_smoke bench_workload_descriptor bench_cli_errors
   bench_old_folder bench_engines bench_names_once bench_trace bench_replay_core bench_replay_cli
-  bench_advise bench_idle_threads bench_contention_n PROPERTIES LABELS bench TIMEOUT 300)
+  bench_advise bench_idle_threads bench_contention_n bench_slack PROPERTIES LABELS bench TIMEOUT 300)
 
 # The foreign peers (peers/child.c): every harness this build made, and children
 # that misbehave (fakes, so in every build).

@@ -521,7 +521,7 @@ class BadInput(unittest.TestCase):
         def kind(m):
             m["figures"][0]["kind"] = "pie"
         self.bad(self.edit_manifest("unknown kind", kind), "figure w1_core_schedule has kind "
-                 "'pie'; expected one of lines, panels, bars, percentiles, cdf")
+                 "'pie'; expected one of lines, panels, bars, percentiles, cdf, frontier")
 
         def slot(m):
             m["peers"][0]["slot"] = 25
@@ -625,6 +625,113 @@ class Targets(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertNotIn("## Targets", read(os.path.join(WORK, "no targets", "report.md")))
         self.assertNotIn("Targets (", out)
+
+
+# ---- the slack frontier (a `frontier` figure, its report table, issue 28's targets) ----------------
+FRONTIER_ROW = "slack_frontier:tcp"
+
+
+@unittest.skipUnless(HAVE_GNUPLOT, "gnuplot is not installed")
+class Frontier(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        def t(peer, metric, ref, bound, what, plus=None):
+            d = {"workload": FRONTIER_ROW, "metric": metric, "peer": peer, "ref": ref,
+                 "op": "<=", "bound": bound, "what": what, "source": "a test"}
+            if plus:
+                d["plus"] = plus
+            return d
+        floor = {"workload": "floor", "metric": "nanosleep_late_p99_us", "peer": "floor"}
+        targets = [
+            t("heap:slack=1ms", "wakeups_per_s", "heap", 0.5, "heap wake-ups"),
+            t("heap:slack=1ms", "late_p99_us", None, 1000.0, "heap p99", floor),
+            t("heap:slack=1ms", "early_count", None, 0, "heap early"),
+            t(WHEEL + ",slack=100us", "wakeups_per_s", WHEEL, 0.5, "wheel 100us wake-ups"),
+            t(WHEEL + ",slack=1ms", "late_p99_us", None, 1000.0, "wheel p99 too tight", floor),
+            t(WHEEL + ",slack=1ms", "late_p99_us", None, 2000.0, "no such floor",
+              {"workload": "floor", "metric": "nanosleep_late_p99_us", "peer": "nobody"}),
+        ]
+        cls.dir, cls.rc, cls.out, cls.err, cls.report = render_edited(
+            "frontier", lambda m: m.update(targets=targets))
+        cls.src = os.path.join(cls.dir, "figures", "src")
+        rows = csv_rows(os.path.join(FIXTURE, "results.csv"))[1:]
+        cls.floor_p99 = stats.median([float(r[4]) for r in rows
+                                      if r[:2] == ["floor", "floor"] and r[3] == "nanosleep_late_p99_us"])
+
+    def line(self, what):
+        return next(x for x in self.report.splitlines() if x.startswith(f"| {what} |"))
+
+    def test_both_figures_are_drawn_and_shown(self):
+        self.assertEqual(self.rc, 0, self.err)
+        for name in ("frontier_tcp", "frontier_cpu_tcp"):
+            for ext in ("pdf", "png", "svg"):
+                self.assertGreater(os.path.getsize(os.path.join(self.dir, "figures", f"{name}.{ext}")), 0)
+            self.assertIn(f"](figures/{name}.png)", self.report)
+
+    def test_a_line_per_base_and_kind_of_slack_through_its_slacks(self):
+        gp = read(os.path.join(self.src, "frontier_tcp.gp"))
+        titles = re.findall(r"with linespoints .*? title '([^']*)'", gp)
+        self.assertEqual(titles, ["heap", "heap, OS timer slack", "wheel-1ms-1024"])
+        self.assertIn("set logscale x 10", gp)
+        self.assertIn("set logscale y 10", gp)
+        dats = sorted(f for f in os.listdir(self.src) if f.startswith("frontier_tcp.") and f.endswith(".dat"))
+        self.assertEqual(len(dats), 3, dats)
+        heap = [l.split() for l in read(os.path.join(self.src, dats[0])).splitlines()[1:]]
+        # x = wake-ups, y = p99, the slack as its label, by slack; the OS line starts at the heap's 0
+        self.assertEqual(heap, [["900", "100", "0"], ["700", "180", "100us"], ["300", "900", "1ms"],
+                                ["80", "9000", "10ms"]])
+        os_line = [l.split() for l in read(os.path.join(self.src, dats[1])).splitlines()[1:]]
+        self.assertEqual([r[2] for r in os_line], ["0", "100us", "1ms", "10ms"])
+        self.assertEqual(os_line[0], heap[0])
+        cpu = read(os.path.join(self.src, "frontier_cpu_tcp.1.heap.dat")).splitlines()[1:]
+        self.assertEqual(cpu[0].split(), ["4", "100", "0"])
+
+    def test_the_table_per_line_and_slack(self):
+        r = self.report.splitlines()
+        head = next(x for x in r if x.startswith("| line | slack |"))
+        for col in ("service thread wake-ups (1/s)", "CPU (of a core) (%)", "p50 (µs)", "p99 (µs)",
+                    "max (µs)", "early (count)", "/ slack 0", "p99 window (µs)", "targets"):
+            self.assertIn(col, head)
+        w = 1000 + self.floor_p99  # 1 ms of slack, the heap's precision 0, the floor's p99
+        heap1 = next(x for x in r if x.startswith("| heap | 1ms |"))
+        self.assertRegex(heap1, r"\| 300\.0 \[[^]]*\] \| 2\.90 \[[^]]*\] \| 450\.0 \[[^]]*\] \| "
+                         r"900\.0 \[[^]]*\] \| 1300 \[[^]]*\] \| 0 \[0, 0\] \| 0\.33 \|")
+        self.assertIn(f"| {report_fmt(w)} (within) |", heap1)
+        self.assertIn("wakeups_per_s: met; late_p99_us: met; early_count: met", heap1)
+        os1 = next(x for x in r if x.startswith("| heap, OS timer slack | 1ms |"))
+        self.assertIn("| 0.72 |", os1)
+        self.assertIn("(OVER)", os1)  # 1100 us of p99 over 1 ms + the floor's p99
+        wheel0 = next(x for x in r if x.startswith("| wheel-1ms-1024 | 0 |"))
+        self.assertIn(f"| {report_fmt(1000 + self.floor_p99)} (within) |", wheel0)  # its 1 ms tick
+        self.assertEqual(sum(1 for x in r if x.startswith("| line | slack |")), 1)
+
+    def test_targets_with_a_reference_without_slack_and_a_bound_plus_the_floor(self):
+        self.assertRegex(self.line("heap wake-ups"),
+                         r"\| 0\.33x \(300\.0 / 900\.0 1/s\) \[0\.3\d, 0\.3\d\] \| <= 0\.5x \| met \|")
+        p99 = self.line("heap p99")
+        self.assertIn(f"| <= 1000 + nanosleep_late_p99_us {report_fmt(self.floor_p99)} = "
+                      f"{report_fmt(1000 + self.floor_p99)} µs | met |", p99)
+        self.assertIn("| 0 count | <= 0 count | met |", self.line("heap early"))
+        self.assertRegex(self.line("wheel 100us wake-ups"),
+                         r"\| 1\.00x \(1000 / 1000 1/s\) \[[^]]*\] \| <= 0\.5x \| NOT met \|")
+        self.assertIn("| NOT met |", self.line("wheel p99 too tight"))
+        self.assertIn("| not run (no floor nanosleep_late_p99_us) |", self.line("no such floor"))
+
+    def test_lines_group_peers_by_base_and_kind(self):
+        from tkplot import frontier
+        P = lambda spec, base, slack=0, os_slack=0: load.Peer(spec, spec, spec, "engine", 1, spec,
+                                                              base=base, slack_ns=slack,
+                                                              os_slack_ns=os_slack)
+        peers = [P("b:slack=1ms", "b", 10 ** 6), P("a", "a"), P("a:os_slack=1ms", "a", 0, 10 ** 6),
+                 P("a:slack=10ms", "a", 10 ** 7), P("b", "b")]
+        got = [(ln.label, [(s, p.spec) for s, p in ln.points]) for ln in frontier.lines(peers)]
+        self.assertEqual(got, [
+            ("b", [(0, "b"), (10 ** 6, "b:slack=1ms")]),
+            ("a", [(0, "a"), (10 ** 7, "a:slack=10ms")]),
+            ("a, OS timer slack", [(0, "a"), (10 ** 6, "a:os_slack=1ms")]),
+        ])
+        self.assertEqual([frontier.slack_text(x) for x in (0, 100000, 1500000, 10 ** 9, 7)],
+                         ["0", "100us", "1.5ms", "1s", "7ns"])
 
 
 # ---- a workload's table of differences (manifest.json `diff`, W1_exec - W1_core) ----------------
@@ -750,13 +857,13 @@ class Render(unittest.TestCase):
         self.assertEqual([h.split(":")[0] for h in heads[1:]],
                          ["## The field", "## W1_core", "## W1_exec", "## W2_burst", "## W2_spread", "## W3_latency",
                           "## W4_idle", "## W5_memory", "## W6_cancel_ratio", "## W6_delay_range",
-                          "## W6_dist", "## W7_contention", "## floor"])
+                          "## W6_dist", "## W7_contention", "## slack_frontier", "## floor"])
         w7 = self.report.index("## W7_contention")
         self.assertLess(w7, self.report.index("(figures/w7_contention.png)"))
 
     def test_every_caption_says_what_the_bars_are(self):
         caps = re.findall(r"^\*(.*)\* \(\[PDF\]", self.report, re.M)
-        self.assertEqual(len(caps), 23)  # the manifest's 22 figures and the field
+        self.assertEqual(len(caps), 25)  # the manifest's 24 figures and the field
         for c in caps:
             self.assertTrue("95 % bootstrap confidence intervals of the median" in c
                             or "no error bars" in c, c)
@@ -1069,16 +1176,17 @@ class Compare(unittest.TestCase):
     def test_wheel_rows_significant_heap_rows_not(self):
         self.assertEqual(self.rc, 0, self.err)
         rows = self.rows()
-        self.assertEqual(len(rows), 209)
+        self.assertEqual(len(rows), 275)
         wheel = [r for r in rows if r["peer"] == "wheel-1ms-1024"]
         for r in wheel:
             if r["ratio"] == "–":  # early_count: 0 in both runs
                 self.assertEqual(r["mark"], "")
                 continue
             self.assertTrue(r["ratio"].startswith("0.800 ["), r)
-            # 20 % lower: better for costs, worse for rates, a change of direction-less offsets
+            # 20 % lower: better for costs (wake-ups too), worse for rates, a change of
+            # direction-less offsets
             want = "differs" if "offset_ms" in r["metric"] else \
-                "worse" if "per_s" in r["metric"] else "better"
+                "worse" if "per_s" in r["metric"] and "wakeups" not in r["metric"] else "better"
             self.assertEqual(r["mark"], want, r)
         for r in rows:
             if r["peer"] != "wheel-1ms-1024":
@@ -1088,7 +1196,7 @@ class Compare(unittest.TestCase):
 
     def test_summary_on_stdout(self):
         self.assertIn("better: W1_core 1e5 schedule_ns wheel-1ms-1024: after/before 0.800", self.stdout)
-        self.assertIn("compare: 209 comparisons with before: 63 significant, 0 with too few "
+        self.assertIn("compare: 275 comparisons with before: 68 significant, 0 with too few "
                       "repetitions for a 5 % test", self.stdout)
         self.assertNotIn(": heap:", self.stdout)
 
@@ -1112,7 +1220,7 @@ class Compare(unittest.TestCase):
         md = read(os.path.join(out, "compare.md"))
         self.assertIn("| W1_core | 1e5 | schedule_ns (ns) | wheel-1ms-1024 | 25.4 [25.1, 25.7] | "
                       "20.3 [20.1, 20.6] | 0.800 [0.781, 0.819] | 0.1 | too few repetitions |", md)
-        self.assertIn("compare: 209 comparisons with fixture: 0 significant, 209 with too few "
+        self.assertIn("compare: 275 comparisons with fixture: 0 significant, 275 with too few "
                       "repetitions for a 5 % test", stdout)
         self.assertNotIn("better:", stdout)
 
