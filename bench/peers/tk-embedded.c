@@ -76,13 +76,11 @@ struct etsvc {
     owned *owned; /* fire-and-forget timers that have not fired */
 };
 
-/* tk_timer_init(), then the timer's slack: a timer keeps its slack in its
- * node (tk_node.slack_ns) from one start to the next, which is what
- * tk_timer_set_slack() sets on an idle timer; written here directly so that
- * the peer runs on an executor built before that call. */
+/* tk_timer_init(), then the timer's slack (the spec's slack=), which the
+ * timer keeps from one start to the next. */
 static void timer_init(const etsvc *s, tk_timer *t, tk_timer_fn fn) {
     tk_timer_init(t, fn);
-    t->tk__node.slack_ns = s->slack_ns;
+    tk_timer_set_slack(t, s->slack_ns); /* a fresh timer is IDLE and slack_ns >= 0 */
 }
 
 static void fire_nothing(tk_timer *t) {
