@@ -887,9 +887,11 @@ TK_API int tk_executor_invoke_all_timeout(tk_executor *ex, const tk_task_spec *s
  * IllegalArgumentException), a bad or periodic spec); when every task failed,
  * the status of the last failure the call saw, as tk_future_get() reports it
  * (TK_ETASKFAILED, or TK_ECANCELLED for a task cancelled from elsewhere, e.g.
- * by shutdown_now(), or dropped by a discard policy); TK_ENOMEM
- * (including the call's own bookkeeping, n pointers); or the status of a
- * task that could not be scheduled, as invoke_all. */
+ * by shutdown_now(), or dropped by a discard policy): which task that was
+ * and its status, the JDK's ExecutionException.getCause(), come from
+ * tk_executor_invoke_any_cause(); TK_ENOMEM (including the call's own
+ * bookkeeping, two words per task); or the status of a task that could not
+ * be scheduled, as invoke_all. */
 TK_API int tk_executor_invoke_any(tk_executor *ex, const tk_task_spec *specs, size_t n,
                                   void **result);
 
@@ -897,6 +899,39 @@ TK_API int tk_executor_invoke_any(tk_executor *ex, const tk_task_spec *specs, si
  * returns TK_ETIMEDOUT if no task succeeded by then (all are cancelled). */
 TK_API int tk_executor_invoke_any_timeout(tk_executor *ex, const tk_task_spec *specs, size_t n,
                                           int64_t timeout_ns, void **result);
+
+/** As tk_executor_invoke_any_timeout() (timeout_ns < 0: forever), and says
+ * which task its status is about, and that task's own status: what the
+ * JDK's invokeAny carries in the ExecutionException it throws when every
+ * task failed ("This exception can be inspected using the
+ * Throwable.getCause() method").
+ *
+ * `*index` (may be NULL) is written on every return: the index in `specs`
+ * of the task the returned status is about, or n when it is about none:
+ * - TK_OK: the task whose result is in *result;
+ * - TK_ETASKFAILED or TK_ECANCELLED (every task failed): the last failure
+ *   the call saw, as the JDK throws "the last exception we got". Among
+ *   tasks found ended at one look, the one scheduled later counts as the
+ *   later failure, so tasks that end one after the other in scheduling
+ *   order (a one-thread pool) name the last task, as in the JDK;
+ * - TK_EINVAL for a bad or periodic spec: the first such spec (n for a NULL
+ *   argument or n == 0);
+ * - a status of the scheduling call (rejection, TK_ENOMEM, TK_ETHREAD): the
+ *   task that could not be scheduled (the tasks after it were never given
+ *   to the executor, see the ownership rule above);
+ * - TK_ETIMEDOUT, or TK_ENOMEM for the call's own bookkeeping: n.
+ *
+ * `*task_status` (may be NULL) is written on every return: with
+ * TK_ETASKFAILED, the named task's non-zero status (its callback's return
+ * value, or a before_execute veto: tk_future_task_status()), the JDK's
+ * cause; otherwise 0 (a cancelled task has no status, the JDK's cause is
+ * then a CancellationException). A task that must report more than an int
+ * can write it into its own arg, which the caller still owns if the spec
+ * has no arg_free: the index says which. Returns what
+ * tk_executor_invoke_any_timeout() returns. Added in 0.3. */
+TK_API int tk_executor_invoke_any_cause(tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                        int64_t timeout_ns, void **result, size_t *index,
+                                        int *task_status);
 
 /** @} */
 

@@ -3145,6 +3145,77 @@ static int r_invoke_any_timeout_zero(fixture *f) {
     return rc;
 }
 
+/* invoke_any_cause with bad input: the status of invoke_any, *index and
+ * *task_status written on every return (n, or the bad spec; 0), *result
+ * untouched, nothing ran. */
+static int cause_check(int rc, size_t index, size_t want_index, int status, void *r, void *orig) {
+    if (index != want_index || status != 0 || r != orig) {
+        side("index %zu (want %zu), task status %d, *result written", index, want_index, status);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_invoke_any_cause_null_ex(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    size_t index = 99;
+    int st = 99;
+    void *r = (void *)&r;
+    int rc = tk_executor_invoke_any_cause(NULL, s, 1, -1, &r, &index, &st);
+    return cause_check(rc, index, 1, st, r, (void *)&r);
+}
+
+static int r_invoke_any_cause_null_specs(fixture *f) {
+    size_t index = 99;
+    int st = 99;
+    void *r = (void *)&r;
+    int rc = tk_executor_invoke_any_cause(f->live, NULL, 3, -1, &r, &index, &st);
+    return cause_check(rc, index, 3, st, r, (void *)&r);
+}
+
+static int r_invoke_any_cause_zero_tasks(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    size_t index = 99;
+    int st = 99;
+    int rc = tk_executor_invoke_any_cause(f->live, s, 0, -1, NULL, &index, &st);
+    return cause_check(rc, index, 0, st, NULL, NULL);
+}
+
+/* The first bad spec is named (the second here; the third is bad too). */
+static int r_invoke_any_cause_names_bad_spec(fixture *f) {
+    tk_task_spec s[3] = {spec_of(t_noop, NULL, HOUR_NS), spec_of(NULL, NULL, 0),
+                         spec_of(t_noop, NULL, 0)};
+    s[2].kind = TK_TASK_FIXED_DELAY;
+    size_t index = 99;
+    int st = 99;
+    int rc = tk_executor_invoke_any_cause(f->live, s, 3, -1, NULL, &index, &st);
+    return cause_check(rc, index, 1, st, NULL, NULL);
+}
+
+static int r_invoke_any_cause_huge_n(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    size_t index = 99;
+    int st = 99;
+    int rc = tk_executor_invoke_any_cause(f->live, s, SIZE_MAX, -1, NULL, &index, &st);
+    return cause_check(rc, index, SIZE_MAX, st, NULL, NULL);
+}
+
+/* Rejected (shut down): the task that could not be scheduled is named. */
+static int r_invoke_any_cause_shut(fixture *f) {
+    tk_task_spec s[2] = {spec_of(t_count, &f->runs, 0), spec_of(t_count, &f->runs, 0)};
+    size_t index = 99;
+    int st = 99;
+    void *r = (void *)&r;
+    int rc = tk_executor_invoke_any_cause(f->shut, s, 2, -1, &r, &index, &st);
+    return cause_check(rc, index, 0, st, r, (void *)&r);
+}
+
+/* NULL outputs are allowed. */
+static int r_invoke_any_cause_null_outputs(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_noop, NULL, HOUR_NS)};
+    return tk_executor_invoke_any_cause(f->live, s, 1, 0, NULL, NULL, NULL);
+}
+
 static const row invoke_rows[] = {
     ROW(r_future_state_null, TK_OK),
     ROW(r_task_state_name_unknown, TK_OK),
@@ -3170,6 +3241,13 @@ static const row invoke_rows[] = {
     ROW(r_invoke_any_huge_n, TK_ENOMEM),
     ROW(r_invoke_any_shut, TK_EREJECTED),
     ROW(r_invoke_any_timeout_zero, TK_ETIMEDOUT),
+    ROW(r_invoke_any_cause_null_ex, TK_EINVAL),
+    ROW(r_invoke_any_cause_null_specs, TK_EINVAL),
+    ROW(r_invoke_any_cause_zero_tasks, TK_EINVAL),
+    ROW(r_invoke_any_cause_names_bad_spec, TK_EINVAL),
+    ROW(r_invoke_any_cause_huge_n, TK_ENOMEM),
+    ROW(r_invoke_any_cause_shut, TK_EREJECTED),
+    ROW(r_invoke_any_cause_null_outputs, TK_ETIMEDOUT),
 };
 
 int main(int argc, char **argv) {
