@@ -784,12 +784,16 @@ TK_API int64_t tk_timer_deadline_ns(const tk_timer *timer);
  * tools for tests, monitoring and rare clean-ups, not for a hot path. */
 /** @{ */
 
-/** Whether `f`'s task is queued and will still run: the JDK's
- * getQueue().contains(f), except that a cancelled task still waiting in the
- * queue to be dropped (remove-on-cancel off) reads false here, where the JDK
- * says true: what a caller wants to know is whether it will run. A snapshot:
- * a task may start or be cancelled as the call returns. False if either
- * argument is NULL or `f` belongs to another executor. No callback runs. */
+/** Whether `f`'s task is queued: the JDK's getQueue().contains(f). As in the
+ * JDK, a task cancelled while remove-on-cancel is off stays in the queue, and
+ * reads true, until a worker takes it at its deadline and drops it or
+ * tk_executor_purge() takes it out (it counts in queue_size meanwhile); with
+ * remove-on-cancel on, a cancel takes it out at once. A task taken out by
+ * tk_executor_remove() or handed back by shutdown_now() reads false. Whether
+ * the task will still run is `tk_executor_contains(ex, f) &&
+ * !tk_future_is_done(f)`. A snapshot: a task may start or be cancelled as
+ * the call returns. False if either argument is NULL or `f` belongs to
+ * another executor. No callback runs. */
 TK_API bool tk_executor_contains(const tk_executor *ex, const tk_future *f);
 
 /** Takes `f`'s task out so that it never runs, without calling it a cancel
@@ -813,15 +817,17 @@ TK_API int tk_executor_remove(tk_executor *ex, tk_future *f);
  * (valid during the call only). Return true to go on, false to stop. */
 typedef bool (*tk_queue_visit_fn)(const tk_task_info *task, void *ctx);
 
-/** Calls visit(info, ctx) for each queued task that will still run (as
- * tk_executor_contains()), in (deadline, seq) order: the order they would
- * start in. The set is a snapshot taken under the engine's and the batches'
- * locks; visit runs afterwards, on the calling thread, with no executor lock
- * held, so it may call into the executor (cancel, remove, schedule...); a
- * task it sees may have started, or left, meanwhile. Returns the number of
- * calls made, TK_EINVAL (NULL ex or visit) or TK_ENOMEM (the snapshot, one
- * tk_task_info per queued task, is allocated through the executor's
- * allocator). */
+/** Calls visit(info, ctx) for each queued task that will still run, in
+ * (deadline, seq) order: the order they would start in. Unlike the JDK's
+ * iterator over getQueue(), it skips the cancelled tasks still queued that
+ * tk_executor_contains() finds: the visitor is given a copy of each task's
+ * info, not its future, so it could not tell such a task from a live one.
+ * They count in queue_size; tk_executor_purge() takes them out. The set is a snapshot taken under
+ * the engine's and the batches' locks; visit runs afterwards, on the calling thread, with no
+ * executor lock held, so it may call into the executor (cancel, remove, schedule...); a task it
+ * sees may have started, or left, meanwhile. Returns the number of calls made, TK_EINVAL (NULL ex
+ * or visit) or TK_ENOMEM (the snapshot, one tk_task_info per queued task, is allocated through the
+ * executor's allocator). */
 TK_API long tk_executor_visit_queue(tk_executor *ex, tk_queue_visit_fn visit, void *ctx);
 
 /** @} */

@@ -1245,6 +1245,19 @@ static int r_contains_other_executors_future_is_false(fixture *f, tk_future *fu)
     return tk_executor_contains(f->shut, fu) ? SIDE_EFFECT : TK_OK;
 }
 
+/* A cancelled task still queued (remove-on-cancel off, the default) is
+ * contained, as in the JDK; NULL and another executor still read false. */
+static int r_contains_cancelled_queued_is_true(fixture *f, tk_future *fu) {
+    int rc = tk_future_cancel(fu, false);
+    bool live = tk_executor_contains(f->live, fu);
+    bool other = tk_executor_contains(f->shut, fu) || tk_executor_contains(NULL, fu);
+    if (!live || other) {
+        side("contains after cancel: %d, elsewhere %d", live, other);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
 static int r_remove_null_ex(fixture *f, tk_future *fu) {
     int rc = tk_executor_remove(NULL, fu);
     bool still = tk_executor_contains(f->live, fu);
@@ -2446,6 +2459,7 @@ static const row executor_rows[] = {
     ROW(r_engine_is_the_one_asked_for, TK_OK),
     ROW_FAR(r_contains_null_ex_is_false, TK_OK),
     ROW_FAR(r_contains_other_executors_future_is_false, TK_OK),
+    ROW_FAR(r_contains_cancelled_queued_is_true, TK_OK),
     ROW_FAR(r_remove_null_ex, TK_EINVAL),
     ROW(r_remove_null_future, TK_EINVAL),
     ROW_FAR(r_remove_other_executors_future, TK_EINVAL),
