@@ -558,34 +558,63 @@ TK_API int tk_executor_get_thread_factory(const tk_executor *ex, tk_thread_facto
  * The policies of tk_rejection_policy as tk_reject_fn handlers (Java's
  * ThreadPoolExecutor.AbortPolicy, CallerRunsPolicy, DiscardPolicy,
  * DiscardOldestPolicy), so a custom handler can delegate to one: the enum
- * policies run exactly these functions. Each acts on the task being
- * rejected: call it only from a rejection handler, on the thread the
- * handler runs on, with the `ex`, `task` and `reason` the handler was given
- * (and return its result); `ctx` is ignored. Called in any other way, each
- * returns TK_EINVAL and does nothing. Call at most one of them per
- * rejection: a second returns TK_ESTATE. */
+ * policies run exactly these functions.
+ *
+ * Inside a rejection (called from a rejection handler, on the thread the
+ * handler runs on, with the very `ex` and `task` pointers the handler was
+ * given, returning its result), each acts on the task being rejected, as
+ * described below. Call at most one of them per rejection: a second returns
+ * TK_ESTATE.
+ *
+ * Outside a rejection (any other call: a program may call a handler itself,
+ * as a Java program calls handler.rejectedExecution(r, executor)), each acts
+ * as the JDK's does on the task `task` describes, taken as a task of its
+ * own: its fn and arg, its kind, deadline_ns and period_ns (the other fields
+ * are not read; fill a tk_task_info yourself, or pass one the executor gave
+ * you). The caller keeps `arg` (no arg_free runs) and no future is made:
+ * - tk_reject_abort(): returns TK_EREJECTED (the JDK throws
+ *   RejectedExecutionException);
+ * - tk_reject_discard(): does nothing and returns TK_OK;
+ * - tk_reject_caller_runs(): while the executor runs, calls fn(run, arg) on
+ *   the calling thread at deadline_ns (never early), without hooks, and
+ *   returns TK_OK, or TK_ETASKFAILED if fn returned non-zero; shut down
+ *   (before or during the wait): does nothing and returns TK_OK; a periodic
+ *   kind: TK_EREJECTED; TK_ENOMEM if the run's task object (from the
+ *   executor's slabs) could not be had;
+ * - tk_reject_discard_oldest(): while the executor runs, drops the queued
+ *   task with the earliest deadline, then schedules `task` as
+ *   tk_executor_schedule_spec() would (TK_TASK_AT_DEADLINE at deadline_ns,
+ *   period_ns for a periodic kind, no future, no arg_free) and returns that
+ *   call's status (a rejection goes to the policy again, as the JDK's
+ *   e.execute(r) does); shut down: does nothing and returns TK_OK.
+ * Outside a rejection, each returns TK_EINVAL and does nothing if ex or
+ * task is NULL, task->fn is NULL, task->kind is not a tk_task_kind, or a
+ * periodic kind has period_ns <= 0. `reason` and `ctx` are ignored. */
 /** @{ */
 
-/** Refuses the task: returns TK_EREJECTED (the call then returns it and the
- * task's arg_free runs). */
+/** Inside a rejection: refuses the task; returns TK_EREJECTED (the call then
+ * returns it and the task's arg_free runs). Outside one: see above. */
 TK_API int tk_reject_abort(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
-/** Runs a one-shot task on the calling thread, at its deadline (never
- * early), without hooks; returns TK_OK and the call hands out its future.
- * If the executor is shut down (before or while waiting for the deadline),
- * the task is discarded instead (as tk_reject_discard()). A periodic task
- * cannot be hosted by a caller: returns TK_EREJECTED, as tk_reject_abort(). */
+/** Inside a rejection: runs a one-shot task on the calling thread, at its
+ * deadline (never early), without hooks; returns TK_OK and the call hands
+ * out its future. If the executor is shut down (before or while waiting for
+ * the deadline), the task is discarded instead (as tk_reject_discard()). A
+ * periodic task cannot be hosted by a caller: returns TK_EREJECTED, as
+ * tk_reject_abort(). Outside one: see above. */
 TK_API int tk_reject_caller_runs(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
-/** Discards the task: returns TK_OK; the call succeeds and the task's future
- * is cancelled (its arg_free runs). */
+/** Inside a rejection: discards the task; returns TK_OK; the call succeeds
+ * and the task's future is cancelled (its arg_free runs). Outside one: see
+ * above. */
 TK_API int tk_reject_discard(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
-/** While the executor runs: drops the queued task with the earliest
- * deadline (cancelled; a timer is stopped) and has the call retry once
- * (a second rejection of the retry goes to the policy again, with the
- * handler told nothing new; this function then discards); returns TK_OK.
- * Shut down, or on the retry: discards, as tk_reject_discard(). */
+/** Inside a rejection, while the executor runs: drops the queued task with
+ * the earliest deadline (cancelled; a timer is stopped) and has the call
+ * retry once (a second rejection of the retry goes to the policy again,
+ * with the handler told nothing new; this function then discards); returns
+ * TK_OK. Shut down, or on the retry: discards, as tk_reject_discard().
+ * Outside one: see above. */
 TK_API int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reason,
                                     void *ctx);
 

@@ -1191,18 +1191,33 @@ static int r_get_factory_null_outs_ok(fixture *f) {
     return tk_executor_get_thread_factory(f->live, NULL, NULL);
 }
 
-/* Outside a rejection handler, each stock handler refuses and does nothing. */
+/* Outside a rejection, each stock handler acts on the task it is given (as
+ * a Java program's handler.rejectedExecution(r, e)); a NULL executor or task
+ * or a task that could not be scheduled is refused with TK_EINVAL, and
+ * nothing runs. */
 static int r_stock_handlers_outside_a_rejection(fixture *f) {
     static const tk_reject_fn stock[] = {tk_reject_abort, tk_reject_caller_runs, tk_reject_discard,
                                          tk_reject_discard_oldest};
-    tk_task_info info;
-    memset(&info, 0, sizeof(info));
-    info.fn = t_noop;
+    tk_task_info good, bad[4];
+    memset(&good, 0, sizeof(good));
+    good.fn = t_count;
+    good.arg = &f->runs;
+    good.kind = TK_TASK_ONE_SHOT;
+    for (int k = 0; k < 4; k++)
+        bad[k] = good;
+    bad[0].fn = NULL;
+    bad[1].kind = (tk_task_kind)7;
+    bad[2].kind = TK_TASK_FIXED_RATE; /* period 0 */
+    bad[3].kind = TK_TASK_FIXED_DELAY;
+    bad[3].period_ns = -1;
     for (size_t i = 0; i < sizeof(stock) / sizeof(stock[0]); i++) {
-        int rcs[3] = {stock[i](NULL, NULL, TK_EREJECTED, NULL),
+        int rcs[6] = {stock[i](NULL, NULL, TK_EREJECTED, NULL),
                       stock[i](f->live, NULL, TK_EREJECTED, NULL),
-                      stock[i](f->live, &info, TK_EFULL, NULL)};
-        for (int k = 0; k < 3; k++) {
+                      stock[i](NULL, &good, TK_EREJECTED, NULL),
+                      stock[i](f->live, &bad[0], TK_EFULL, NULL),
+                      stock[i](f->live, &bad[1], TK_EFULL, NULL),
+                      stock[i](f->live, &bad[2 + i % 2], TK_EFULL, NULL)};
+        for (int k = 0; k < 6; k++) {
             if (rcs[k] != TK_EINVAL) {
                 side("stock handler %zu, call %d: %s", i, k, tk_status_name(rcs[k]));
                 return SIDE_EFFECT;
@@ -1210,6 +1225,26 @@ static int r_stock_handlers_outside_a_rejection(fixture *f) {
         }
     }
     return TK_EINVAL;
+}
+
+/* On a shut-down executor, outside a rejection: abort refuses, the others
+ * discard (TK_OK); the task given never runs. */
+static int r_stock_handlers_outside_on_shut(fixture *f) {
+    tk_task_info info;
+    memset(&info, 0, sizeof(info));
+    info.fn = t_count;
+    info.arg = &f->runs;
+    info.kind = TK_TASK_ONE_SHOT;
+    int a = tk_reject_abort(f->shut, &info, TK_EREJECTED, NULL);
+    int c = tk_reject_caller_runs(f->shut, &info, TK_EREJECTED, NULL);
+    int d = tk_reject_discard(f->shut, &info, TK_EREJECTED, NULL);
+    int o = tk_reject_discard_oldest(f->shut, &info, TK_EREJECTED, NULL);
+    if (c != TK_OK || d != TK_OK || o != TK_OK) {
+        side("caller-runs %s, discard %s, discard-oldest %s", tk_status_name(c), tk_status_name(d),
+             tk_status_name(o));
+        return SIDE_EFFECT;
+    }
+    return a;
 }
 
 static int r_stats_null_ex(fixture *f) {
@@ -2451,6 +2486,7 @@ static const row executor_rows[] = {
     ROW(r_get_factory_null, TK_EINVAL),
     ROW(r_get_factory_null_outs_ok, TK_OK),
     ROW(r_stock_handlers_outside_a_rejection, TK_EINVAL),
+    ROW(r_stock_handlers_outside_on_shut, TK_EREJECTED),
     ROW(r_set_continue_periodic_null, TK_EINVAL),
     ROW(r_set_execute_delayed_null, TK_EINVAL),
     ROW(r_stats_null_ex, TK_EINVAL),
