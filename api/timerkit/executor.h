@@ -10,15 +10,23 @@
  * Times: delays and periods are relative nanoseconds; deadlines are absolute
  * CLOCK_MONOTONIC nanoseconds (tk_clock_now_ns()).
  *
- * Guarantees (every engine):
+ * Guarantees (every engine: heap, hwheel and wheel, and any engine that
+ * keeps the contract of queue.h):
  * - Never early: a task never starts before its deadline.
  * - Order: due tasks start in (deadline, seq) order. A seq orders the tasks
  *   and timers that one thread schedules: those of one thread given equal
  *   deadlines run FIFO. Tasks of different threads given equal deadlines
  *   start in an order left unspecified (each thread schedules into a shard
  *   of its own, so that threads that schedule at once meet in no lock).
- *   With more than one pool thread, tasks that start in order may of course
- *   overlap.
+ *   The heap and hwheel keep this order exactly
+ *   (TK_QUEUE_CAP_EXACT_ORDER). The single-level wheel does not claim it:
+ *   it may reorder within one tick, and only tasks whose tick had already
+ *   passed when its tick thread took them in (scheduled with a deadline
+ *   already past, or less than a tick ahead); tasks scheduled more than a
+ *   tick ahead of their deadlines start in exact order on every engine.
+ *   Slack changes no order: tasks that start together start in this order,
+ *   whatever their slacks (queue.h, "Slack"). With more than one pool
+ *   thread, tasks that start in order may of course overlap.
  * - Fixed rate: run k is due at first + k * period; a late run is caught up
  *   (runs back to back, never overlapping) unless the task asked to skip
  *   missed periods (TK_TASK_SKIP_MISSED), which counts them instead.
@@ -34,9 +42,11 @@
  * Differences from Java, on purpose:
  * - A task handed back by shutdown_now() has its future completed as
  *   cancelled, so no get() blocks forever on it.
- * - Tasks dropped by the discard policies also complete their futures as
- *   cancelled, and a task taken out by tk_executor_remove() completes its
- *   future with TK_EREMOVED.
+ * - Tasks dropped by the discard policies, or given a pretended acceptance
+ *   by a custom handler, also complete their futures as cancelled, and a
+ *   task taken out by tk_executor_remove() completes its future with
+ *   TK_EREMOVED. No option gives the JDK's futures pending for ever:
+ *   docs/java.md says why.
  * - Caller-runs never runs a task early: it waits in the caller for the
  *   task's deadline. Periodic tasks cannot be hosted by a caller; for them
  *   caller-runs behaves as abort.
@@ -50,6 +60,16 @@
  *   smaller core size, a shorter keep-alive or core thread time-out set
  *   while it sleeps within about a second; on every built-in engine it does
  *   at once, as Java's interruptIdleWorkers() makes it.
+ * - after_execute gets the callback's return status (0, its failure, or
+ *   TK_ECANCELLED): the JDK calls afterExecute with a null Throwable for
+ *   every task of a ScheduledThreadPoolExecutor, whose future keeps the
+ *   failure, and a Java hook that wants it probes the future. A hook here
+ *   is given the task's info, not its future, so it is given the status.
+ * - A task cancelled while queued with remove-on-cancel off is still in the
+ *   queue, as in the JDK (tk_executor_contains() says so), but
+ *   tk_executor_visit_queue() shows only tasks that will run.
+ * - tk_executor_set_thread_factory(ex, NULL) restores pthread_create; the
+ *   JDK's setThreadFactory(null) throws NullPointerException.
  */
 #ifndef TIMERKIT_EXECUTOR_H
 #define TIMERKIT_EXECUTOR_H
@@ -184,9 +204,18 @@ typedef struct tk_executor_hooks {
      * Java's completedTasks) but not in `runs`, `failed_count` or the
      * future's run count. */
     int (*before_execute)(tk_executor *ex, const tk_task_info *task, void *ctx);
-    /** After each run that before_execute let go on, on the worker thread;
-     * `status` is fn's return value, or TK_ECANCELLED if the run was
-     * cancelled while running. */
+    /** After each run that before_execute let go on, on the worker thread,
+     * before the future shows the run's outcome; `status` is fn's return
+     * value (a non-zero one is the task status the future then holds), or
+     * TK_ECANCELLED if the run was cancelled while running (the future is
+     * then already cancelled). The JDK differs on purpose here: every
+     * task of a ScheduledThreadPoolExecutor is a FutureTask, which keeps its
+     * failure in its future, so afterExecute always gets a null Throwable
+     * and a Java hook that wants the failure probes the future (the sample
+     * in afterExecute's javadoc). This hook is given the task's info, not
+     * its future, so it gets the status itself: a port of such a hook reads
+     * `status` where the Java code read the future; a port that took a null
+     * Throwable to mean success reads `status == 0`. */
     void (*after_execute)(tk_executor *ex, const tk_task_info *task, int status, void *ctx);
     /** Once, when the executor enters TIDYING, on the thread that takes it there. */
     void (*terminated)(tk_executor *ex, void *ctx);
@@ -540,8 +569,11 @@ TK_API int tk_executor_set_rejection(tk_executor *ex, tk_rejection_policy policy
 TK_API int tk_executor_get_rejection(const tk_executor *ex, tk_rejection_policy *policy,
                                      tk_reject_fn *fn, void **ctx);
 
-/** Replaces the thread factory (Java setThreadFactory); NULL: pthread_create.
- * A thread start uses the factory and ctx it read together just before it
+/** Replaces the thread factory (Java setThreadFactory). NULL restores the
+ * default, pthread_create, where the JDK's setThreadFactory(null) throws
+ * NullPointerException: C has no default factory object to pass back in, so
+ * NULL is how a caller says "the default", as in tk_executor_options. A
+ * thread start uses the factory and ctx it read together just before it
  * called the factory: threads already started, or being started, are not
  * affected. Returns TK_OK or TK_EINVAL (NULL ex). */
 TK_API int tk_executor_set_thread_factory(tk_executor *ex, tk_thread_factory_fn fn, void *ctx);

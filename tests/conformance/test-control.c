@@ -323,7 +323,9 @@ static int counting_factory(void *ctx, pthread_t *thread, void *(*start)(void *)
 }
 
 /* JDK ThreadPoolExecutor.setThreadFactory: "Sets the thread factory used to create new
- * threads." */
+ * threads." and "@throws NullPointerException if threadFactory is null". The second is a kept
+ * difference (executor.h, docs/java.md): NULL restores pthread_create, since C has no default
+ * factory object to pass back in. */
 static void the_thread_factory_is_read_and_set_at_run_time(void **state) {
     ct *t = CT(state);
     factory_log *a = ct_calloc(t, 1, sizeof(*a));

@@ -1181,6 +1181,34 @@ static int r_set_factory_null(fixture *f) {
     return tk_executor_set_thread_factory(NULL, NULL, NULL);
 }
 
+/* A factory never called: a value to tell "not written" from NULL. */
+static int t_factory_sentinel(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                              const char *name) {
+    (void)ctx;
+    (void)thread;
+    (void)start;
+    (void)arg;
+    (void)name;
+    return -1;
+}
+
+/* A NULL factory is not bad input: it restores pthread_create (the JDK's
+ * setThreadFactory(null) throws NullPointerException; executor.h says why
+ * timerkit differs). What was set before is put back. */
+static int r_set_factory_null_fn_restores_default(fixture *f) {
+    tk_thread_factory_fn was = NULL, now = t_factory_sentinel;
+    void *was_ctx = NULL;
+    (void)tk_executor_get_thread_factory(f->live, &was, &was_ctx);
+    int rc = tk_executor_set_thread_factory(f->live, NULL, NULL);
+    (void)tk_executor_get_thread_factory(f->live, &now, NULL);
+    (void)tk_executor_set_thread_factory(f->live, was, was_ctx);
+    if (now != NULL) {
+        side("the factory read back is not NULL");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
 static int r_get_factory_null(fixture *f) {
     (void)f;
     tk_thread_factory_fn fn;
@@ -2483,6 +2511,7 @@ static const row executor_rows[] = {
     ROW(r_get_rejection_null, TK_EINVAL),
     ROW(r_get_rejection_null_outs_ok, TK_OK),
     ROW(r_set_factory_null, TK_EINVAL),
+    ROW(r_set_factory_null_fn_restores_default, TK_OK),
     ROW(r_get_factory_null, TK_EINVAL),
     ROW(r_get_factory_null_outs_ok, TK_OK),
     ROW(r_stock_handlers_outside_a_rejection, TK_EINVAL),
