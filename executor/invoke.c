@@ -19,6 +19,10 @@
  * read, so it sees the caller registered and changes any_seq after the
  * caller read it, and the FUTEX_WAIT does not sleep. The price: while a call
  * waits, it wakes for every task of the executor that ends, not only its own.
+ * Each rescan looks at the futures in scheduling order and keeps that order,
+ * so "the last failure seen", which the call reports when every task failed
+ * (the JDK throws "the last exception we got"), is well defined: the latest
+ * scan that found failures, and in it the task scheduled last.
  *
  * No lock is held anywhere here. */
 #define _GNU_SOURCE
@@ -32,13 +36,14 @@ void tk__invoke_any_wake(tk_executor *ex) {
 }
 
 /* Every spec must be a valid one-shot task: a periodic task never completes
- * by itself, so waiting for it would wait for ever. */
-static int check_specs(const tk_task_spec *specs, size_t n) {
+ * by itself, so waiting for it would wait for ever. Returns the index of the
+ * first spec that is not, or n if all are. */
+static size_t first_bad_spec(const tk_task_spec *specs, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (specs[i].kind != TK_TASK_ONE_SHOT || tk__spec_check(&specs[i]) != TK_OK)
-            return TK_EINVAL;
+            return i;
     }
-    return TK_OK;
+    return n;
 }
 
 static int64_t deadline_for(int64_t timeout_ns) {
@@ -71,7 +76,7 @@ int tk_executor_invoke_all_timeout(tk_executor *ex, const tk_task_spec *specs, s
     }
     if (ex == NULL || (n > 0 && (specs == NULL || futures == NULL)))
         return TK_EINVAL;
-    if (check_specs(specs, n) != TK_OK)
+    if (first_bad_spec(specs, n) != n)
         return TK_EINVAL;
     int64_t deadline = deadline_for(timeout_ns);
     for (size_t i = 0; i < n; i++) {
@@ -106,63 +111,79 @@ int tk_executor_invoke_all(tk_executor *ex, const tk_task_spec *specs, size_t n,
     return tk_executor_invoke_all_timeout(ex, specs, n, -1, futures);
 }
 
-int tk_executor_invoke_any_timeout(tk_executor *ex, const tk_task_spec *specs, size_t n,
-                                   int64_t timeout_ns, void **result) {
-    if (ex == NULL || specs == NULL || n == 0)
-        return TK_EINVAL;
-    if (n > SIZE_MAX / sizeof(tk_future *))
-        return TK_ENOMEM; /* before the specs are read: no such array exists */
-    if (check_specs(specs, n) != TK_OK)
-        return TK_EINVAL;
-    /* The futures not yet seen ended, fs[0..active). */
-    size_t bytes = n * sizeof(tk_future *);
-    tk_future **fs = tk__alloc(&ex->alloc, bytes);
-    if (fs == NULL)
-        return TK_ENOMEM;
+/* One task of an invoke_any call that the call has not yet seen end: its
+ * future and its index in the caller's specs. */
+typedef struct any_entry {
+    tk_future *f;
+    size_t index;
+} any_entry;
+
+/* What an invoke_any call reports: its status, and the task it is about. */
+typedef struct any_outcome {
+    int rc;
+    size_t index;    /* n: about no task */
+    int task_status; /* the named task's failure status, else 0 */
+} any_outcome;
+
+/* Looks once at every task not yet seen end, in scheduling order, and keeps
+ * those still running at the front of es (the order stays: among tasks
+ * found ended in one scan, the later-scheduled counts as the later failure).
+ * A success ends the scan's interest: its result goes to *result, `out`
+ * names it, and the tasks after it are kept, to be cancelled. A failure or
+ * a cancel becomes the last failure seen (out). Returns the tasks kept. */
+static size_t any_scan(any_entry *es, size_t active, void **result, bool *won, any_outcome *out) {
+    size_t kept = 0;
+    for (size_t j = 0; j < active; j++) {
+        any_entry e = es[j];
+        tk_task_state st = *won ? TK_TASK_RUNNING : tk_future_state(e.f);
+        if (st == TK_TASK_RUNNING) {
+            es[kept++] = e;
+            continue;
+        }
+        if (st == TK_TASK_SUCCESS) {
+            (void)tk_future_result_now(e.f, result);
+            *won = true;
+            *out = (any_outcome){TK_OK, e.index, 0};
+        } else if (st == TK_TASK_FAILED) {
+            *out = (any_outcome){TK_ETASKFAILED, e.index, tk_future_task_status(e.f)};
+        } else { /* cancelled (from elsewhere, or dropped by a policy) or removed */
+            *out = (any_outcome){TK_ECANCELLED, e.index, 0};
+        }
+        (void)tk_future_release(e.f);
+    }
+    return kept;
+}
+
+/* The JDK's doInvokeAny without its completion service (see the top of this
+ * file). es has room for n entries; returns what the call reports. */
+static any_outcome any_run(tk_executor *ex, const tk_task_spec *specs, size_t n, int64_t timeout_ns,
+                           void **result, any_entry *es) {
     int64_t deadline = deadline_for(timeout_ns);
     size_t scheduled = 0, active = 0;
-    int rc = TK_ECANCELLED; /* replaced by the first failure seen */
+    /* Every task fails before the call returns or some path below replaces
+     * this; it is never returned as it is (n > 0). */
+    any_outcome out = {TK_ECANCELLED, n, 0};
+    bool won = false;
     atomic_fetch_add(&ex->any_waiters, 1);
     for (;;) {
         uint32_t seq = atomic_load(&ex->any_seq);
-        bool won = false;
-        for (size_t j = 0; j < active && !won;) {
-            tk_future *f = fs[j];
-            switch (tk_future_state(f)) {
-            case TK_TASK_RUNNING:
-                j++;
-                continue;
-            case TK_TASK_SUCCESS:
-                (void)tk_future_result_now(f, result);
-                won = true;
-                break;
-            default: /* failed or cancelled: "the last failure" so far */
-                rc = tk_future_state(f) == TK_TASK_FAILED ? TK_ETASKFAILED : TK_ECANCELLED;
-                break;
-            }
-            (void)tk_future_release(f);
-            fs[j] = fs[--active];
-        }
-        if (won) {
-            rc = TK_OK;
+        active = any_scan(es, active, result, &won, &out);
+        if (won)
             break;
-        }
         if (scheduled < n) {
             tk_future *f = NULL;
             int src = tk_executor_schedule_spec(ex, &specs[scheduled], &f);
             if (src != TK_OK) {
-                rc = src;
+                out = (any_outcome){src, scheduled, 0};
                 break;
             }
-            scheduled++;
-            fs[active++] = f;
+            es[active++] = (any_entry){f, scheduled++};
             continue; /* look again before scheduling the next (JDK: poll) */
         }
         if (active == 0)
-            break; /* every task failed: rc is the last failure */
-        int64_t left = time_left(deadline);
-        if (left == 0) {
-            rc = TK_ETIMEDOUT;
+            break; /* every task failed: `out` is the last failure seen */
+        if (time_left(deadline) == 0) {
+            out = (any_outcome){TK_ETIMEDOUT, n, 0};
             break;
         }
         tk__futex_wait_until(&ex->any_seq, seq, deadline);
@@ -170,9 +191,43 @@ int tk_executor_invoke_any_timeout(tk_executor *ex, const tk_task_spec *specs, s
     atomic_fetch_sub(&ex->any_waiters, 1);
     /* "Upon normal or exceptional return, tasks that have not completed are
      * cancelled." */
-    cancel_release(fs, active);
-    tk__free(&ex->alloc, fs, bytes);
-    return rc;
+    for (size_t i = 0; i < active; i++) {
+        (void)tk_future_cancel(es[i].f, true);
+        (void)tk_future_release(es[i].f);
+    }
+    return out;
+}
+
+int tk_executor_invoke_any_cause(tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                 int64_t timeout_ns, void **result, size_t *index,
+                                 int *task_status) {
+    any_outcome out = {TK_EINVAL, n, 0};
+    if (ex == NULL || specs == NULL || n == 0) {
+        /* nothing to name */
+    } else if (n > SIZE_MAX / sizeof(any_entry)) {
+        out.rc = TK_ENOMEM; /* before the specs are read: no such array exists */
+    } else if ((out.index = first_bad_spec(specs, n)) != n) {
+        out.rc = TK_EINVAL;
+    } else {
+        size_t bytes = n * sizeof(any_entry);
+        any_entry *es = tk__alloc(&ex->alloc, bytes);
+        if (es == NULL) {
+            out.rc = TK_ENOMEM;
+        } else {
+            out = any_run(ex, specs, n, timeout_ns, result, es);
+            tk__free(&ex->alloc, es, bytes);
+        }
+    }
+    if (index != NULL)
+        *index = out.index;
+    if (task_status != NULL)
+        *task_status = out.task_status;
+    return out.rc;
+}
+
+int tk_executor_invoke_any_timeout(tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                   int64_t timeout_ns, void **result) {
+    return tk_executor_invoke_any_cause(ex, specs, n, timeout_ns, result, NULL, NULL);
 }
 
 int tk_executor_invoke_any(tk_executor *ex, const tk_task_spec *specs, size_t n, void **result) {

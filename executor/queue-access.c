@@ -209,15 +209,26 @@ static int info_cmp(const void *pa, const void *pb) {
 
 /* ---- public API ------------------------------------------------------------ */
 
+/* A task contains() may find queued: still PENDING, or cancelled and not
+ * yet taken out (remove-on-cancel off; a cancel with it on takes the node
+ * out at once, and the engine's walk no longer sees it). A removed task is
+ * out of the queue by definition (tk_executor_remove()). */
+static bool may_be_queued(const tk_future *f) {
+    uint32_t s = atomic_load(&((tk_future *)f)->state);
+    return s == TK__TASK_PENDING || s == TK__TASK_CANCELLED;
+}
+
 bool tk_executor_contains(const tk_executor *cex, const tk_future *f) {
     if (cex == NULL || f == NULL || tk__task_ex(f) != cex)
         return false;
-    if (atomic_load(&((tk_future *)f)->state) != TK__TASK_PENDING)
-        return false; /* running, done, cancelled or removed */
+    if (!may_be_queued(f))
+        return false; /* running, done or removed */
     tk_executor *ex = (tk_executor *)cex;
     snapshot s = {.want = &f->node};
     snapshot_take(ex, &s);
-    return s.found && atomic_load(&((tk_future *)f)->state) == TK__TASK_PENDING;
+    /* A periodic task is PENDING between two runs, out of the queue; the
+     * walk says whether it is in. Re-read the state: removed meanwhile. */
+    return s.found && may_be_queued(f);
 }
 
 int tk_executor_remove(tk_executor *ex, tk_future *f) {

@@ -90,13 +90,29 @@ static tk__rejection *current_rejection(const tk_executor *ex, const tk_task_inf
     return r;
 }
 
-/* The stock handlers' common entry: the rejection they may act on, or a
- * status in *rc (TK_EINVAL: not inside a rejection; TK_ESTATE: a stock
- * handler already acted on it). */
+/* Whether a stock handler called outside a rejection can act on `task` as
+ * on a task of its own: TK_OK or TK_EINVAL. */
+static int check_standalone(const tk_executor *ex, const tk_task_info *task) {
+    if (ex == NULL || task == NULL || task->fn == NULL)
+        return TK_EINVAL;
+    if (task->kind != TK_TASK_ONE_SHOT && task->kind != TK_TASK_FIXED_RATE &&
+        task->kind != TK_TASK_FIXED_DELAY)
+        return TK_EINVAL;
+    if (task->kind != TK_TASK_ONE_SHOT && task->period_ns <= 0)
+        return TK_EINVAL;
+    return TK_OK;
+}
+
+/* The stock handlers' common entry. Inside the rejection in progress on this
+ * thread (`ex` and `task` are what its handler was given): returns it, or
+ * NULL with *rc = TK_ESTATE if a stock handler already acted on it. Outside
+ * one (a program calling the handler itself, as the JDK allows): returns
+ * NULL with *rc = TK_OK if the handler may act on `task` as on a task of its
+ * own, TK_EINVAL if not (check_standalone). */
 static tk__rejection *claim(const tk_executor *ex, const tk_task_info *task, int *rc) {
     tk__rejection *r = current_rejection(ex, task);
     if (r == NULL) {
-        *rc = TK_EINVAL;
+        *rc = check_standalone(ex, task);
         return NULL;
     }
     if (r->used) {
@@ -104,15 +120,17 @@ static tk__rejection *claim(const tk_executor *ex, const tk_task_info *task, int
         return NULL;
     }
     r->used = true;
+    *rc = TK_OK;
     return r;
 }
 
 /* Abort and discard only give the rejection their verdict: the status the
- * scheduling call returns (TK_OK: the task is dropped, its future cancelled). */
+ * scheduling call returns (TK_OK: the task is dropped, its future cancelled).
+ * Outside a rejection there is nothing to drop: the verdict is all they do. */
 static int verdict(tk_executor *ex, const tk_task_info *task, int status) {
-    int rc = status;
+    int rc = TK_OK;
     (void)claim(ex, task, &rc);
-    return rc;
+    return rc != TK_OK ? rc : status;
 }
 
 int tk_reject_abort(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
@@ -127,6 +145,47 @@ int tk_reject_discard(tk_executor *ex, const tk_task_info *task, int reason, voi
     return verdict(ex, task, TK_OK);
 }
 
+/* Caller-runs waits in the caller until `deadline` (never early). Returns
+ * false if the pool left RUNNING before or during the wait: the task is then
+ * discarded (JDK CallerRunsPolicy). */
+static bool wait_while_running(const tk_executor *ex, int64_t deadline) {
+    if (atomic_load(&ex->state) != TK_POOL_RUNNING)
+        return false;
+    while (tk_clock_now_ns() < deadline) {
+        struct timespec ts = tk__ns_to_timespec(deadline);
+        /* EINTR or an early wake-up: the loop re-reads the clock. */
+        (void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+    return atomic_load(&ex->state) == TK_POOL_RUNNING;
+}
+
+/* Caller-runs called outside a rejection: runs task->fn(arg) once on the
+ * calling thread at task->deadline_ns, as a one-shot task that no future
+ * shows (a task object gives the run its tk_run: tk_run_info(),
+ * tk_run_future(), tk_run_set_result() work as in any run). The caller
+ * keeps task->arg. */
+static int caller_runs_standalone(tk_executor *ex, const tk_task_info *task) {
+    if (task->kind != TK_TASK_ONE_SHOT)
+        return TK_EREJECTED; /* a caller cannot host a periodic task */
+    tk__task *t = tk__task_alloc(ex, false);
+    if (t == NULL)
+        return TK_ENOMEM;
+    if (!wait_while_running(ex, task->deadline_ns)) {
+        tk__task_discard_unused(t);
+        return TK_OK; /* shut down: discarded */
+    }
+    t->u.fn = task->fn;
+    t->arg = task->arg;
+    t->kind = TK_TASK_ONE_SHOT;
+    t->node.deadline_ns = task->deadline_ns;
+    t->node.seq = task->seq;
+    atomic_store_explicit(&t->refs, 1, memory_order_relaxed); /* the executor's */
+    atomic_store(&t->state, TK__TASK_RUNNING);
+    int status = tk__invoke(ex, t, false, NULL, NULL);
+    tk__finish_one_shot(ex, t, status, 0); /* frees t */
+    return status == 0 ? TK_OK : TK_ETASKFAILED;
+}
+
 /* Caller-runs for a one-shot task: wait for the deadline in the caller, then
  * run it here (never early); discard if the pool shut down meanwhile. */
 int tk_reject_caller_runs(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
@@ -135,22 +194,12 @@ int tk_reject_caller_runs(tk_executor *ex, const tk_task_info *task, int reason,
     int rc = TK_OK;
     tk__rejection *r = claim(ex, task, &rc);
     if (r == NULL)
-        return rc;
+        return rc != TK_OK ? rc : caller_runs_standalone(ex, task);
     tk__task *t = r->t;
     if (t->kind != TK_TASK_ONE_SHOT)
         return TK_EREJECTED; /* a caller cannot host a periodic task */
-    if (atomic_load(&ex->state) != TK_POOL_RUNNING)
+    if (!wait_while_running(ex, t->node.deadline_ns))
         return TK_OK; /* shut down: discard (JDK CallerRunsPolicy) */
-    int64_t deadline = t->node.deadline_ns;
-    for (;;) {
-        if (tk_clock_now_ns() >= deadline)
-            break;
-        struct timespec ts = tk__ns_to_timespec(deadline);
-        /* EINTR or an early wake-up: the loop re-reads the clock. */
-        (void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-    }
-    if (atomic_load(&ex->state) != TK_POOL_RUNNING)
-        return TK_OK; /* shut down meanwhile: discard */
     atomic_store(&t->state, TK__TASK_RUNNING);
     int status = tk__invoke(ex, t, false, NULL, NULL);
     tk__finish_one_shot(ex, t, status, 0);
@@ -158,22 +207,39 @@ int tk_reject_caller_runs(tk_executor *ex, const tk_task_info *task, int reason,
     return TK_OK;
 }
 
-int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
-    (void)reason;
-    (void)ctx;
-    int rc = TK_OK;
-    tk__rejection *r = claim(ex, task, &rc);
-    if (r == NULL)
-        return rc;
-    if (atomic_load(&ex->state) != TK_POOL_RUNNING || r->retried)
-        return TK_OK; /* discard */
+/* Drops the queued task or timer with the earliest deadline, if any
+ * (cancelled; a timer is stopped). */
+static void drop_oldest(tk_executor *ex) {
     tk_node *n = NULL;
     if (ex->ops->remove_first(ex->q, &n) == TK_OK) {
         tk__shard_add(&tk__shard_here(ex)->removed, 1);
         tk__node_drop(ex, n, true); /* cancelled, the queue's reference back */
     }
-    r->outcome = REJ_RETRY;
-    return TK_OK;
+}
+
+int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
+    (void)reason;
+    (void)ctx;
+    int rc = TK_OK;
+    tk__rejection *r = claim(ex, task, &rc);
+    if (r == NULL && rc != TK_OK)
+        return rc;
+    if (atomic_load(&ex->state) != TK_POOL_RUNNING || (r != NULL && r->retried))
+        return TK_OK; /* discard */
+    drop_oldest(ex);
+    if (r != NULL) {
+        r->outcome = REJ_RETRY;
+        return TK_OK;
+    }
+    /* Outside a rejection: "retries execution of task r" as a new task, at
+     * the deadline it names, through the scheduling call (and its policy). */
+    tk_task_spec spec = {.fn = task->fn,
+                         .arg = task->arg,
+                         .kind = task->kind,
+                         .delay_ns = task->deadline_ns,
+                         .period_ns = task->kind == TK_TASK_ONE_SHOT ? 0 : task->period_ns,
+                         .flags = TK_TASK_AT_DEADLINE};
+    return tk_executor_schedule_spec(ex, &spec, NULL);
 }
 
 /* The handler of each enum policy; TK_REJECT_CUSTOM uses ex->reject. */

@@ -10,15 +10,23 @@
  * Times: delays and periods are relative nanoseconds; deadlines are absolute
  * CLOCK_MONOTONIC nanoseconds (tk_clock_now_ns()).
  *
- * Guarantees (every engine):
+ * Guarantees (every engine: heap, hwheel and wheel, and any engine that
+ * keeps the contract of queue.h):
  * - Never early: a task never starts before its deadline.
  * - Order: due tasks start in (deadline, seq) order. A seq orders the tasks
  *   and timers that one thread schedules: those of one thread given equal
  *   deadlines run FIFO. Tasks of different threads given equal deadlines
  *   start in an order left unspecified (each thread schedules into a shard
  *   of its own, so that threads that schedule at once meet in no lock).
- *   With more than one pool thread, tasks that start in order may of course
- *   overlap.
+ *   The heap and hwheel keep this order exactly
+ *   (TK_QUEUE_CAP_EXACT_ORDER). The single-level wheel does not claim it:
+ *   it may reorder within one tick, and only tasks whose tick had already
+ *   passed when its tick thread took them in (scheduled with a deadline
+ *   already past, or less than a tick ahead); tasks scheduled more than a
+ *   tick ahead of their deadlines start in exact order on every engine.
+ *   Slack changes no order: tasks that start together start in this order,
+ *   whatever their slacks (queue.h, "Slack"). With more than one pool
+ *   thread, tasks that start in order may of course overlap.
  * - Fixed rate: run k is due at first + k * period; a late run is caught up
  *   (runs back to back, never overlapping) unless the task asked to skip
  *   missed periods (TK_TASK_SKIP_MISSED), which counts them instead.
@@ -34,9 +42,11 @@
  * Differences from Java, on purpose:
  * - A task handed back by shutdown_now() has its future completed as
  *   cancelled, so no get() blocks forever on it.
- * - Tasks dropped by the discard policies also complete their futures as
- *   cancelled, and a task taken out by tk_executor_remove() completes its
- *   future with TK_EREMOVED.
+ * - Tasks dropped by the discard policies, or given a pretended acceptance
+ *   by a custom handler, also complete their futures as cancelled, and a
+ *   task taken out by tk_executor_remove() completes its future with
+ *   TK_EREMOVED. No option gives the JDK's futures pending for ever:
+ *   docs/java.md says why.
  * - Caller-runs never runs a task early: it waits in the caller for the
  *   task's deadline. Periodic tasks cannot be hosted by a caller; for them
  *   caller-runs behaves as abort.
@@ -50,6 +60,16 @@
  *   smaller core size, a shorter keep-alive or core thread time-out set
  *   while it sleeps within about a second; on every built-in engine it does
  *   at once, as Java's interruptIdleWorkers() makes it.
+ * - after_execute gets the callback's return status (0, its failure, or
+ *   TK_ECANCELLED): the JDK calls afterExecute with a null Throwable for
+ *   every task of a ScheduledThreadPoolExecutor, whose future keeps the
+ *   failure, and a Java hook that wants it probes the future. A hook here
+ *   is given the task's info, not its future, so it is given the status.
+ * - A task cancelled while queued with remove-on-cancel off is still in the
+ *   queue, as in the JDK (tk_executor_contains() says so), but
+ *   tk_executor_visit_queue() shows only tasks that will run.
+ * - tk_executor_set_thread_factory(ex, NULL) restores pthread_create; the
+ *   JDK's setThreadFactory(null) throws NullPointerException.
  */
 #ifndef TIMERKIT_EXECUTOR_H
 #define TIMERKIT_EXECUTOR_H
@@ -184,9 +204,18 @@ typedef struct tk_executor_hooks {
      * Java's completedTasks) but not in `runs`, `failed_count` or the
      * future's run count. */
     int (*before_execute)(tk_executor *ex, const tk_task_info *task, void *ctx);
-    /** After each run that before_execute let go on, on the worker thread;
-     * `status` is fn's return value, or TK_ECANCELLED if the run was
-     * cancelled while running. */
+    /** After each run that before_execute let go on, on the worker thread,
+     * before the future shows the run's outcome; `status` is fn's return
+     * value (a non-zero one is the task status the future then holds), or
+     * TK_ECANCELLED if the run was cancelled while running (the future is
+     * then already cancelled). The JDK differs on purpose here: every
+     * task of a ScheduledThreadPoolExecutor is a FutureTask, which keeps its
+     * failure in its future, so afterExecute always gets a null Throwable
+     * and a Java hook that wants the failure probes the future (the sample
+     * in afterExecute's javadoc). This hook is given the task's info, not
+     * its future, so it gets the status itself: a port of such a hook reads
+     * `status` where the Java code read the future; a port that took a null
+     * Throwable to mean success reads `status == 0`. */
     void (*after_execute)(tk_executor *ex, const tk_task_info *task, int status, void *ctx);
     /** Once, when the executor enters TIDYING, on the thread that takes it there. */
     void (*terminated)(tk_executor *ex, void *ctx);
@@ -540,8 +569,11 @@ TK_API int tk_executor_set_rejection(tk_executor *ex, tk_rejection_policy policy
 TK_API int tk_executor_get_rejection(const tk_executor *ex, tk_rejection_policy *policy,
                                      tk_reject_fn *fn, void **ctx);
 
-/** Replaces the thread factory (Java setThreadFactory); NULL: pthread_create.
- * A thread start uses the factory and ctx it read together just before it
+/** Replaces the thread factory (Java setThreadFactory). NULL restores the
+ * default, pthread_create, where the JDK's setThreadFactory(null) throws
+ * NullPointerException: C has no default factory object to pass back in, so
+ * NULL is how a caller says "the default", as in tk_executor_options. A
+ * thread start uses the factory and ctx it read together just before it
  * called the factory: threads already started, or being started, are not
  * affected. Returns TK_OK or TK_EINVAL (NULL ex). */
 TK_API int tk_executor_set_thread_factory(tk_executor *ex, tk_thread_factory_fn fn, void *ctx);
@@ -558,34 +590,63 @@ TK_API int tk_executor_get_thread_factory(const tk_executor *ex, tk_thread_facto
  * The policies of tk_rejection_policy as tk_reject_fn handlers (Java's
  * ThreadPoolExecutor.AbortPolicy, CallerRunsPolicy, DiscardPolicy,
  * DiscardOldestPolicy), so a custom handler can delegate to one: the enum
- * policies run exactly these functions. Each acts on the task being
- * rejected: call it only from a rejection handler, on the thread the
- * handler runs on, with the `ex`, `task` and `reason` the handler was given
- * (and return its result); `ctx` is ignored. Called in any other way, each
- * returns TK_EINVAL and does nothing. Call at most one of them per
- * rejection: a second returns TK_ESTATE. */
+ * policies run exactly these functions.
+ *
+ * Inside a rejection (called from a rejection handler, on the thread the
+ * handler runs on, with the very `ex` and `task` pointers the handler was
+ * given, returning its result), each acts on the task being rejected, as
+ * described below. Call at most one of them per rejection: a second returns
+ * TK_ESTATE.
+ *
+ * Outside a rejection (any other call: a program may call a handler itself,
+ * as a Java program calls handler.rejectedExecution(r, executor)), each acts
+ * as the JDK's does on the task `task` describes, taken as a task of its
+ * own: its fn and arg, its kind, deadline_ns and period_ns (the other fields
+ * are not read; fill a tk_task_info yourself, or pass one the executor gave
+ * you). The caller keeps `arg` (no arg_free runs) and no future is made:
+ * - tk_reject_abort(): returns TK_EREJECTED (the JDK throws
+ *   RejectedExecutionException);
+ * - tk_reject_discard(): does nothing and returns TK_OK;
+ * - tk_reject_caller_runs(): while the executor runs, calls fn(run, arg) on
+ *   the calling thread at deadline_ns (never early), without hooks, and
+ *   returns TK_OK, or TK_ETASKFAILED if fn returned non-zero; shut down
+ *   (before or during the wait): does nothing and returns TK_OK; a periodic
+ *   kind: TK_EREJECTED; TK_ENOMEM if the run's task object (from the
+ *   executor's slabs) could not be had;
+ * - tk_reject_discard_oldest(): while the executor runs, drops the queued
+ *   task with the earliest deadline, then schedules `task` as
+ *   tk_executor_schedule_spec() would (TK_TASK_AT_DEADLINE at deadline_ns,
+ *   period_ns for a periodic kind, no future, no arg_free) and returns that
+ *   call's status (a rejection goes to the policy again, as the JDK's
+ *   e.execute(r) does); shut down: does nothing and returns TK_OK.
+ * Outside a rejection, each returns TK_EINVAL and does nothing if ex or
+ * task is NULL, task->fn is NULL, task->kind is not a tk_task_kind, or a
+ * periodic kind has period_ns <= 0. `reason` and `ctx` are ignored. */
 /** @{ */
 
-/** Refuses the task: returns TK_EREJECTED (the call then returns it and the
- * task's arg_free runs). */
+/** Inside a rejection: refuses the task; returns TK_EREJECTED (the call then
+ * returns it and the task's arg_free runs). Outside one: see above. */
 TK_API int tk_reject_abort(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
-/** Runs a one-shot task on the calling thread, at its deadline (never
- * early), without hooks; returns TK_OK and the call hands out its future.
- * If the executor is shut down (before or while waiting for the deadline),
- * the task is discarded instead (as tk_reject_discard()). A periodic task
- * cannot be hosted by a caller: returns TK_EREJECTED, as tk_reject_abort(). */
+/** Inside a rejection: runs a one-shot task on the calling thread, at its
+ * deadline (never early), without hooks; returns TK_OK and the call hands
+ * out its future. If the executor is shut down (before or while waiting for
+ * the deadline), the task is discarded instead (as tk_reject_discard()). A
+ * periodic task cannot be hosted by a caller: returns TK_EREJECTED, as
+ * tk_reject_abort(). Outside one: see above. */
 TK_API int tk_reject_caller_runs(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
-/** Discards the task: returns TK_OK; the call succeeds and the task's future
- * is cancelled (its arg_free runs). */
+/** Inside a rejection: discards the task; returns TK_OK; the call succeeds
+ * and the task's future is cancelled (its arg_free runs). Outside one: see
+ * above. */
 TK_API int tk_reject_discard(tk_executor *ex, const tk_task_info *task, int reason, void *ctx);
 
-/** While the executor runs: drops the queued task with the earliest
- * deadline (cancelled; a timer is stopped) and has the call retry once
- * (a second rejection of the retry goes to the policy again, with the
- * handler told nothing new; this function then discards); returns TK_OK.
- * Shut down, or on the retry: discards, as tk_reject_discard(). */
+/** Inside a rejection, while the executor runs: drops the queued task with
+ * the earliest deadline (cancelled; a timer is stopped) and has the call
+ * retry once (a second rejection of the retry goes to the policy again,
+ * with the handler told nothing new; this function then discards); returns
+ * TK_OK. Shut down, or on the retry: discards, as tk_reject_discard().
+ * Outside one: see above. */
 TK_API int tk_reject_discard_oldest(tk_executor *ex, const tk_task_info *task, int reason,
                                     void *ctx);
 
@@ -784,12 +845,16 @@ TK_API int64_t tk_timer_deadline_ns(const tk_timer *timer);
  * tools for tests, monitoring and rare clean-ups, not for a hot path. */
 /** @{ */
 
-/** Whether `f`'s task is queued and will still run: the JDK's
- * getQueue().contains(f), except that a cancelled task still waiting in the
- * queue to be dropped (remove-on-cancel off) reads false here, where the JDK
- * says true: what a caller wants to know is whether it will run. A snapshot:
- * a task may start or be cancelled as the call returns. False if either
- * argument is NULL or `f` belongs to another executor. No callback runs. */
+/** Whether `f`'s task is queued: the JDK's getQueue().contains(f). As in the
+ * JDK, a task cancelled while remove-on-cancel is off stays in the queue, and
+ * reads true, until a worker takes it at its deadline and drops it or
+ * tk_executor_purge() takes it out (it counts in queue_size meanwhile); with
+ * remove-on-cancel on, a cancel takes it out at once. A task taken out by
+ * tk_executor_remove() or handed back by shutdown_now() reads false. Whether
+ * the task will still run is `tk_executor_contains(ex, f) &&
+ * !tk_future_is_done(f)`. A snapshot: a task may start or be cancelled as
+ * the call returns. False if either argument is NULL or `f` belongs to
+ * another executor. No callback runs. */
 TK_API bool tk_executor_contains(const tk_executor *ex, const tk_future *f);
 
 /** Takes `f`'s task out so that it never runs, without calling it a cancel
@@ -813,15 +878,17 @@ TK_API int tk_executor_remove(tk_executor *ex, tk_future *f);
  * (valid during the call only). Return true to go on, false to stop. */
 typedef bool (*tk_queue_visit_fn)(const tk_task_info *task, void *ctx);
 
-/** Calls visit(info, ctx) for each queued task that will still run (as
- * tk_executor_contains()), in (deadline, seq) order: the order they would
- * start in. The set is a snapshot taken under the engine's and the batches'
- * locks; visit runs afterwards, on the calling thread, with no executor lock
- * held, so it may call into the executor (cancel, remove, schedule...); a
- * task it sees may have started, or left, meanwhile. Returns the number of
- * calls made, TK_EINVAL (NULL ex or visit) or TK_ENOMEM (the snapshot, one
- * tk_task_info per queued task, is allocated through the executor's
- * allocator). */
+/** Calls visit(info, ctx) for each queued task that will still run, in
+ * (deadline, seq) order: the order they would start in. Unlike the JDK's
+ * iterator over getQueue(), it skips the cancelled tasks still queued that
+ * tk_executor_contains() finds: the visitor is given a copy of each task's
+ * info, not its future, so it could not tell such a task from a live one.
+ * They count in queue_size; tk_executor_purge() takes them out. The set is a snapshot taken under
+ * the engine's and the batches' locks; visit runs afterwards, on the calling thread, with no
+ * executor lock held, so it may call into the executor (cancel, remove, schedule...); a task it
+ * sees may have started, or left, meanwhile. Returns the number of calls made, TK_EINVAL (NULL ex
+ * or visit) or TK_ENOMEM (the snapshot, one tk_task_info per queued task, is allocated through the
+ * executor's allocator). */
 TK_API long tk_executor_visit_queue(tk_executor *ex, tk_queue_visit_fn visit, void *ctx);
 
 /** @} */
@@ -887,9 +954,11 @@ TK_API int tk_executor_invoke_all_timeout(tk_executor *ex, const tk_task_spec *s
  * IllegalArgumentException), a bad or periodic spec); when every task failed,
  * the status of the last failure the call saw, as tk_future_get() reports it
  * (TK_ETASKFAILED, or TK_ECANCELLED for a task cancelled from elsewhere, e.g.
- * by shutdown_now(), or dropped by a discard policy); TK_ENOMEM
- * (including the call's own bookkeeping, n pointers); or the status of a
- * task that could not be scheduled, as invoke_all. */
+ * by shutdown_now(), or dropped by a discard policy): which task that was
+ * and its status, the JDK's ExecutionException.getCause(), come from
+ * tk_executor_invoke_any_cause(); TK_ENOMEM (including the call's own
+ * bookkeeping, two words per task); or the status of a task that could not
+ * be scheduled, as invoke_all. */
 TK_API int tk_executor_invoke_any(tk_executor *ex, const tk_task_spec *specs, size_t n,
                                   void **result);
 
@@ -897,6 +966,39 @@ TK_API int tk_executor_invoke_any(tk_executor *ex, const tk_task_spec *specs, si
  * returns TK_ETIMEDOUT if no task succeeded by then (all are cancelled). */
 TK_API int tk_executor_invoke_any_timeout(tk_executor *ex, const tk_task_spec *specs, size_t n,
                                           int64_t timeout_ns, void **result);
+
+/** As tk_executor_invoke_any_timeout() (timeout_ns < 0: forever), and says
+ * which task its status is about, and that task's own status: what the
+ * JDK's invokeAny carries in the ExecutionException it throws when every
+ * task failed ("This exception can be inspected using the
+ * Throwable.getCause() method").
+ *
+ * `*index` (may be NULL) is written on every return: the index in `specs`
+ * of the task the returned status is about, or n when it is about none:
+ * - TK_OK: the task whose result is in *result;
+ * - TK_ETASKFAILED or TK_ECANCELLED (every task failed): the last failure
+ *   the call saw, as the JDK throws "the last exception we got". Among
+ *   tasks found ended at one look, the one scheduled later counts as the
+ *   later failure, so tasks that end one after the other in scheduling
+ *   order (a one-thread pool) name the last task, as in the JDK;
+ * - TK_EINVAL for a bad or periodic spec: the first such spec (n for a NULL
+ *   argument or n == 0);
+ * - a status of the scheduling call (rejection, TK_ENOMEM, TK_ETHREAD): the
+ *   task that could not be scheduled (the tasks after it were never given
+ *   to the executor, see the ownership rule above);
+ * - TK_ETIMEDOUT, or TK_ENOMEM for the call's own bookkeeping: n.
+ *
+ * `*task_status` (may be NULL) is written on every return: with
+ * TK_ETASKFAILED, the named task's non-zero status (its callback's return
+ * value, or a before_execute veto: tk_future_task_status()), the JDK's
+ * cause; otherwise 0 (a cancelled task has no status, the JDK's cause is
+ * then a CancellationException). A task that must report more than an int
+ * can write it into its own arg, which the caller still owns if the spec
+ * has no arg_free: the index says which. Returns what
+ * tk_executor_invoke_any_timeout() returns. Added in 0.3. */
+TK_API int tk_executor_invoke_any_cause(tk_executor *ex, const tk_task_spec *specs, size_t n,
+                                        int64_t timeout_ns, void **result, size_t *index,
+                                        int *task_status);
 
 /** @} */
 

@@ -477,8 +477,49 @@ static void timer_slack_option_applies_to_pool_threads(void **state) {
     }
 }
 
+/* A deliberate difference. ThreadPoolExecutor.afterExecute: "Note: When
+ * actions are enclosed in tasks (such as FutureTask) either explicitly or via
+ * methods such as submit, these task objects catch and maintain
+ * computational exceptions, and so they do not cause abrupt termination, and
+ * the internal exceptions are not passed to this method." Every task of a
+ * ScheduledThreadPoolExecutor is such a task, so the JDK passes null, and a
+ * program that wants the failure probes the future. A hook here has no
+ * future to probe: after_execute gets the callback's status, which is the
+ * status the future then holds (tk_future_exception_now()). */
+static void after_execute_gets_the_status_the_future_holds(void **state) {
+    ct *t = CT(state);
+    evlog *l = ct_calloc(t, 1, sizeof(*l));
+    l->main_thread = pthread_self();
+    tk_executor_hooks hooks = {.after_execute = ev_after, .ctx = l};
+    tk_executor *ex = ct_executor_with_hooks(t, 1, &hooks);
+    evtask *ok = ct_calloc(t, 1, sizeof(*ok));
+    evtask *bad = ct_calloc(t, 1, sizeof(*bad));
+    ok->log = bad->log = l;
+    bad->ret = 23;
+    tk_future *fo = ct_submit(t, ex, ev_fn, ok);
+    assert_int_equal(tk_future_get_timeout(fo, CONF_WAIT, NULL), TK_OK);
+    tk_future *fb = ct_submit(t, ex, ev_fn, bad);
+    assert_int_equal(tk_future_get_timeout(fb, CONF_WAIT, NULL), TK_ETASKFAILED);
+    int status = 0;
+    assert_int_equal(tk_future_exception_now(fb, &status), TK_OK);
+    assert_int_equal(status, 23);
+    /* the hook has run by the time the worker counts the task completed */
+    assert_int_equal(wait_stat(ex, st_completed, 2, CONF_WAIT), 2);
+    int n = atomic_load(&l->n);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (l->kind[i] != 'A')
+            continue;
+        seen++;
+        assert_int_equal(l->status[i], l->arg[i] == bad ? status : 0);
+    }
+    assert_int_equal(seen, 2);
+}
+
 CONF_TABLE(hooks,
            {"before and after hooks bracket every run", before_and_after_hooks_see_every_run},
+           {"after_execute gets the status the future holds",
+            after_execute_gets_the_status_the_future_holds},
            {"the decorate hook can wrap the callback", decorate_hook_can_wrap_the_callback},
            {"the decorate hook sees every call's spec and can reject it",
             decorate_sees_the_spec_of_every_call},

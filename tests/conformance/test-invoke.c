@@ -40,6 +40,13 @@ static tk_task_spec job_spec(job *j, int64_t delay_ns) {
     return s;
 }
 
+/* Cancels its own future, then returns non-zero: the task ends cancelled. */
+static int cancel_self_fn(tk_run *run, void *arg) {
+    (void)arg;
+    (void)tk_future_cancel(tk_run_future(run), false);
+    return 3;
+}
+
 /* ---- Future.state(), resultNow(), exceptionNow() --------------------------------- */
 
 /* JDK 19 Future.State.RUNNING: "The task has not completed."
@@ -459,6 +466,90 @@ static void invoke_any_fails_when_every_task_fails(void **state) {
     assert_int_equal(atomic_load(&jobs[0].runs), 1);
 }
 
+/* invokeAny: "@throws ExecutionException if no task successfully
+ * completes"; ExecutionException: "This exception can be inspected using the
+ * Throwable.getCause() method." The JDK throws the last one it got;
+ * invoke_any_cause names that task and gives its status. */
+static void invoke_any_cause_names_the_last_failure_and_its_status(void **state) {
+    ct *t = CT(state);
+    /* One thread, deadlines more than a tick apart: the tasks end one after
+     * the other in scheduling order on every engine. */
+    tk_executor *ex = ct_executor(t, 1);
+    enum { N = 4 };
+    job *jobs = ct_calloc(t, N, sizeof(*jobs));
+    tk_task_spec specs[N];
+    for (int i = 0; i < N; i++) {
+        jobs[i].ret = 20 + i;
+        specs[i] = job_spec(&jobs[i], MS(5) * (i + 1));
+    }
+    void *result = (void *)&result;
+    size_t index = 99;
+    int status = 99;
+    assert_int_equal(tk_executor_invoke_any_cause(ex, specs, N, -1, &result, &index, &status),
+                     TK_ETASKFAILED);
+    assert_ptr_equal(result, (void *)&result);
+    assert_int_equal(index, N - 1);
+    assert_int_equal(status, 20 + N - 1);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(atomic_load(&jobs[i].runs), 1);
+    /* A success names its task, with status 0; the outputs may be NULL. */
+    job *mix = ct_calloc(t, 2, sizeof(*mix));
+    mix[0].ret = 7;
+    mix[1].result = &mix[1];
+    tk_task_spec two[2] = {job_spec(&mix[0], 0), job_spec(&mix[1], 0)};
+    assert_int_equal(tk_executor_invoke_any_cause(ex, two, 2, CONF_WAIT, &result, &index, &status),
+                     TK_OK);
+    assert_ptr_equal(result, &mix[1]);
+    assert_int_equal(index, 1);
+    assert_int_equal(status, 0);
+    job *again = ct_calloc(t, 1, sizeof(*again));
+    again->ret = 5;
+    tk_task_spec one = job_spec(again, 0);
+    assert_int_equal(tk_executor_invoke_any_cause(ex, &one, 1, -1, NULL, NULL, NULL),
+                     TK_ETASKFAILED);
+    /* A bad spec is named; nothing runs. */
+    tk_task_spec bad[3] = {specs[0], specs[1], specs[2]};
+    bad[2].fn = NULL;
+    assert_int_equal(tk_executor_invoke_any_cause(ex, bad, 3, -1, &result, &index, &status),
+                     TK_EINVAL);
+    assert_int_equal(index, 2);
+    assert_int_equal(status, 0);
+    /* A task that could not be scheduled is named (shut down: rejected). */
+    assert_int_equal(tk_executor_shutdown(ex), TK_OK);
+    job *late = ct_calloc(t, 1, sizeof(*late));
+    tk_task_spec rejected = job_spec(late, 0);
+    assert_int_equal(tk_executor_invoke_any_cause(ex, &rejected, 1, -1, &result, &index, &status),
+                     TK_EREJECTED);
+    assert_int_equal(index, 0);
+    assert_int_equal(status, 0);
+    assert_int_equal(atomic_load(&jobs[0].runs), 1);
+}
+
+/* A cancelled task's get() throws CancellationException, which invokeAny
+ * records as its failure ("the last exception we got"): the cause names the
+ * task, with no status. Timed invokeAny: "@throws TimeoutException if the
+ * given timeout elapses before any task successfully completes": about no
+ * task. */
+static void invoke_any_cause_of_a_cancel_or_a_timeout(void **state) {
+    ct *t = CT(state);
+    tk_executor *ex = ct_executor(t, 1);
+    job *j = ct_calloc(t, 2, sizeof(*j));
+    tk_task_spec specs[2] = {job_spec(&j[0], HOUR), job_spec(&j[1], HOUR)};
+    size_t index = 99;
+    int status = 99;
+    assert_int_equal(tk_executor_invoke_any_cause(ex, specs, 2, MS(20), NULL, &index, &status),
+                     TK_ETIMEDOUT);
+    assert_int_equal(index, 2);
+    assert_int_equal(status, 0);
+    /* A task that cancels itself ends the call with TK_ECANCELLED. */
+    tk_task_spec self = job_spec(&j[0], 0);
+    self.fn = cancel_self_fn;
+    assert_int_equal(tk_executor_invoke_any_cause(ex, &self, 1, CONF_WAIT, NULL, &index, &status),
+                     TK_ECANCELLED);
+    assert_int_equal(index, 0);
+    assert_int_equal(status, 0);
+}
+
 /* Timed invokeAny: "@throws TimeoutException if the given timeout elapses
  * before any task successfully completes"; the tasks not completed are
  * cancelled. */
@@ -554,6 +645,10 @@ CONF_TABLE(invoke,
            {"invoke_any returns a successful result and cancels the rest",
             invoke_any_returns_a_successful_result_and_cancels_the_rest},
            {"invoke_any fails when every task fails", invoke_any_fails_when_every_task_fails},
+           {"invoke_any_cause names the last failure and its status",
+            invoke_any_cause_names_the_last_failure_and_its_status},
+           {"invoke_any_cause of a cancel names the task; of a timeout, none",
+            invoke_any_cause_of_a_cancel_or_a_timeout},
            {"invoke_any with a timeout times out and cancels every task",
             invoke_any_timeout_times_out_and_cancels_every_task},
            {"invoke_any ends when its tasks are cancelled elsewhere",

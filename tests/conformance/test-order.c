@@ -508,10 +508,29 @@ static void loses_no_task_scheduled_from_many_threads(void **state) {
     assert_int_equal(s.runs, (uint64_t)n);
 }
 
+/* ScheduledThreadPoolExecutor: "Tasks scheduled for exactly the same
+ * execution time are enabled in first-in-first-out (FIFO) order of
+ * submission." executor.h, Guarantees: the heap and hwheel keep the
+ * (deadline, seq) order exactly; the single-level wheel may reorder within
+ * one tick. What each built-in engine claims must say the same. */
+static void exact_order_claims_match_the_guarantees(void **state) {
+    const tk_queue_ops *ops = CT(state)->eng->ops;
+    bool exact = (ops->caps & TK_QUEUE_CAP_EXACT_ORDER) != 0;
+    if (strcmp(ops->name, "heap") == 0 || strcmp(ops->name, "hwheel") == 0)
+        assert_true(exact);
+    else if (strcmp(ops->name, "wheel") == 0)
+        assert_false(exact);
+    /* the latitude an engine without the claim has is one tick */
+    if (!exact)
+        assert_true((ops->caps & TK_QUEUE_CAP_TICKED) != 0);
+}
+
 CONF_TABLE(order, {"never starts a task before its deadline", never_starts_before_its_deadline},
            {"TK_TASK_AT_DEADLINE: the deadline as given, never early, one instant in FIFO order",
             at_deadline_tasks_start_at_it_in_submission_order},
            {"starts due tasks in (deadline, submission) order", starts_due_tasks_in_deadline_order},
+           {"the exact-order claims of the engines match the guarantees",
+            exact_order_claims_match_the_guarantees},
            {"runs thousands of tasks due now in submission order (FIFO)",
             runs_tasks_due_now_in_submission_order},
            {"runs thousands of equal delays in submission order in real time (FIFO)",

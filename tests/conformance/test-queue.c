@@ -215,7 +215,7 @@ static void completed_counts_dropped_cancelled_tasks_not_removed_ones(void **sta
     f = ct_schedule(t, ex, counter_fn, c, MS(300));
     assert_int_equal(tk_future_cancel(f, false), TK_OK);
     assert_int_equal(stats_of(ex).queue_size, 1); /* still queued */
-    assert_false(tk_executor_contains(ex, f));    /* but it will not run */
+    assert_true(tk_executor_contains(ex, f));     /* in the queue, as in the JDK */
     /* its deadline passes: the worker takes it and drops it */
     int64_t end = now_ns() + CONF_WAIT;
     while (stats_of(ex).completed_count < 1 && now_ns() < end)
@@ -242,6 +242,55 @@ static void completed_counts_dropped_cancelled_tasks_not_removed_ones(void **sta
     s = stats_of(ex);
     assert_int_equal(s.task_count, s.completed_count);
     assert_int_equal(s.accepted_count, 2);
+    assert_identities(ex);
+}
+
+/* ScheduledThreadPoolExecutor: "By default, such a cancelled task is not
+ * automatically removed from the work queue until its delay elapses.";
+ * purge(): "Tries to remove from the work queue all Future tasks that have
+ * been cancelled."; setRemoveOnCancelPolicy(true): "cancelled tasks should be
+ * immediately removed from the work queue at time of cancellation". So
+ * getQueue().contains(f) is true for a cancelled task until it leaves the
+ * queue, and contains() answers the same; whether it will run is
+ * tk_future_is_done(). */
+static void contains_sees_a_cancelled_task_until_it_leaves_the_queue(void **state) {
+    ct *t = CT(state);
+    tk_executor *ex = ct_executor(t, 1);
+    counter *c = counter_new(t);
+    tk_future *f = ct_schedule(t, ex, counter_fn, c, 10 * TK_NS_PER_S);
+    tk_future *g = ct_schedule(t, ex, counter_fn, c, 10 * TK_NS_PER_S);
+    assert_int_equal(tk_future_cancel(f, false), TK_OK);
+    assert_true(tk_executor_contains(ex, f));
+    assert_true(tk_future_is_done(f)); /* it will not run */
+    assert_true(tk_executor_contains(ex, g));
+    assert_int_equal(stats_of(ex).queue_size, 2);
+    /* the visitor shows what will run (it cannot show a cancel mark) */
+    visit_log v = {0};
+    assert_int_equal(tk_executor_visit_queue(ex, log_visit, &v), 1);
+    assert_ptr_equal(v.args[0], c);
+    assert_int_equal(tk_executor_purge(ex), 1);
+    assert_false(tk_executor_contains(ex, f));
+    assert_true(tk_executor_contains(ex, g));
+    assert_int_equal(stats_of(ex).queue_size, 1);
+    /* with remove-on-cancel the task leaves at once */
+    assert_int_equal(tk_executor_set_remove_on_cancel(ex, true), TK_OK);
+    assert_int_equal(tk_future_cancel(g, false), TK_OK);
+    assert_false(tk_executor_contains(ex, g));
+    assert_int_equal(stats_of(ex).queue_size, 0);
+    /* a cancel while remove-on-cancel is off, then the policy turned on: the
+     * task stays until purged (turning the policy on removes nothing) */
+    assert_int_equal(tk_executor_set_remove_on_cancel(ex, false), TK_OK);
+    tk_future *h = ct_schedule(t, ex, counter_fn, c, 10 * TK_NS_PER_S);
+    assert_int_equal(tk_future_cancel(h, true), TK_OK);
+    assert_int_equal(tk_executor_set_remove_on_cancel(ex, true), TK_OK);
+    assert_true(tk_executor_contains(ex, h));
+    /* a removed task is out of the queue */
+    tk_future *r = ct_schedule(t, ex, counter_fn, c, 10 * TK_NS_PER_S);
+    assert_int_equal(tk_executor_remove(ex, r), TK_OK);
+    assert_false(tk_executor_contains(ex, r));
+    assert_int_equal(tk_executor_purge(ex), 1);
+    assert_false(tk_executor_contains(ex, h));
+    assert_int_equal(atomic_load(&c->runs), 0);
     assert_identities(ex);
 }
 
@@ -437,6 +486,8 @@ CONF_TABLE(queue,
            {"every periodic run completes a task", every_periodic_run_completes_a_task},
            {"completed counts dropped cancelled tasks, not removed ones",
             completed_counts_dropped_cancelled_tasks_not_removed_ones},
+           {"contains sees a cancelled task until it leaves the queue",
+            contains_sees_a_cancelled_task_until_it_leaves_the_queue},
            {"remove takes a queued task out without cancelling it",
             remove_takes_a_queued_task_out_without_cancelling_it},
            {"remove leaves running and finished tasks alone",

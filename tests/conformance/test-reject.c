@@ -310,6 +310,110 @@ static void full_queue_discard_oldest_drops_the_earliest(void **state) {
     assert_int_equal(stats_of(ex).rejected_count, 1);
 }
 
+/* A program may call a handler itself, as decorating handlers and wrappers
+ * do: handler.rejectedExecution(r, executor). Each stock handler then acts on
+ * the task it is given. AbortPolicy: "Always throws
+ * RejectedExecutionException." DiscardPolicy: "Does nothing, which has the
+ * effect of discarding task r." CallerRunsPolicy: "Executes task r in the
+ * caller's thread, unless the executor has been shut down, in which case the
+ * task is discarded." DiscardOldestPolicy: "Obtains and ignores the next task
+ * that the executor would otherwise execute, if one is immediately
+ * available, and then retries execution of task r, unless the executor is
+ * shut down, in which case task r is instead discarded." */
+static void stock_handlers_called_outside_a_rejection_act_on_the_given_task(void **state) {
+    ct *t = CT(state);
+    tk_executor *ex = ct_executor(t, 1);
+    counter *c = counter_new(t);
+    tk_task_info info;
+    memset(&info, 0, sizeof(info));
+    info.fn = counter_fn;
+    info.arg = c;
+    info.kind = TK_TASK_ONE_SHOT;
+    info.deadline_ns = now_ns() + MS(20);
+    assert_int_equal(tk_reject_abort(ex, &info, TK_EREJECTED, NULL), TK_EREJECTED);
+    assert_int_equal(tk_reject_discard(ex, &info, TK_EREJECTED, NULL), TK_OK);
+    assert_int_equal(atomic_load(&c->runs), 0);
+    /* caller-runs: in this thread, at the deadline (never early) */
+    assert_int_equal(tk_reject_caller_runs(ex, &info, TK_EREJECTED, NULL), TK_OK);
+    assert_int_equal(atomic_load(&c->runs), 1);
+    assert_int_equal(atomic_load(&c->main_thread_runs), 1);
+    assert_true(atomic_load(&c->first_start) >= info.deadline_ns);
+    assert_int_equal(atomic_load(&c->freed), 0); /* the arg stays the caller's */
+    /* a failed run is reported, since no future holds it */
+    atomic_store(&c->ret, 4);
+    info.deadline_ns = 0;
+    assert_int_equal(tk_reject_caller_runs(ex, &info, TK_EFULL, NULL), TK_ETASKFAILED);
+    assert_int_equal(atomic_load(&c->runs), 2);
+    /* a periodic task cannot be hosted by a caller, as inside a rejection */
+    tk_task_info periodic = info;
+    periodic.kind = TK_TASK_FIXED_RATE;
+    periodic.period_ns = MS(1);
+    assert_int_equal(tk_reject_caller_runs(ex, &periodic, TK_EREJECTED, NULL), TK_EREJECTED);
+    assert_int_equal(atomic_load(&c->runs), 2);
+    tk_executor_stats st = stats_of(ex);
+    assert_int_equal(st.runs, 2);
+    assert_int_equal(st.failed_count, 1);
+    assert_int_equal(st.rejected_count, 0);
+    assert_int_equal(st.accepted_count, 0);
+
+    /* discard-oldest: the earliest queued task is dropped, the given one
+     * scheduled */
+    counter *old = counter_new(t);
+    tk_future *of = ct_schedule(t, ex, counter_fn, old, 10 * TK_NS_PER_S);
+    counter *retried = counter_new(t);
+    tk_task_info r = info;
+    r.arg = retried;
+    r.deadline_ns = now_ns();
+    assert_int_equal(tk_reject_discard_oldest(ex, &r, TK_EREJECTED, NULL), TK_OK);
+    assert_true(tk_future_is_cancelled(of));
+    assert_true(wait_ge(&retried->runs, 1, CONF_WAIT));
+    assert_int_equal(atomic_load(&old->runs), 0);
+
+    /* shut down: caller-runs and discard-oldest discard; abort still refuses */
+    assert_int_equal(tk_executor_shutdown(ex), TK_OK);
+    assert_int_equal(tk_reject_caller_runs(ex, &r, TK_EREJECTED, NULL), TK_OK);
+    assert_int_equal(tk_reject_discard_oldest(ex, &r, TK_EREJECTED, NULL), TK_OK);
+    assert_int_equal(tk_reject_abort(ex, &r, TK_EREJECTED, NULL), TK_EREJECTED);
+    assert_int_equal(tk_executor_await_termination(ex, CONF_WAIT), TK_OK);
+    assert_int_equal(atomic_load(&retried->runs), 1);
+}
+
+/* A decorating handler: it wraps a stock handler, both inside the rejection
+ * (delegating with what it was given) and outside it (the same handler
+ * called by the program itself on a task of its own). */
+typedef struct decorating {
+    atomic_int calls;
+} decorating;
+
+static int decorating_handler(tk_executor *ex, const tk_task_info *task, int reason, void *ctx) {
+    atomic_fetch_add(&((decorating *)ctx)->calls, 1);
+    return tk_reject_caller_runs(ex, task, reason, NULL);
+}
+
+static void a_decorating_handler_works_inside_and_outside_a_rejection(void **state) {
+    ct *t = CT(state);
+    decorating *d = ct_calloc(t, 1, sizeof(*d));
+    tk_executor *ex = ct_executor_with_policy(t, TK_REJECT_CUSTOM, decorating_handler, d, 0);
+    counter *c = counter_new(t);
+    tk_task_info info;
+    memset(&info, 0, sizeof(info));
+    info.fn = counter_fn;
+    info.arg = c;
+    info.kind = TK_TASK_ONE_SHOT;
+    assert_int_equal(decorating_handler(ex, &info, TK_EREJECTED, d), TK_OK);
+    assert_int_equal(atomic_load(&c->main_thread_runs), 1);
+    assert_int_equal(tk_executor_shutdown(ex), TK_OK);
+    /* shut down: the rejection goes through it, and caller-runs discards */
+    counter *late = counter_new(t);
+    tk_future *f = NULL;
+    assert_int_equal(schedule_one(ex, late, TK_TASK_ONE_SHOT, 0, &f), TK_OK);
+    ct_track(t, f);
+    assert_true(tk_future_is_cancelled(f));
+    assert_int_equal(atomic_load(&d->calls), 2);
+    assert_int_equal(atomic_load(&late->runs), 0);
+    assert_int_equal(atomic_load(&c->runs), 1);
+}
+
 CONF_TABLE(reject,
            {"abort policy: scheduling after shutdown returns TK_EREJECTED",
             abort_policy_rejects_after_shutdown},
@@ -329,4 +433,8 @@ CONF_TABLE(reject,
            {"past the pending limit, discard cancels the new task",
             full_queue_discard_cancels_the_new_task},
            {"past the pending limit, discard-oldest drops the earliest queued task",
-            full_queue_discard_oldest_drops_the_earliest}, );
+            full_queue_discard_oldest_drops_the_earliest},
+           {"stock handlers called outside a rejection act on the task given",
+            stock_handlers_called_outside_a_rejection_act_on_the_given_task},
+           {"a decorating handler works inside and outside a rejection",
+            a_decorating_handler_works_inside_and_outside_a_rejection}, );

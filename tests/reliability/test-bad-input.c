@@ -1181,6 +1181,34 @@ static int r_set_factory_null(fixture *f) {
     return tk_executor_set_thread_factory(NULL, NULL, NULL);
 }
 
+/* A factory never called: a value to tell "not written" from NULL. */
+static int t_factory_sentinel(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                              const char *name) {
+    (void)ctx;
+    (void)thread;
+    (void)start;
+    (void)arg;
+    (void)name;
+    return -1;
+}
+
+/* A NULL factory is not bad input: it restores pthread_create (the JDK's
+ * setThreadFactory(null) throws NullPointerException; executor.h says why
+ * timerkit differs). What was set before is put back. */
+static int r_set_factory_null_fn_restores_default(fixture *f) {
+    tk_thread_factory_fn was = NULL, now = t_factory_sentinel;
+    void *was_ctx = NULL;
+    (void)tk_executor_get_thread_factory(f->live, &was, &was_ctx);
+    int rc = tk_executor_set_thread_factory(f->live, NULL, NULL);
+    (void)tk_executor_get_thread_factory(f->live, &now, NULL);
+    (void)tk_executor_set_thread_factory(f->live, was, was_ctx);
+    if (now != NULL) {
+        side("the factory read back is not NULL");
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
 static int r_get_factory_null(fixture *f) {
     (void)f;
     tk_thread_factory_fn fn;
@@ -1191,18 +1219,33 @@ static int r_get_factory_null_outs_ok(fixture *f) {
     return tk_executor_get_thread_factory(f->live, NULL, NULL);
 }
 
-/* Outside a rejection handler, each stock handler refuses and does nothing. */
+/* Outside a rejection, each stock handler acts on the task it is given (as
+ * a Java program's handler.rejectedExecution(r, e)); a NULL executor or task
+ * or a task that could not be scheduled is refused with TK_EINVAL, and
+ * nothing runs. */
 static int r_stock_handlers_outside_a_rejection(fixture *f) {
     static const tk_reject_fn stock[] = {tk_reject_abort, tk_reject_caller_runs, tk_reject_discard,
                                          tk_reject_discard_oldest};
-    tk_task_info info;
-    memset(&info, 0, sizeof(info));
-    info.fn = t_noop;
+    tk_task_info good, bad[4];
+    memset(&good, 0, sizeof(good));
+    good.fn = t_count;
+    good.arg = &f->runs;
+    good.kind = TK_TASK_ONE_SHOT;
+    for (int k = 0; k < 4; k++)
+        bad[k] = good;
+    bad[0].fn = NULL;
+    bad[1].kind = (tk_task_kind)7;
+    bad[2].kind = TK_TASK_FIXED_RATE; /* period 0 */
+    bad[3].kind = TK_TASK_FIXED_DELAY;
+    bad[3].period_ns = -1;
     for (size_t i = 0; i < sizeof(stock) / sizeof(stock[0]); i++) {
-        int rcs[3] = {stock[i](NULL, NULL, TK_EREJECTED, NULL),
+        int rcs[6] = {stock[i](NULL, NULL, TK_EREJECTED, NULL),
                       stock[i](f->live, NULL, TK_EREJECTED, NULL),
-                      stock[i](f->live, &info, TK_EFULL, NULL)};
-        for (int k = 0; k < 3; k++) {
+                      stock[i](NULL, &good, TK_EREJECTED, NULL),
+                      stock[i](f->live, &bad[0], TK_EFULL, NULL),
+                      stock[i](f->live, &bad[1], TK_EFULL, NULL),
+                      stock[i](f->live, &bad[2 + i % 2], TK_EFULL, NULL)};
+        for (int k = 0; k < 6; k++) {
             if (rcs[k] != TK_EINVAL) {
                 side("stock handler %zu, call %d: %s", i, k, tk_status_name(rcs[k]));
                 return SIDE_EFFECT;
@@ -1210,6 +1253,26 @@ static int r_stock_handlers_outside_a_rejection(fixture *f) {
         }
     }
     return TK_EINVAL;
+}
+
+/* On a shut-down executor, outside a rejection: abort refuses, the others
+ * discard (TK_OK); the task given never runs. */
+static int r_stock_handlers_outside_on_shut(fixture *f) {
+    tk_task_info info;
+    memset(&info, 0, sizeof(info));
+    info.fn = t_count;
+    info.arg = &f->runs;
+    info.kind = TK_TASK_ONE_SHOT;
+    int a = tk_reject_abort(f->shut, &info, TK_EREJECTED, NULL);
+    int c = tk_reject_caller_runs(f->shut, &info, TK_EREJECTED, NULL);
+    int d = tk_reject_discard(f->shut, &info, TK_EREJECTED, NULL);
+    int o = tk_reject_discard_oldest(f->shut, &info, TK_EREJECTED, NULL);
+    if (c != TK_OK || d != TK_OK || o != TK_OK) {
+        side("caller-runs %s, discard %s, discard-oldest %s", tk_status_name(c), tk_status_name(d),
+             tk_status_name(o));
+        return SIDE_EFFECT;
+    }
+    return a;
 }
 
 static int r_stats_null_ex(fixture *f) {
@@ -1243,6 +1306,19 @@ static int r_contains_null_ex_is_false(fixture *f, tk_future *fu) {
 
 static int r_contains_other_executors_future_is_false(fixture *f, tk_future *fu) {
     return tk_executor_contains(f->shut, fu) ? SIDE_EFFECT : TK_OK;
+}
+
+/* A cancelled task still queued (remove-on-cancel off, the default) is
+ * contained, as in the JDK; NULL and another executor still read false. */
+static int r_contains_cancelled_queued_is_true(fixture *f, tk_future *fu) {
+    int rc = tk_future_cancel(fu, false);
+    bool live = tk_executor_contains(f->live, fu);
+    bool other = tk_executor_contains(f->shut, fu) || tk_executor_contains(NULL, fu);
+    if (!live || other) {
+        side("contains after cancel: %d, elsewhere %d", live, other);
+        return SIDE_EFFECT;
+    }
+    return rc;
 }
 
 static int r_remove_null_ex(fixture *f, tk_future *fu) {
@@ -2435,9 +2511,11 @@ static const row executor_rows[] = {
     ROW(r_get_rejection_null, TK_EINVAL),
     ROW(r_get_rejection_null_outs_ok, TK_OK),
     ROW(r_set_factory_null, TK_EINVAL),
+    ROW(r_set_factory_null_fn_restores_default, TK_OK),
     ROW(r_get_factory_null, TK_EINVAL),
     ROW(r_get_factory_null_outs_ok, TK_OK),
     ROW(r_stock_handlers_outside_a_rejection, TK_EINVAL),
+    ROW(r_stock_handlers_outside_on_shut, TK_EREJECTED),
     ROW(r_set_continue_periodic_null, TK_EINVAL),
     ROW(r_set_execute_delayed_null, TK_EINVAL),
     ROW(r_stats_null_ex, TK_EINVAL),
@@ -2446,6 +2524,7 @@ static const row executor_rows[] = {
     ROW(r_engine_is_the_one_asked_for, TK_OK),
     ROW_FAR(r_contains_null_ex_is_false, TK_OK),
     ROW_FAR(r_contains_other_executors_future_is_false, TK_OK),
+    ROW_FAR(r_contains_cancelled_queued_is_true, TK_OK),
     ROW_FAR(r_remove_null_ex, TK_EINVAL),
     ROW(r_remove_null_future, TK_EINVAL),
     ROW_FAR(r_remove_other_executors_future, TK_EINVAL),
@@ -3145,6 +3224,77 @@ static int r_invoke_any_timeout_zero(fixture *f) {
     return rc;
 }
 
+/* invoke_any_cause with bad input: the status of invoke_any, *index and
+ * *task_status written on every return (n, or the bad spec; 0), *result
+ * untouched, nothing ran. */
+static int cause_check(int rc, size_t index, size_t want_index, int status, void *r, void *orig) {
+    if (index != want_index || status != 0 || r != orig) {
+        side("index %zu (want %zu), task status %d, *result written", index, want_index, status);
+        return SIDE_EFFECT;
+    }
+    return rc;
+}
+
+static int r_invoke_any_cause_null_ex(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    size_t index = 99;
+    int st = 99;
+    void *r = (void *)&r;
+    int rc = tk_executor_invoke_any_cause(NULL, s, 1, -1, &r, &index, &st);
+    return cause_check(rc, index, 1, st, r, (void *)&r);
+}
+
+static int r_invoke_any_cause_null_specs(fixture *f) {
+    size_t index = 99;
+    int st = 99;
+    void *r = (void *)&r;
+    int rc = tk_executor_invoke_any_cause(f->live, NULL, 3, -1, &r, &index, &st);
+    return cause_check(rc, index, 3, st, r, (void *)&r);
+}
+
+static int r_invoke_any_cause_zero_tasks(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    size_t index = 99;
+    int st = 99;
+    int rc = tk_executor_invoke_any_cause(f->live, s, 0, -1, NULL, &index, &st);
+    return cause_check(rc, index, 0, st, NULL, NULL);
+}
+
+/* The first bad spec is named (the second here; the third is bad too). */
+static int r_invoke_any_cause_names_bad_spec(fixture *f) {
+    tk_task_spec s[3] = {spec_of(t_noop, NULL, HOUR_NS), spec_of(NULL, NULL, 0),
+                         spec_of(t_noop, NULL, 0)};
+    s[2].kind = TK_TASK_FIXED_DELAY;
+    size_t index = 99;
+    int st = 99;
+    int rc = tk_executor_invoke_any_cause(f->live, s, 3, -1, NULL, &index, &st);
+    return cause_check(rc, index, 1, st, NULL, NULL);
+}
+
+static int r_invoke_any_cause_huge_n(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_count, &f->runs, 0)};
+    size_t index = 99;
+    int st = 99;
+    int rc = tk_executor_invoke_any_cause(f->live, s, SIZE_MAX, -1, NULL, &index, &st);
+    return cause_check(rc, index, SIZE_MAX, st, NULL, NULL);
+}
+
+/* Rejected (shut down): the task that could not be scheduled is named. */
+static int r_invoke_any_cause_shut(fixture *f) {
+    tk_task_spec s[2] = {spec_of(t_count, &f->runs, 0), spec_of(t_count, &f->runs, 0)};
+    size_t index = 99;
+    int st = 99;
+    void *r = (void *)&r;
+    int rc = tk_executor_invoke_any_cause(f->shut, s, 2, -1, &r, &index, &st);
+    return cause_check(rc, index, 0, st, r, (void *)&r);
+}
+
+/* NULL outputs are allowed. */
+static int r_invoke_any_cause_null_outputs(fixture *f) {
+    tk_task_spec s[1] = {spec_of(t_noop, NULL, HOUR_NS)};
+    return tk_executor_invoke_any_cause(f->live, s, 1, 0, NULL, NULL, NULL);
+}
+
 static const row invoke_rows[] = {
     ROW(r_future_state_null, TK_OK),
     ROW(r_task_state_name_unknown, TK_OK),
@@ -3170,6 +3320,13 @@ static const row invoke_rows[] = {
     ROW(r_invoke_any_huge_n, TK_ENOMEM),
     ROW(r_invoke_any_shut, TK_EREJECTED),
     ROW(r_invoke_any_timeout_zero, TK_ETIMEDOUT),
+    ROW(r_invoke_any_cause_null_ex, TK_EINVAL),
+    ROW(r_invoke_any_cause_null_specs, TK_EINVAL),
+    ROW(r_invoke_any_cause_zero_tasks, TK_EINVAL),
+    ROW(r_invoke_any_cause_names_bad_spec, TK_EINVAL),
+    ROW(r_invoke_any_cause_huge_n, TK_ENOMEM),
+    ROW(r_invoke_any_cause_shut, TK_EREJECTED),
+    ROW(r_invoke_any_cause_null_outputs, TK_ETIMEDOUT),
 };
 
 int main(int argc, char **argv) {
