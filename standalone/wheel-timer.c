@@ -38,14 +38,15 @@
  *
  * Lifetime. A timeout's `refs` counts the timer's reference (from creation
  * until its ending is done: callback returned, visitor returned, cancel
- * returned, or its cancelled hook returned), the caller's (from new_timeout with a handle, until
- * tk_timeout_release()), and the task executor's while it holds the
- * timeout. The timer's `refs` counts its owner (until destroy) and every
+ * returned, or its cancelled hook returned), the caller's (from new_timeout
+ * with a handle, until tk_timeout_release()), and the task executor's while
+ * it holds the timeout. The timer's `refs` counts its owner (until destroy) and every
  * live timeout, so a handle never points at freed timer memory.
  *
  * Lock order: `lock` is the only lock here. No callback, cancelled hook,
- * thread factory, visitor or executor call runs while it is held; the allocator does only
- * when the engine's core grows inside tk_loop_add() (the heap's array). */
+ * thread factory, visitor or executor call runs while it is held; the
+ * allocator does only when the engine's core grows inside tk_loop_add() (the
+ * heap's array). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>

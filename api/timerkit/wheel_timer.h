@@ -68,14 +68,16 @@ typedef struct tk_wheel_timer tk_wheel_timer;
 typedef struct tk_timeout tk_timeout;
 
 /**
- * A timeout's callback (Netty's TimerTask.run()). Runs on the timer's worker
- * thread, or on the options' task_executor, with no timer lock held. It may
- * call any function of this header on its own timer except
- * tk_wheel_timer_stop() and tk_wheel_timer_destroy() from the worker thread
- * (TK_EDEADLK). @p timeout is valid during the call; keep it longer only
- * through the reference tk_wheel_timer_new_timeout() gave the caller.
+ * A timeout's callback (Netty's TimerTask.run()), and the type of its
+ * cancelled hook (TimerTask.cancelled(), tk_timeout_spec.cancelled). Runs on
+ * the timer's worker thread, or (the callback only) on the options'
+ * task_executor, with no timer lock held. It may call any function of this
+ * header on its own timer except tk_wheel_timer_stop() and
+ * tk_wheel_timer_destroy() (TK_EDEADLK from the worker thread). @p timeout
+ * is valid during the call; keep it longer only through the reference
+ * tk_wheel_timer_new_timeout() gave the caller.
  *
- * @param timeout  the timeout that expired.
+ * @param timeout  the timeout that expired (or, for the hook, was cancelled).
  * @param arg      the argument given to tk_wheel_timer_new_timeout().
  */
 typedef void (*tk_timer_task_fn)(tk_timeout *timeout, void *arg);
@@ -160,14 +162,15 @@ TK_API int tk_wheel_timer_create(const tk_wheel_timer_options *opt, tk_wheel_tim
  *
  * @param timer  the timer.
  * @return TK_OK (also if already started); TK_EINVAL (NULL); TK_ESTATE
- *         (stopped or stopping; as tk_wheel_timer_new_timeout()); TK_ETHREAD (the thread factory
- * failed; a later call may try again).
+ *         (stopped or stopping, as from tk_wheel_timer_new_timeout());
+ *         TK_ETHREAD (the thread factory failed; a later call may try
+ *         again).
  */
 TK_API int tk_wheel_timer_start(tk_wheel_timer *timer);
 
-/** Per-timeout flags (tk_timeout_spec.flags); unknown bits are TK_EINVAL. */
+/* Per-timeout flags (tk_timeout_spec.flags). */
 /** slack_ns is this timeout's slack; without the flag the timeout gets the
- * options' slack_ns. */
+ * options' slack_ns. Unknown flag bits are TK_EINVAL. */
 #define TK_TIMEOUT_SLACK 0x1u
 
 /**
