@@ -991,6 +991,97 @@ static void test_cancelled_hook_not_on_the_task_executor(void **state) {
     assert_int_equal(tk_executor_destroy(ex), TK_OK);
 }
 
+/* A thread factory whose worker, once its loop has ended, reports it and
+ * waits for the test's go before the thread ends (so stop's join waits). */
+typedef struct held_exit {
+    void *(*start)(void *);
+    void *arg;
+    atomic_bool exited, go;
+} held_exit;
+
+static void *held_trampoline(void *p) {
+    held_exit *h = p;
+    h->start(h->arg);
+    atomic_store(&h->exited, true);
+    int64_t end = tk_clock_now_ns() + WAIT_NS;
+    while (!atomic_load(&h->go) && tk_clock_now_ns() < end)
+        rel_sleep_ns(100 * TK_NS_PER_US);
+    return NULL;
+}
+
+static int held_factory(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                        const char *name) {
+    (void)name;
+    held_exit *h = ctx;
+    h->start = start;
+    h->arg = arg;
+    return pthread_create(thread, NULL, held_trampoline, h);
+}
+
+typedef struct stopper {
+    tk_wheel_timer *t;
+    pthread_t self;
+    long back;
+} stopper;
+
+static void *stop_thread(void *p) {
+    stopper *s = p;
+    s->self = pthread_self();
+    s->back = tk_wheel_timer_stop(s->t, NULL, NULL);
+    return NULL;
+}
+
+typedef struct where {
+    atomic_long calls;
+    pthread_t thread;
+} where;
+
+static void where_cancelled(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    where *w = arg;
+    w->thread = pthread_self();
+    atomic_fetch_add(&w->calls, 1);
+}
+
+/* Netty's worker runs processCancelledTasks() once more as it ends; a
+ * Timeout.cancel() that lands after that, while stop() joins the worker,
+ * is never told there. Here stop runs that hook, on its own thread, before
+ * it returns: every successful cancel is told once. */
+static void test_cancelled_hook_after_the_worker_ended(void **state) {
+    (void)state;
+    held_exit h = {0};
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.thread_factory = held_factory;
+    opt.thread_factory_ctx = &h;
+    tk_wheel_timer *t = make(&opt);
+    where w = {0};
+    tk_timeout_spec spec = {
+        .fn = noop, .cancelled = where_cancelled, .arg = &w, .delay_ns = LONG_NS};
+    tk_timeout *a, *b;
+    assert_int_equal(tk_wheel_timer_new_timeout_spec(t, &spec, &a), TK_OK);
+    assert_int_equal(tk_wheel_timer_new_timeout_spec(t, &spec, &b), TK_OK);
+    stopper s = {.t = t};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stop_thread, &s), 0);
+    int64_t end = tk_clock_now_ns() + WAIT_NS;
+    while (!atomic_load(&h.exited) && tk_clock_now_ns() < end)
+        rel_sleep_ns(100 * TK_NS_PER_US);
+    assert_true(atomic_load(&h.exited)); /* the worker's loop is over; stop is joining it */
+    assert_true(tk_timeout_cancel(a));   /* still pending: stop has not collected yet */
+    rel_sleep_ns(10 * TK_NS_PER_MS);
+    assert_int_equal(atomic_load(&w.calls), 0); /* nobody to run it yet */
+    atomic_store(&h.go, true);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(s.back, 1); /* b: handed back, not told */
+    assert_int_equal(atomic_load(&w.calls), 1);
+    assert_true(pthread_equal(w.thread, s.self)); /* on stop's thread, before it returned */
+    tk_timeout_release(a);
+    tk_timeout_release(b);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+    assert_int_equal(atomic_load(&w.calls), 1);
+}
+
 /* ---- slack (a timerkit extension: no Netty counterpart) ---- */
 
 #define SLACK_LATE (300 * TK_NS_PER_MS) /* a loaded machine's allowance */
@@ -1174,6 +1265,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cancelled_hook_runs_after_cancel_and_may_use_the_timer),
         cmocka_unit_test(test_cancelled_hook_and_stop),
         cmocka_unit_test(test_cancelled_hook_not_on_the_task_executor),
+        cmocka_unit_test(test_cancelled_hook_after_the_worker_ended),
     };
     char group[64];
     snprintf(group, sizeof(group), "wheel_timer_%s", engine->name);
