@@ -30,8 +30,10 @@
  * timeout with a hook appends it to `cancelled` (FIFO, under `lock`) instead
  * of dropping the timer's reference, and wakes the worker if it sleeps. The
  * worker takes the whole list at the top of each round, before it looks at
- * the state, and runs the hooks with the lock dropped, as Netty's worker
- * runs processCancelledTasks() each tick and once more as it ends. A cancel
+ * the state, and runs the hooks with the lock dropped, then one batch of
+ * expiries, as Netty's worker runs processCancelledTasks() each tick; it
+ * empties the list once more as it ends, and never sleeps while the list
+ * holds a timeout (a cancel signals only a sleeping worker). A cancel
  * that comes after the worker's last look (while stop joins it) is left in
  * the list, which stop takes together with the pending timeouts and runs on
  * its own thread. So each hook runs exactly once, never with a lock held.
@@ -236,15 +238,19 @@ static void *worker_main(void *arg) {
     t->worker_tid = pthread_self();
     t->worker_known = true;
     for (;;) {
-        if (t->cancelled != NULL) { /* first, and once more after a stop */
+        /* Each round: the hooks queued so far, then one batch of expiries,
+         * so that neither starves the other. */
+        if (t->cancelled != NULL) {
             tk_timeout *list = cancelled_take_locked(t);
             pthread_mutex_unlock(&t->lock);
             run_cancelled(list);
             pthread_mutex_lock(&t->lock);
-            continue;
         }
-        if (t->state != ST_STARTED && t->state != ST_STARTING)
+        if (t->state != ST_STARTED && t->state != ST_STARTING) {
+            if (t->cancelled != NULL)
+                continue; /* drain the hooks once more as the worker ends */
             break;
+        }
         tk_node *due = NULL;
         size_t n = tk_loop_expire(t->loop, tk_clock_now_ns(), EXPIRE_BATCH, &due);
         if (n > 0) {
@@ -258,6 +264,8 @@ static void *worker_main(void *arg) {
             pthread_mutex_lock(&t->lock);
             continue;
         }
+        if (t->cancelled != NULL)
+            continue; /* queued while this thread was awake: no signal came */
         int64_t when;
         if (tk_loop_latest(t->loop, &when) == TK_OK) {
             t->wait_until = when;
