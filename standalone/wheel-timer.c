@@ -26,16 +26,29 @@
  * Each timeout ends exactly once: the first of expire (worker), cancel and
  * stop to move it out of PENDING, under `lock`, owns its ending.
  *
+ * Cancelled hooks (Netty's TimerTask.cancelled()). A cancel that ends a
+ * timeout with a hook appends it to `cancelled` (FIFO, under `lock`) instead
+ * of dropping the timer's reference, and wakes the worker if it sleeps. The
+ * worker takes the whole list at the top of each round, before it looks at
+ * the state, and runs the hooks with the lock dropped, then one batch of
+ * expiries, as Netty's worker runs processCancelledTasks() each tick; it
+ * empties the list once more as it ends, and never sleeps while the list
+ * holds a timeout (a cancel signals only a sleeping worker). A cancel
+ * that comes after the worker's last look (while stop joins it) is left in
+ * the list, which stop takes together with the pending timeouts and runs on
+ * its own thread. So each hook runs exactly once, never with a lock held.
+ *
  * Lifetime. A timeout's `refs` counts the timer's reference (from creation
- * until its ending is done: callback returned, visitor returned, or cancel
- * returned), the caller's (from new_timeout with a handle, until
- * tk_timeout_release()), and the task executor's while it holds the
- * timeout. The timer's `refs` counts its owner (until destroy) and every
+ * until its ending is done: callback returned, visitor returned, cancel
+ * returned, or its cancelled hook returned), the caller's (from new_timeout
+ * with a handle, until tk_timeout_release()), and the task executor's while
+ * it holds the timeout. The timer's `refs` counts its owner (until destroy) and every
  * live timeout, so a handle never points at freed timer memory.
  *
- * Lock order: `lock` is the only lock here. No callback, thread factory,
- * visitor or executor call runs while it is held; the allocator does only
- * when the engine's core grows inside tk_loop_add() (the heap's array). */
+ * Lock order: `lock` is the only lock here. No callback, cancelled hook,
+ * thread factory, visitor or executor call runs while it is held; the
+ * allocator does only when the engine's core grows inside tk_loop_add() (the
+ * heap's array). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -67,15 +80,17 @@ enum timeout_state { TO_PENDING, TO_EXPIRED, TO_CANCELLED };
 enum timer_state { ST_INIT, ST_STARTING, ST_STARTED, ST_STOPPING, ST_STOPPED };
 
 struct tk_timeout {
-    tk_node node;             /* in timer->loop while PENDING (timer->lock) */
-    tk_timeout *prev, *next;  /* timer->pending while PENDING (timer->lock);
-                                 `next` links stop's hand-back list after */
-    tk_wheel_timer *timer;    /* immutable */
-    tk_timer_task_fn fn;      /* immutable */
-    void *arg;                /* immutable */
-    _Atomic int state;        /* enum timeout_state; written under timer->lock */
-    atomic_uint refs;         /* see "Lifetime" above */
-    atomic_bool executor_ref; /* the task executor holds a reference */
+    tk_node node;               /* in timer->loop while PENDING (timer->lock) */
+    tk_timeout *prev, *next;    /* timer->pending while PENDING (timer->lock);
+                                   after, `next` links timer->cancelled (lock)
+                                   or stop's hand-back list (stop's own) */
+    tk_wheel_timer *timer;      /* immutable */
+    tk_timer_task_fn fn;        /* immutable */
+    tk_timer_task_fn on_cancel; /* immutable: the cancelled hook, or NULL */
+    void *arg;                  /* immutable */
+    _Atomic int state;          /* enum timeout_state; written under timer->lock */
+    atomic_uint refs;           /* see "Lifetime" above */
+    atomic_bool executor_ref;   /* the task executor holds a reference */
 };
 
 struct tk_wheel_timer {
@@ -84,9 +99,13 @@ struct tk_wheel_timer {
     pthread_cond_t state_cv;     /* waits for STARTING or STOPPING to end (lock) */
     tk_loop *loop;               /* lock; NULL once stopped */
     tk_timeout *pending;         /* lock: every PENDING timeout */
+    tk_timeout *cancelled;       /* lock: cancelled, hook not yet run (FIFO via next) */
+    tk_timeout **cancelled_tail; /* lock: where the next one is linked */
     int state;                   /* lock: enum timer_state */
     int64_t wait_until;          /* lock: when the worker's wait ends; INT64_MIN: awake */
     int64_t slack_ns;            /* immutable: new_timeout()'s slack (options) */
+    int64_t tick_ns;             /* immutable: tk_wheel_timer_tick_ns(); 0: none */
+    size_t slots;                /* immutable: tk_wheel_timer_slots(); 0: none */
     bool worker_known;           /* lock: worker_tid is the running worker */
     pthread_t worker_tid;        /* lock */
     pthread_t thread;            /* set by the starter; joined by the stopper */
@@ -189,6 +208,27 @@ static void run_expired(tk_wheel_timer *t, tk_timeout *to) {
     timeout_unref(to);
 }
 
+/* ---- cancelled hooks -------------------------------------------------------------- */
+
+/* Takes the list of cancelled timeouts whose hooks have not run. Lock held. */
+static tk_timeout *cancelled_take_locked(tk_wheel_timer *t) {
+    tk_timeout *list = t->cancelled;
+    t->cancelled = NULL;
+    t->cancelled_tail = &t->cancelled;
+    return list;
+}
+
+/* Runs the hooks of a list from cancelled_take_locked(), in cancel order, and
+ * drops the timer's reference of each. No lock held. */
+static void run_cancelled(tk_timeout *list) {
+    for (tk_timeout *to = list, *next; to != NULL; to = next) {
+        next = to->next; /* before the hook may release the caller's reference */
+        to->next = NULL;
+        to->on_cancel(to, to->arg);
+        timeout_unref(to);
+    }
+}
+
 /* ---- the worker ------------------------------------------------------------------ */
 
 static void *worker_main(void *arg) {
@@ -197,7 +237,20 @@ static void *worker_main(void *arg) {
     pthread_mutex_lock(&t->lock);
     t->worker_tid = pthread_self();
     t->worker_known = true;
-    while (t->state == ST_STARTED || t->state == ST_STARTING) {
+    for (;;) {
+        /* Each round: the hooks queued so far, then one batch of expiries,
+         * so that neither starves the other. */
+        if (t->cancelled != NULL) {
+            tk_timeout *list = cancelled_take_locked(t);
+            pthread_mutex_unlock(&t->lock);
+            run_cancelled(list);
+            pthread_mutex_lock(&t->lock);
+        }
+        if (t->state != ST_STARTED && t->state != ST_STARTING) {
+            if (t->cancelled != NULL)
+                continue; /* drain the hooks once more as the worker ends */
+            break;
+        }
         tk_node *due = NULL;
         size_t n = tk_loop_expire(t->loop, tk_clock_now_ns(), EXPIRE_BATCH, &due);
         if (n > 0) {
@@ -211,6 +264,8 @@ static void *worker_main(void *arg) {
             pthread_mutex_lock(&t->lock);
             continue;
         }
+        if (t->cancelled != NULL)
+            continue; /* queued while this thread was awake: no signal came */
         int64_t when;
         if (tk_loop_latest(t->loop, &when) == TK_OK) {
             t->wait_until = when;
@@ -235,7 +290,7 @@ static int default_factory(void *ctx, pthread_t *thread, void *(*start)(void *),
 }
 
 /* Makes sure the worker runs. Lock held; released while the factory runs.
- * Returns TK_OK, TK_EREJECTED (stopping or stopped) or TK_ETHREAD. */
+ * Returns TK_OK, TK_ESTATE (stopping or stopped) or TK_ETHREAD. */
 static int ensure_started_locked(tk_wheel_timer *t) {
     for (;;) {
         switch (t->state) {
@@ -259,12 +314,42 @@ static int ensure_started_locked(tk_wheel_timer *t) {
             break;
         }
         default:
-            return TK_EREJECTED;
+            return TK_ESTATE;
         }
     }
 }
 
 /* ---- the timer ---------------------------------------------------------------------- */
+
+/* The value of an engine parameter of `cfg`, or 0 if its engine has none. */
+static int64_t param_or_0(const tk_queue_config *cfg, const char *key) {
+    int64_t v;
+    return tk_queue_config_get_value(cfg, key, &v) == TK_OK ? v : 0;
+}
+
+/* What tk_wheel_timer_tick_ns() and _slots() answer, from the engine's
+ * parameters as its core applies them: "tick" as given; "slots" rounded up
+ * to a power of two (the wheel's core); else 2^"bits", a level (the
+ * hwheel's). A config that names no engine stands for tk_engine_default()
+ * at its defaults, as for tk_loop_create(). */
+static void read_geometry(tk_wheel_timer *t, const tk_queue_config *cfg) {
+    tk_queue_config defaults;
+    if (cfg->engine == NULL) {
+        if (tk_queue_config_init_for(&defaults, tk_engine_default()) != TK_OK)
+            return;
+        cfg = &defaults;
+    }
+    t->tick_ns = param_or_0(cfg, "tick");
+    int64_t slots = param_or_0(cfg, "slots"), bits = param_or_0(cfg, "bits");
+    if (slots > 0) {
+        uint64_t n = 1;
+        while (n < (uint64_t)slots)
+            n <<= 1;
+        t->slots = (size_t)n;
+    } else if (bits > 0 && bits < 63) {
+        t->slots = (size_t)1 << bits;
+    }
+}
 
 int tk_wheel_timer_options_init(tk_wheel_timer_options *opt) {
     if (opt == NULL)
@@ -312,7 +397,9 @@ int tk_wheel_timer_create(const tk_wheel_timer_options *opt, tk_wheel_timer **ou
     if (pthread_cond_init(&t->state_cv, NULL) != 0)
         goto fail_wake;
     t->state = ST_INIT;
+    t->cancelled_tail = &t->cancelled;
     t->wait_until = INT64_MIN;
+    read_geometry(t, &opt->queue);
     atomic_init(&t->pending_count, 0);
     atomic_init(&t->refs, 1);
     t->max_pending = opt->max_pending_timeouts;
@@ -349,28 +436,41 @@ int tk_wheel_timer_start(tk_wheel_timer *timer) {
     pthread_mutex_lock(&timer->lock);
     int rc = ensure_started_locked(timer);
     pthread_mutex_unlock(&timer->lock);
-    return rc == TK_EREJECTED ? TK_ESTATE : rc;
+    return rc;
 }
 
 int tk_wheel_timer_new_timeout(tk_wheel_timer *timer, tk_timer_task_fn fn, void *arg,
                                int64_t delay_ns, tk_timeout **out) {
-    if (timer == NULL)
-        return TK_EINVAL;
-    return tk_wheel_timer_new_timeout_within(timer, fn, arg, delay_ns, timer->slack_ns, out);
+    tk_timeout_spec spec = {.fn = fn, .arg = arg, .delay_ns = delay_ns};
+    return tk_wheel_timer_new_timeout_spec(timer, &spec, out);
 }
 
 int tk_wheel_timer_new_timeout_within(tk_wheel_timer *timer, tk_timer_task_fn fn, void *arg,
                                       int64_t delay_ns, int64_t slack_ns, tk_timeout **out) {
-    if (timer == NULL || fn == NULL || slack_ns < 0)
+    tk_timeout_spec spec = {.fn = fn,
+                            .arg = arg,
+                            .delay_ns = delay_ns,
+                            .flags = TK_TIMEOUT_SLACK,
+                            .slack_ns = slack_ns};
+    return tk_wheel_timer_new_timeout_spec(timer, &spec, out);
+}
+
+int tk_wheel_timer_new_timeout_spec(tk_wheel_timer *timer, const tk_timeout_spec *spec,
+                                    tk_timeout **out) {
+    if (timer == NULL || spec == NULL || spec->fn == NULL || (spec->flags & ~TK_TIMEOUT_SLACK) != 0)
         return TK_EINVAL;
-    int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), delay_ns);
+    int64_t slack_ns = (spec->flags & TK_TIMEOUT_SLACK) != 0 ? spec->slack_ns : timer->slack_ns;
+    if (slack_ns < 0)
+        return TK_EINVAL;
+    int64_t deadline = tk_deadline_after_ns(tk_clock_now_ns(), spec->delay_ns);
     tk_timeout *to = tk__alloc(timer->allocator, sizeof(*to));
     if (to == NULL)
         return TK_ENOMEM;
     memset(to, 0, sizeof(*to));
     to->timer = timer;
-    to->fn = fn;
-    to->arg = arg;
+    to->fn = spec->fn;
+    to->on_cancel = spec->cancelled;
+    to->arg = spec->arg;
     atomic_init(&to->state, TO_PENDING);
     atomic_init(&to->refs, out != NULL ? 2u : 1u);
     atomic_init(&to->executor_ref, false);
@@ -403,6 +503,24 @@ int tk_wheel_timer_new_timeout_within(tk_wheel_timer *timer, tk_timer_task_fn fn
 
 size_t tk_wheel_timer_pending(const tk_wheel_timer *timer) {
     return timer == NULL ? 0 : atomic_load(&timer->pending_count);
+}
+
+int tk_wheel_timer_tick_ns(const tk_wheel_timer *timer, int64_t *tick_ns) {
+    if (tick_ns != NULL)
+        *tick_ns = 0;
+    if (timer == NULL || tick_ns == NULL)
+        return TK_EINVAL;
+    *tick_ns = timer->tick_ns;
+    return timer->tick_ns > 0 ? TK_OK : TK_ENOTSUP;
+}
+
+int tk_wheel_timer_slots(const tk_wheel_timer *timer, size_t *slots) {
+    if (slots != NULL)
+        *slots = 0;
+    if (timer == NULL || slots == NULL)
+        return TK_EINVAL;
+    *slots = timer->slots;
+    return timer->slots > 0 ? TK_OK : TK_ENOTSUP;
 }
 
 long tk_wheel_timer_stop(tk_wheel_timer *timer, tk_timeout_visit_fn visitor, void *ctx) {
@@ -441,6 +559,7 @@ long tk_wheel_timer_stop(tk_wheel_timer *timer, tk_timeout_visit_fn visitor, voi
         tail = &to->next;
         count++;
     }
+    tk_timeout *hooks = cancelled_take_locked(t); /* cancelled after the worker's last look */
     tk_loop_destroy(t->loop);
     t->loop = NULL;
     t->state = ST_STOPPED;
@@ -448,6 +567,7 @@ long tk_wheel_timer_stop(tk_wheel_timer *timer, tk_timeout_visit_fn visitor, voi
     pthread_mutex_unlock(&t->lock);
     atomic_fetch_sub(&live_timers, 1);
 
+    run_cancelled(hooks);
     for (tk_timeout *to = back, *next; to != NULL; to = next) {
         next = to->next;
         if (visitor != NULL)
@@ -484,8 +604,16 @@ bool tk_timeout_cancel(tk_timeout *timeout) {
     }
     (void)tk_loop_remove(t->loop, &timeout->node);
     pending_end_locked(t, timeout, TO_CANCELLED);
+    bool hook = timeout->on_cancel != NULL;
+    if (hook) { /* the worker (or stop) runs it, then drops the timer's reference */
+        *t->cancelled_tail = timeout;
+        t->cancelled_tail = &timeout->next;
+        if (t->wait_until != INT64_MIN) /* asleep: it would not look before its wait ends */
+            pthread_cond_signal(&t->wake);
+    }
     pthread_mutex_unlock(&t->lock);
-    timeout_unref(timeout); /* the timer's: the caller still holds one */
+    if (!hook)
+        timeout_unref(timeout); /* the timer's: the caller still holds one */
     return true;
 }
 

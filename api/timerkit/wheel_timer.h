@@ -34,14 +34,16 @@
  *   callback was run or handed to the executor), cancelled by
  *   tk_timeout_cancel(), or handed back by tk_wheel_timer_stop().
  * - A callback may create and cancel timeouts on its own timer.
+ * - A timeout made with a cancelled hook (tk_timeout_spec.cancelled, Netty's
+ *   TimerTask.cancelled()) is told, once, that tk_timeout_cancel()
+ *   cancelled it: on the worker thread, with no timer lock held.
  *
  * Lifetime: a tk_timeout is reference counted. The timer holds one reference
- * until the timeout ends (after the callback returns, or after stop's visitor
- * has seen it); tk_wheel_timer_new_timeout() gives the caller a second one
- * when it asks for the handle, which the caller drops with
- * tk_timeout_release(), before or after expiry. A timeout keeps its timer's
- * memory alive, so a handle stays usable (cancel answers false, the
- * predicates answer) even after tk_wheel_timer_destroy().
+ * until the timeout ends (after the callback returns, after its cancelled
+ * hook returns, or after stop's visitor has seen it); tk_wheel_timer_new_timeout() gives the caller
+ * a second one when it asks for the handle, which the caller drops with tk_timeout_release(),
+ * before or after expiry. A timeout keeps its timer's memory alive, so a handle stays usable
+ * (cancel answers false, the predicates answer) even after tk_wheel_timer_destroy().
  *
  * docs/wheel-timer.md maps Netty's API onto this one and lists the
  * differences.
@@ -66,14 +68,16 @@ typedef struct tk_wheel_timer tk_wheel_timer;
 typedef struct tk_timeout tk_timeout;
 
 /**
- * A timeout's callback (Netty's TimerTask.run()). Runs on the timer's worker
- * thread, or on the options' task_executor, with no timer lock held. It may
- * call any function of this header on its own timer except
- * tk_wheel_timer_stop() and tk_wheel_timer_destroy() from the worker thread
- * (TK_EDEADLK). @p timeout is valid during the call; keep it longer only
- * through the reference tk_wheel_timer_new_timeout() gave the caller.
+ * A timeout's callback (Netty's TimerTask.run()), and the type of its
+ * cancelled hook (TimerTask.cancelled(), tk_timeout_spec.cancelled). Runs on
+ * the timer's worker thread, or (the callback only) on the options'
+ * task_executor, with no timer lock held. It may call any function of this
+ * header on its own timer except tk_wheel_timer_stop() and
+ * tk_wheel_timer_destroy() (TK_EDEADLK from the worker thread). @p timeout
+ * is valid during the call; keep it longer only through the reference
+ * tk_wheel_timer_new_timeout() gave the caller.
  *
- * @param timeout  the timeout that expired.
+ * @param timeout  the timeout that expired (or, for the hook, was cancelled).
  * @param arg      the argument given to tk_wheel_timer_new_timeout().
  */
 typedef void (*tk_timer_task_fn)(tk_timeout *timeout, void *arg);
@@ -81,8 +85,10 @@ typedef void (*tk_timer_task_fn)(tk_timeout *timeout, void *arg);
 /**
  * Sees one timeout handed back by tk_wheel_timer_stop(): one that had
  * neither expired nor been cancelled. It is cancelled by then
- * (tk_timeout_is_cancelled()); its callback never runs. @p timeout is valid
- * during the call; tk_timeout_arg() gives its argument (to free it, say).
+ * (tk_timeout_is_cancelled()); its callback never runs, and neither does
+ * its cancelled hook (as Netty's stop(), which returns these timeouts and
+ * does not call TimerTask.cancelled() for them). @p timeout is valid during
+ * the call; tk_timeout_arg() gives its argument (to free it, say).
  *
  * @param ctx      the context given to tk_wheel_timer_stop().
  * @param timeout  the timeout handed back.
@@ -156,10 +162,65 @@ TK_API int tk_wheel_timer_create(const tk_wheel_timer_options *opt, tk_wheel_tim
  *
  * @param timer  the timer.
  * @return TK_OK (also if already started); TK_EINVAL (NULL); TK_ESTATE
- *         (stopped); TK_ETHREAD (the thread factory failed; a later call
- *         may try again).
+ *         (stopped or stopping, as from tk_wheel_timer_new_timeout());
+ *         TK_ETHREAD (the thread factory failed; a later call may try
+ *         again).
  */
 TK_API int tk_wheel_timer_start(tk_wheel_timer *timer);
+
+/* Per-timeout flags (tk_timeout_spec.flags). */
+/** slack_ns is this timeout's slack; without the flag the timeout gets the
+ * options' slack_ns. Unknown flag bits are TK_EINVAL. */
+#define TK_TIMEOUT_SLACK 0x1u
+
+/**
+ * A full description of one timeout, for tk_wheel_timer_new_timeout_spec():
+ * Netty's TimerTask (its run() and cancelled()) with the argument, the delay
+ * and the slack. Zero-initialise it and set what you need. Added in 0.3.
+ */
+typedef struct tk_timeout_spec {
+    /** TimerTask.run(): called once when the timeout expires (see
+     * tk_timer_task_fn). Required. */
+    tk_timer_task_fn fn;
+    /** TimerTask.cancelled(): called once, with the same (timeout, arg),
+     * after a tk_timeout_cancel() of this timeout returned true. It runs on
+     * the timer's worker thread (never on the task_executor), soon after the
+     * cancel and never inside it, with no timer lock held; it may do what fn
+     * may (create, cancel, release timeouts; not stop or destroy its timer).
+     * When the timer stops before the worker got to it, it runs on the thread
+     * of tk_wheel_timer_stop(), before stop returns and before stop's visitor
+     * sees the timeouts stop hands back; those get no call here. NULL (the
+     * default): none, as Netty's default cancelled(), which does nothing. */
+    tk_timer_task_fn cancelled;
+    void *arg;        /**< passed to fn and cancelled; the timer does not own it */
+    int64_t delay_ns; /**< nanoseconds from now; negative: now; clamped past INT64_MAX */
+    unsigned flags;   /**< TK_TIMEOUT_* */
+    /** With TK_TIMEOUT_SLACK: fn runs at some instant in [deadline, deadline
+     * + slack_ns], never before; >= 0, else TK_EINVAL. Without the flag it is
+     * not read, and the options' slack_ns applies. */
+    int64_t slack_ns;
+} tk_timeout_spec;
+
+/**
+ * Schedules one timeout as @p spec describes it (Netty's newTimeout(task,
+ * delay, unit), with the task's cancelled() hook). Starts the worker if
+ * needed. tk_wheel_timer_new_timeout() and _within() are this call with no
+ * cancelled hook.
+ *
+ * @param timer  the timer.
+ * @param spec   the timeout; read during the call only.
+ * @param out    receives a handle holding a reference of the caller's, to
+ *               drop with tk_timeout_release(); NULL: no handle (the timeout
+ *               can then not be cancelled, only stopped).
+ * @return TK_OK; TK_EINVAL (timer, spec or spec->fn NULL, an unknown flag, a
+ *         negative slack_ns with TK_TIMEOUT_SLACK); TK_ESTATE (the timer is
+ *         stopped, or stopping: Netty's IllegalStateException); TK_EFULL
+ *         (max_pending_timeouts are pending: Netty's
+ *         RejectedExecutionException); TK_ETHREAD (the worker could not
+ *         start); TK_ENOMEM. *out is set only on TK_OK.
+ */
+TK_API int tk_wheel_timer_new_timeout_spec(tk_wheel_timer *timer, const tk_timeout_spec *spec,
+                                           tk_timeout **out);
 
 /**
  * Schedules fn(timeout, arg) once, @p delay_ns from now (Netty's
@@ -173,10 +234,11 @@ TK_API int tk_wheel_timer_start(tk_wheel_timer *timer);
  * @param out       receives a handle holding a reference of the caller's,
  *                  to drop with tk_timeout_release(); NULL: no handle (the
  *                  timeout can then not be cancelled, only stopped).
- * @return TK_OK; TK_EINVAL (timer or fn NULL); TK_EREJECTED (the timer is
- *         stopped); TK_EFULL (max_pending_timeouts are pending); TK_ETHREAD
- *         (the worker could not start); TK_ENOMEM. *out is set only on
- *         TK_OK.
+ * @return TK_OK; TK_EINVAL (timer or fn NULL); TK_ESTATE (the timer is
+ *         stopped or stopping, as from tk_wheel_timer_start(): Netty throws
+ *         IllegalStateException from both); TK_EFULL (max_pending_timeouts
+ *         are pending); TK_ETHREAD (the worker could not start); TK_ENOMEM.
+ *         *out is set only on TK_OK.
  */
 TK_API int tk_wheel_timer_new_timeout(tk_wheel_timer *timer, tk_timer_task_fn fn, void *arg,
                                       int64_t delay_ns, tk_timeout **out);
@@ -198,11 +260,41 @@ TK_API int tk_wheel_timer_new_timeout_within(tk_wheel_timer *timer, tk_timer_tas
 TK_API size_t tk_wheel_timer_pending(const tk_wheel_timer *timer);
 
 /**
+ * The timer's tick as its engine uses it: Netty's tickDuration after the
+ * constructor normalised it, for a program to log. Read from the engine's
+ * "tick" parameter (tk_queue_config_get_value()): the wheel and hwheel use
+ * it as given (the wheel refuses a tick below its minimum where Netty raises
+ * it to 1 ms). The heap has no tick: TK_ENOTSUP, *tick_ns 0.
+ *
+ * @param timer    the timer.
+ * @param tick_ns  receives the tick in nanoseconds; 0 on failure.
+ * @return TK_OK; TK_EINVAL (NULL argument); TK_ENOTSUP (the engine has no
+ *         tick).
+ */
+TK_API int tk_wheel_timer_tick_ns(const tk_wheel_timer *timer, int64_t *tick_ns);
+
+/**
+ * The slots of one revolution of the timer's wheel: Netty's ticksPerWheel
+ * after the constructor rounded it up to a power of two (its wheel.length).
+ * The wheel: its "slots" parameter rounded up to a power of two, as its core
+ * does. The hwheel: the slots of one level, 2^"bits". The heap has no
+ * slots: TK_ENOTSUP, *slots 0.
+ *
+ * @param timer  the timer.
+ * @param slots  receives the count; 0 on failure.
+ * @return TK_OK; TK_EINVAL (NULL argument); TK_ENOTSUP (the engine has no
+ *         wheel).
+ */
+TK_API int tk_wheel_timer_slots(const tk_wheel_timer *timer, size_t *slots);
+
+/**
  * Stops the worker and hands back, once each, the timeouts that never ran
  * (Netty's stop()). When it returns, the worker thread has ended: no
  * callback runs on it any more (callbacks already given to a task_executor
- * still run there). Later new timeouts get TK_EREJECTED. A second stop
- * hands back nothing.
+ * still run there). Cancelled hooks (tk_timeout_spec.cancelled) that the
+ * worker had not run yet run on the calling thread before the visitor.
+ * Later new timeouts and tk_wheel_timer_start() get TK_ESTATE. A second
+ * stop hands back nothing.
  *
  * @param timer    the timer.
  * @param visitor  called once per timeout handed back, on the calling
@@ -234,7 +326,10 @@ TK_API size_t tk_wheel_timer_instances(void);
 /**
  * Cancels a pending timeout (Netty's Timeout.cancel()): it is removed from
  * the timer and its callback never runs. If it has expired or was
- * cancelled (or handed back by stop) already, nothing happens.
+ * cancelled (or handed back by stop) already, nothing happens. A timeout
+ * with a cancelled hook (tk_timeout_spec.cancelled) has it called once,
+ * later, on the worker thread (as Netty's worker calls
+ * TimerTask.cancelled()); this call does not wait for it.
  *
  * @param timeout  the handle.
  * @return true if this call cancelled it; false otherwise and for NULL.

@@ -2849,6 +2849,195 @@ static int r_wt_thread_factory_fails(fixture *f) {
     return rc;
 }
 
+/* ---- the wheel timer: new_timeout_spec, the geometry getters, cancelled hooks ---- */
+
+/* A new_timeout_spec call that must fail: *out untouched, nothing pending. */
+static int wt_spec_fails_untouched(fixture *f, const tk_timeout_spec *spec, bool null_timer) {
+    tk_wheel_timer *t = null_timer ? NULL : wt_make(f);
+    if (t == NULL && !null_timer)
+        return TK_ENOMEM;
+    tk_timeout *out = WT_SENTINEL;
+    int rc = tk_wheel_timer_new_timeout_spec(t, spec, &out);
+    if (rc == TK_OK)
+        tk_timeout_release(out);
+    else if (out != WT_SENTINEL || tk_wheel_timer_pending(t) != 0) {
+        side("*out written or a timeout pending after a failure");
+        rc = SIDE_EFFECT;
+    }
+    if (t != NULL)
+        tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_spec_null_timer(fixture *f) {
+    tk_timeout_spec spec = {.fn = wt_noop};
+    return wt_spec_fails_untouched(f, &spec, true);
+}
+
+static int r_wt_spec_null_spec(fixture *f) {
+    return wt_spec_fails_untouched(f, NULL, false);
+}
+
+static int r_wt_spec_null_fn(fixture *f) {
+    tk_timeout_spec spec = {.cancelled = wt_noop};
+    return wt_spec_fails_untouched(f, &spec, false);
+}
+
+static int r_wt_spec_unknown_flag(fixture *f) {
+    tk_timeout_spec spec = {.fn = wt_noop, .flags = 0x80u};
+    return wt_spec_fails_untouched(f, &spec, false);
+}
+
+static int r_wt_spec_negative_slack(fixture *f) {
+    tk_timeout_spec spec = {.fn = wt_noop, .flags = TK_TIMEOUT_SLACK, .slack_ns = -1};
+    return wt_spec_fails_untouched(f, &spec, false);
+}
+
+/* Without TK_TIMEOUT_SLACK, slack_ns is not read. */
+static int r_wt_spec_slack_unread_without_flag(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    if (t == NULL)
+        return TK_ENOMEM;
+    tk_timeout_spec spec = {.fn = wt_noop, .delay_ns = HOUR_NS, .slack_ns = -1};
+    int rc = tk_wheel_timer_new_timeout_spec(t, &spec, NULL);
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static int r_wt_stopped_new_timeout_spec(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    if (t == NULL)
+        return TK_ENOMEM;
+    tk_wheel_timer_stop(t, NULL, NULL);
+    tk_timeout_spec spec = {.fn = wt_noop, .cancelled = wt_noop};
+    tk_timeout *out = WT_SENTINEL;
+    int rc = tk_wheel_timer_new_timeout_spec(t, &spec, &out);
+    if (rc == TK_OK)
+        tk_timeout_release(out);
+    else if (out != WT_SENTINEL)
+        rc = SIDE_EFFECT;
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+/* NULL arguments: TK_EINVAL, and *out (when there is one) reads 0. */
+static int r_wt_tick_ns_null(fixture *f) {
+    int64_t tick = 7;
+    int rc = tk_wheel_timer_tick_ns(NULL, &tick);
+    if (tick != 0)
+        return SIDE_EFFECT;
+    tk_wheel_timer *t = wt_make(f);
+    if (t == NULL)
+        return TK_ENOMEM;
+    int rc2 = tk_wheel_timer_tick_ns(t, NULL);
+    tk_wheel_timer_destroy(t);
+    return rc == rc2 ? rc : SIDE_EFFECT;
+}
+
+static int r_wt_slots_null(fixture *f) {
+    size_t slots = 7;
+    int rc = tk_wheel_timer_slots(NULL, &slots);
+    if (slots != 0)
+        return SIDE_EFFECT;
+    tk_wheel_timer *t = wt_make(f);
+    if (t == NULL)
+        return TK_ENOMEM;
+    int rc2 = tk_wheel_timer_slots(t, NULL);
+    tk_wheel_timer_destroy(t);
+    return rc == rc2 ? rc : SIDE_EFFECT;
+}
+
+/* On every engine: TK_OK with the engine's own value where it has the
+ * parameter, TK_ENOTSUP and 0 where it has none; the same after stop. */
+static int r_wt_geometry_per_engine(fixture *f) {
+    tk_wheel_timer_options o;
+    wt_options(f, &o);
+    int64_t want_tick = 0, v = 0;
+    size_t want_slots = 0;
+    if (tk_queue_config_get_value(&o.queue, "tick", &v) == TK_OK)
+        want_tick = v;
+    if (tk_queue_config_get_value(&o.queue, "slots", &v) == TK_OK) {
+        want_slots = 1;
+        while (want_slots < (size_t)v)
+            want_slots <<= 1;
+    } else if (tk_queue_config_get_value(&o.queue, "bits", &v) == TK_OK) {
+        want_slots = (size_t)1 << v;
+    }
+    tk_wheel_timer *t = wt_make(f);
+    if (t == NULL)
+        return TK_ENOMEM;
+    int rc = TK_OK;
+    for (int pass = 0; pass < 2 && rc == TK_OK; pass++) {
+        int64_t tick = -1;
+        size_t slots = 99;
+        int rt = tk_wheel_timer_tick_ns(t, &tick), rs = tk_wheel_timer_slots(t, &slots);
+        if (rt != (want_tick > 0 ? TK_OK : TK_ENOTSUP) || tick != want_tick ||
+            rs != (want_slots > 0 ? TK_OK : TK_ENOTSUP) || slots != want_slots) {
+            side("tick %s %lld, slots %s %zu", tk_status_name(rt), (long long)tick,
+                 tk_status_name(rs), slots);
+            rc = SIDE_EFFECT;
+        }
+        tk_wheel_timer_stop(t, NULL, NULL);
+    }
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+static void wt_count_hook(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    atomic_fetch_add((atomic_long *)arg, 1);
+}
+
+/* A cancel of a timeout stop ended is false and calls no hook; nor does
+ * stop's hand-back. */
+static int r_wt_hook_not_for_stopped(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    if (t == NULL)
+        return TK_ENOMEM;
+    atomic_long hooks = 0;
+    tk_timeout_spec spec = {
+        .fn = wt_noop, .cancelled = wt_count_hook, .arg = &hooks, .delay_ns = HOUR_NS};
+    tk_timeout *h = NULL;
+    int rc = tk_wheel_timer_new_timeout_spec(t, &spec, &h);
+    if (rc == TK_OK) {
+        long back = tk_wheel_timer_stop(t, NULL, NULL);
+        bool again = tk_timeout_cancel(h);
+        if (back != 1 || again || atomic_load(&hooks) != 0) {
+            side("stop %ld, cancel %d, hooks %ld", back, again, atomic_load(&hooks));
+            rc = SIDE_EFFECT;
+        }
+        tk_timeout_release(h);
+    }
+    tk_wheel_timer_destroy(t);
+    return rc;
+}
+
+/* A cancelled hook owns the timer's reference until it returns: the handle
+ * released first, then the timer destroyed, the hook still runs once and
+ * nothing leaks (ASan). */
+static int r_wt_hook_outlives_handle_and_timer(fixture *f) {
+    tk_wheel_timer *t = wt_make(f);
+    if (t == NULL)
+        return TK_ENOMEM;
+    atomic_long hooks = 0;
+    tk_timeout_spec spec = {
+        .fn = wt_noop, .cancelled = wt_count_hook, .arg = &hooks, .delay_ns = HOUR_NS};
+    tk_timeout *h = NULL;
+    int rc = tk_wheel_timer_new_timeout_spec(t, &spec, &h);
+    if (rc == TK_OK) {
+        bool cancelled = tk_timeout_cancel(h);
+        tk_timeout_release(h);
+        tk_wheel_timer_destroy(t); /* the hook has run when destroy's stop returns */
+        if (!cancelled || atomic_load(&hooks) != 1) {
+            side("cancel %d, hooks %ld", cancelled, atomic_load(&hooks));
+            rc = SIDE_EFFECT;
+        }
+    } else {
+        tk_wheel_timer_destroy(t);
+    }
+    return rc;
+}
+
 static const row wheel_timer_rows[] = {
     ROW(r_wt_options_init_null, TK_EINVAL),
     ROW(r_wt_create_null_out, TK_EINVAL),
@@ -2868,11 +3057,23 @@ static const row wheel_timer_rows[] = {
     ROW(r_wt_stop_null, TK_EINVAL),
     ROW(r_wt_destroy_null, TK_EINVAL),
     ROW(r_wt_handle_null, TK_EINVAL),
-    ROW(r_wt_stopped_new_timeout, TK_EREJECTED),
+    ROW(r_wt_stopped_new_timeout, TK_ESTATE),
+    ROW(r_wt_stopped_new_timeout_spec, TK_ESTATE),
     ROW(r_wt_stopped_start, TK_ESTATE),
     ROW(r_wt_stopped_stop_again, 0),
     ROW(r_wt_own_thread_stop, TK_EDEADLK),
     ROW(r_wt_thread_factory_fails, TK_ETHREAD),
+    ROW(r_wt_spec_null_timer, TK_EINVAL),
+    ROW(r_wt_spec_null_spec, TK_EINVAL),
+    ROW(r_wt_spec_null_fn, TK_EINVAL),
+    ROW(r_wt_spec_unknown_flag, TK_EINVAL),
+    ROW(r_wt_spec_negative_slack, TK_EINVAL),
+    ROW(r_wt_spec_slack_unread_without_flag, TK_OK),
+    ROW(r_wt_tick_ns_null, TK_EINVAL),
+    ROW(r_wt_slots_null, TK_EINVAL),
+    ROW(r_wt_geometry_per_engine, TK_OK),
+    ROW(r_wt_hook_not_for_stopped, TK_OK),
+    ROW(r_wt_hook_outlives_handle_and_timer, TK_OK),
 };
 
 /* ---- tk_loop: slack ---- */

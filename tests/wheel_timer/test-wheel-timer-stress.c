@@ -6,6 +6,9 @@
  *     created == expired + cancelled + handed back by stop
  * must hold exactly, every callback must have run at most once and never
  * early, and the allocator must hold nothing once the last handle is gone.
+ * Half the timeouts have a cancelled hook (Netty's TimerTask.cancelled()):
+ * once stop has returned, it has run exactly once for each of them that a
+ * cancel ended, and for no other, whether the worker or stop ran it.
  * Once with the callbacks on the worker, once on a task executor.
  *   tk_wheel_timer_stress [cmocka filter]
  * Sizes scale with TK_STRESS_SCALE and shrink under sanitizers and
@@ -35,6 +38,8 @@ typedef struct stress {
     atomic_long early;    /* callbacks that ran before their deadline */
     atomic_long rearms;   /* re-arms left for callbacks */
     atomic_long rejected; /* new_timeout refused after the stop */
+    atomic_long hooked;   /* cancels that ended a timeout with a hook */
+    atomic_long hooks;    /* cancelled hooks run */
     long per_producer;
 } stress;
 
@@ -74,11 +79,21 @@ static void fire(tk_timeout *timeout, void *arg) {
     free(j);
 }
 
+/* The cancelled hook: the timeout's job is ours to free. */
+static void on_cancelled(tk_timeout *timeout, void *arg) {
+    job *j = arg;
+    if (!tk_timeout_is_cancelled(timeout))
+        atomic_fetch_add(&j->s->early, 1); /* counted as a failure */
+    atomic_fetch_add(&j->s->hooks, 1);
+    free(j);
+}
+
 static void *producer(void *arg) {
     stress *s = arg;
     uint64_t rng = (uint64_t)(uintptr_t)&rng | 1;
     tk_timeout *held[KEEP] = {0};
     void *held_arg[KEEP] = {0};
+    bool held_hook[KEEP] = {0};
     for (long i = 0; i < s->per_producer; i++) {
         if (i % 32 == 31)
             rel_sleep_ns(100 * TK_NS_PER_US); /* pace: the load overlaps expiries and the stop */
@@ -93,17 +108,22 @@ static void *producer(void *arg) {
         if (held[k] != NULL) { /* an older one: cancel it, or let it be */
             if ((x >> 8) % 3 == 0 && tk_timeout_cancel(held[k])) {
                 atomic_fetch_add(&s->cancelled, 1);
-                free(held_arg[k]); /* ended by this cancel: its job is ours */
+                if (held_hook[k])
+                    atomic_fetch_add(&s->hooked, 1); /* the hook frees the job */
+                else
+                    free(held_arg[k]); /* ended by this cancel: its job is ours */
             }
             tk_timeout_release(held[k]);
             held[k] = NULL;
         }
         tk_timeout *h = NULL;
-        bool keep = (x >> 16) % 2 == 0;
-        int rc = tk_wheel_timer_new_timeout(s->timer, fire, j, delay, keep ? &h : NULL);
+        bool keep = (x >> 16) % 2 == 0, hook = (x >> 17) % 2 == 0;
+        tk_timeout_spec spec = {
+            .fn = fire, .cancelled = hook ? on_cancelled : NULL, .arg = j, .delay_ns = delay};
+        int rc = tk_wheel_timer_new_timeout_spec(s->timer, &spec, keep ? &h : NULL);
         if (rc != TK_OK) {
             free(j);
-            if (rc == TK_EREJECTED) {
+            if (rc == TK_ESTATE) {
                 atomic_fetch_add(&s->rejected, 1);
                 break;
             }
@@ -113,6 +133,7 @@ static void *producer(void *arg) {
         if (keep) {
             held[k] = h;
             held_arg[k] = j;
+            held_hook[k] = hook;
         }
     }
     for (size_t k = 0; k < KEEP; k++) {
@@ -120,7 +141,10 @@ static void *producer(void *arg) {
             continue;
         if (tk_timeout_cancel(held[k])) {
             atomic_fetch_add(&s->cancelled, 1);
-            free(held_arg[k]);
+            if (held_hook[k])
+                atomic_fetch_add(&s->hooked, 1);
+            else
+                free(held_arg[k]);
         }
         tk_timeout_release(held[k]);
     }
@@ -161,6 +185,9 @@ static void run_stress(const tk_queue_ops *engine, bool on_executor) {
     assert_true(back >= 0);
     for (int i = 0; i < PRODUCERS; i++)
         assert_int_equal(pthread_join(th[i], NULL), 0);
+    /* every cancel that ended a timeout came before stop ended it, so its
+     * hook has run by now (on the worker, or in stop) */
+    assert_int_equal(atomic_load(&s.hooks), atomic_load(&s.hooked));
     if (ex != NULL) { /* callbacks handed over run before it terminates */
         assert_int_equal(tk_executor_shutdown(ex), TK_OK);
         assert_int_equal(tk_executor_await_termination(ex, 60 * TK_NS_PER_S), TK_OK);
@@ -172,10 +199,10 @@ static void run_stress(const tk_queue_ops *engine, bool on_executor) {
 
     long created = atomic_load(&s.created), expired = atomic_load(&s.expired);
     long cancelled = atomic_load(&s.cancelled), returned = atomic_load(&s.returned);
-    print_message("  %s%s: created %ld = expired %ld + cancelled %ld + handed back %ld "
-                  "(%ld refused after stop)\n",
+    print_message("  %s%s: created %ld = expired %ld + cancelled %ld (%ld hooks) + handed back "
+                  "%ld (%ld refused after stop)\n",
                   engine->name, on_executor ? " (executor)" : "", created, expired, cancelled,
-                  returned, atomic_load(&s.rejected));
+                  atomic_load(&s.hooks), returned, atomic_load(&s.rejected));
     assert_int_equal(back, returned);
     assert_int_equal(created, expired + cancelled + returned);
     assert_int_equal(atomic_load(&s.early), 0);

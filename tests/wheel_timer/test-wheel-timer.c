@@ -291,18 +291,35 @@ static void test_lazy_start(void **state) {
 }
 
 /* HashedWheelTimer.start: "@throws IllegalStateException if this timer has
- * been stopped already" (TK_ESTATE); Timer.newTimeout: "@throws
- * IllegalStateException if this timer has been stopped already"
- * (TK_EREJECTED, as the executor's after shutdown). */
+ * been stopped already"; Timer.newTimeout: "@throws IllegalStateException if
+ * this timer has been stopped already" (HashedWheelTimer.newTimeout() calls
+ * start(), which throws "cannot be started once stopped"). One exception,
+ * one status from every call: TK_ESTATE. */
 static void test_stopped_timer_refuses(void **state) {
     (void)state;
     tk_wheel_timer *t = make(NULL);
     assert_int_equal(tk_wheel_timer_stop(t, NULL, NULL), 0); /* never started */
     assert_int_equal(tk_wheel_timer_start(t), TK_ESTATE);
     tk_timeout *h = NULL;
-    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, 0, &h), TK_EREJECTED);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, 0, &h), TK_ESTATE);
+    assert_null(h);
+    assert_int_equal(tk_wheel_timer_new_timeout_within(t, noop, NULL, 0, 0, &h), TK_ESTATE);
+    tk_timeout_spec spec = {.fn = noop};
+    assert_int_equal(tk_wheel_timer_new_timeout_spec(t, &spec, &h), TK_ESTATE);
     assert_null(h);
     assert_int_equal(tk_wheel_timer_stop(t, NULL, NULL), 0);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+
+    t = make(NULL); /* stopped after it ran: the same */
+    rec r;
+    h = arm(t, &r, 0);
+    wait_runs(&r, 1);
+    tk_timeout_release(h);
+    h = NULL;
+    assert_int_equal(tk_wheel_timer_stop(t, NULL, NULL), 0);
+    assert_int_equal(tk_wheel_timer_start(t), TK_ESTATE);
+    assert_int_equal(tk_wheel_timer_new_timeout(t, noop, NULL, 0, &h), TK_ESTATE);
+    assert_null(h);
     assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
 }
 
@@ -676,7 +693,7 @@ static void test_handle_lifetime(void **state) {
     assert_false(tk_timeout_cancel(held));
     assert_ptr_equal(tk_timeout_timer(held), t);
     assert_int_equal(tk_wheel_timer_new_timeout(tk_timeout_timer(held), noop, NULL, 0, NULL),
-                     TK_EREJECTED);
+                     TK_ESTATE);
     assert_int_equal(tk_timeout_release(held), TK_OK); /* the timer's memory goes now */
 }
 
@@ -709,6 +726,360 @@ static void test_every_timeout_ends_once(void **state) {
     }
     assert_int_equal(expired + cancelled + back, N);
     assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* ---- the normalised tick and wheel size (tk_wheel_timer_tick_ns(), _slots()) ---- */
+
+/* HashedWheelTimer(..., tickDuration, unit, ticksPerWheel): "Normalize
+ * ticksPerWheel to power of two and initialize the wheel." (the
+ * constructor, then createWheel(): findNextPositivePowerOfTwo). The getters
+ * answer what the engine uses: the wheel's tick and slots rounded up, the
+ * hwheel's tick and 2^bits slots a level, TK_ENOTSUP and 0 where the engine
+ * has none (the heap). */
+static void test_normalised_tick_and_slots(void **state) {
+    (void)state;
+    tk_wheel_timer_options opt;
+    options(&opt);
+    int64_t v, want_tick = 0, bits = 0;
+    size_t want_slots = 0;
+    if (tk_queue_config_get_value(&opt.queue, "tick", &v) == TK_OK) {
+        assert_int_equal(tk_queue_config_set_value(&opt.queue, "tick", 10 * TK_NS_PER_MS), TK_OK);
+        want_tick = 10 * TK_NS_PER_MS;
+    }
+    if (tk_queue_config_get_value(&opt.queue, "slots", &v) == TK_OK) {
+        assert_int_equal(tk_queue_config_set_value(&opt.queue, "slots", 3), TK_OK);
+        want_slots = 4; /* 3, rounded up to a power of two */
+    } else if (tk_queue_config_get_value(&opt.queue, "bits", &bits) == TK_OK) {
+        want_slots = (size_t)1 << bits;
+    }
+    tk_wheel_timer *t = make(&opt);
+    int64_t tick = -1;
+    size_t slots = 99;
+    assert_int_equal(tk_wheel_timer_tick_ns(t, &tick), want_tick > 0 ? TK_OK : TK_ENOTSUP);
+    assert_int_equal(tick, want_tick);
+    assert_int_equal(tk_wheel_timer_slots(t, &slots), want_slots > 0 ? TK_OK : TK_ENOTSUP);
+    assert_int_equal(slots, want_slots);
+    print_message("  %s: tick %lld ns, slots %zu\n", engine->name, (long long)tick, slots);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+
+    t = make(NULL); /* the engine's defaults: the same answer as its config */
+    options(&opt);
+    int rc = tk_wheel_timer_tick_ns(t, &tick);
+    if (tk_queue_config_get_value(&opt.queue, "tick", &v) == TK_OK) {
+        assert_int_equal(rc, TK_OK);
+        assert_int_equal(tick, v);
+    } else {
+        assert_int_equal(rc, TK_ENOTSUP);
+    }
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* ---- TimerTask.cancelled() (tk_timeout_spec.cancelled) ---- */
+
+/* What a cancelled hook saw. */
+typedef struct hook {
+    atomic_long calls;
+    atomic_long runs; /* of fn: must stay 0 for a cancelled timeout */
+    _Atomic(void *) arg;
+    atomic_bool was_cancelled;   /* tk_timeout_is_cancelled() inside */
+    atomic_bool on_worker;       /* ran on the factory's thread */
+    atomic_bool cancel_returned; /* the cancel had returned when it ran */
+    atomic_int rc_inside;        /* what a call made inside returned */
+    factory *f;
+    tk_timeout *victim; /* cancelled from inside, if set */
+    atomic_bool victim_cancelled;
+    rec *spawn;      /* a timeout made from inside, if set */
+    long *visit_saw; /* visitor's calls when it ran, if set */
+} hook;
+
+static void hook_fn(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    atomic_fetch_add(&((hook *)arg)->runs, 1);
+}
+
+static void hook_cancelled(tk_timeout *timeout, void *arg) {
+    hook *h = arg;
+    atomic_store(&h->arg, tk_timeout_arg(timeout));
+    atomic_store(&h->was_cancelled, tk_timeout_is_cancelled(timeout));
+    if (h->f != NULL)
+        atomic_store(&h->on_worker, pthread_equal(pthread_self(), h->f->last));
+    if (h->victim != NULL)
+        atomic_store(&h->victim_cancelled, tk_timeout_cancel(h->victim));
+    if (h->spawn != NULL) {
+        h->spawn->not_before = tk_clock_now_ns();
+        atomic_store(&h->rc_inside, tk_wheel_timer_new_timeout(tk_timeout_timer(timeout),
+                                                               on_timeout, h->spawn, 0, NULL));
+    }
+    atomic_fetch_add(&h->calls, 1);
+}
+
+static tk_timeout *arm_hooked(tk_wheel_timer *t, hook *h, int64_t delay_ns) {
+    tk_timeout_spec spec = {
+        .fn = hook_fn, .cancelled = hook_cancelled, .arg = h, .delay_ns = delay_ns};
+    tk_timeout *out = NULL;
+    int rc = tk_wheel_timer_new_timeout_spec(t, &spec, &out);
+    if (rc != TK_OK)
+        fail_msg("%s: new_timeout_spec: %s", engine->name, tk_strerror(rc));
+    return out;
+}
+
+/* TimerTask.cancelled: "Called for TimerTasks that are successfully canceled
+ * via Timeout.cancel()." Once, with the timeout's handle, on the worker
+ * thread (Netty's Worker runs processCancelledTasks()); never for a timeout
+ * that expired, nor for a second cancel. */
+static void test_cancelled_hook_once_on_the_worker(void **state) {
+    (void)state;
+    factory f = {0};
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.thread_factory = counting_factory;
+    opt.thread_factory_ctx = &f;
+    tk_wheel_timer *t = make(&opt);
+    hook h = {.f = &f};
+    tk_timeout *a = arm_hooked(t, &h, LONG_NS);
+    assert_true(tk_timeout_cancel(a));
+    assert_false(tk_timeout_cancel(a)); /* not "successfully canceled": no call */
+    assert_true(rel_wait_at_least(&h.calls, 1, WAIT_NS));
+    assert_ptr_equal(atomic_load(&h.arg), &h);
+    assert_true(atomic_load(&h.was_cancelled));
+    assert_true(atomic_load(&h.on_worker));
+    assert_int_equal(atomic_load(&h.runs), 0);
+    tk_timeout_release(a);
+
+    hook e = {0}; /* expires: fn runs, the hook never does */
+    tk_timeout *b = arm_hooked(t, &e, 0);
+    assert_true(rel_wait_at_least(&e.runs, 1, WAIT_NS));
+    assert_false(tk_timeout_cancel(b));
+    tk_timeout_release(b);
+
+    tk_timeout_spec none = {.fn = hook_fn, .arg = &e, .delay_ns = LONG_NS}; /* no hook: nothing */
+    assert_int_equal(tk_wheel_timer_new_timeout_spec(t, &none, &b), TK_OK);
+    assert_true(tk_timeout_cancel(b));
+    tk_timeout_release(b);
+    rel_sleep_ns(20 * TK_NS_PER_MS);
+    assert_int_equal(atomic_load(&h.calls), 1);
+    assert_int_equal(atomic_load(&e.calls), 0);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+    assert_int_equal(atomic_load(&h.calls), 1);
+    assert_int_equal(atomic_load(&e.calls), 0);
+}
+
+typedef struct gate {
+    atomic_bool open;
+    atomic_bool saw_open;
+    atomic_long calls;
+} gate;
+
+/* Waits (bounded) until the test opens the gate, after its cancel returned:
+ * a cancel that ran the hook inside itself would never return in time. */
+static void gate_cancelled(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    gate *g = arg;
+    int64_t end = tk_clock_now_ns() + WAIT_NS;
+    while (!atomic_load(&g->open) && tk_clock_now_ns() < end)
+        rel_sleep_ns(100 * TK_NS_PER_US);
+    atomic_store(&g->saw_open, atomic_load(&g->open));
+    atomic_fetch_add(&g->calls, 1);
+}
+
+/* Timeout.cancel() only queues the timeout (cancelledTimeouts.add()); the
+ * worker calls cancelled() later, holding nothing: the cancel does not wait
+ * for the hook, and the hook may use the timer (create and cancel
+ * timeouts), as a TimerTask may. Its stop is refused, as from run(). */
+static void test_cancelled_hook_runs_after_cancel_and_may_use_the_timer(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    gate g = {0};
+    tk_timeout_spec spec = {
+        .fn = noop, .cancelled = gate_cancelled, .arg = &g, .delay_ns = LONG_NS};
+    tk_timeout *a;
+    assert_int_equal(tk_wheel_timer_new_timeout_spec(t, &spec, &a), TK_OK);
+    assert_true(tk_timeout_cancel(a));
+    assert_int_equal(tk_wheel_timer_pending(t), 0); /* exact at once */
+    atomic_store(&g.open, true);
+    assert_true(rel_wait_at_least(&g.calls, 1, WAIT_NS));
+    assert_true(atomic_load(&g.saw_open));
+    tk_timeout_release(a);
+
+    hook second = {0};
+    tk_timeout *victim = arm_hooked(t, &second, LONG_NS);
+    rec spawned;
+    memset(&spawned, 0, sizeof(spawned));
+    hook first = {.victim = victim, .spawn = &spawned};
+    tk_timeout *b = arm_hooked(t, &first, LONG_NS);
+    assert_true(tk_timeout_cancel(b));
+    assert_true(rel_wait_at_least(&first.calls, 1, WAIT_NS));
+    assert_int_equal(atomic_load(&first.rc_inside), TK_OK);
+    assert_true(atomic_load(&first.victim_cancelled));
+    assert_true(rel_wait_at_least(&second.calls, 1, WAIT_NS)); /* a cancel from a hook: told too */
+    wait_runs(&spawned, 1);
+    tk_timeout_release(b);
+    tk_timeout_release(victim);
+
+    self_stop s = {0}; /* stop and destroy from a hook: TK_EDEADLK, as from a callback */
+    tk_timeout_spec stopper = {.fn = noop, .cancelled = stop_self, .arg = &s, .delay_ns = LONG_NS};
+    assert_int_equal(tk_wheel_timer_new_timeout_spec(t, &stopper, &b), TK_OK);
+    assert_true(tk_timeout_cancel(b));
+    assert_true(rel_wait_at_least(&s.runs, 1, WAIT_NS));
+    assert_int_equal(atomic_load(&s.stop_rc), TK_EDEADLK);
+    assert_int_equal(atomic_load(&s.destroy_rc), TK_EDEADLK);
+    tk_timeout_release(b);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+typedef struct hook_visit {
+    long count;
+    long hooks_before; /* the hook's calls when the visitor first ran */
+    hook *h;
+} hook_visit;
+
+static void visit_hooked(void *ctx, tk_timeout *timeout) {
+    (void)timeout;
+    hook_visit *v = ctx;
+    if (v->count++ == 0)
+        v->hooks_before = atomic_load(&v->h->calls);
+}
+
+/* HashedWheelTimer.stop() hands the unprocessed timeouts back ("the handles
+ * associated with the tasks which were canceled by this method") and calls
+ * no cancelled() for them: its worker has ended. A timeout cancelled just
+ * before stop is told before stop returns, and before the visitor runs. */
+static void test_cancelled_hook_and_stop(void **state) {
+    (void)state;
+    tk_wheel_timer *t = make(NULL);
+    hook handed = {0}, told = {0};
+    tk_timeout *a = arm_hooked(t, &handed, LONG_NS);
+    tk_timeout *b = arm_hooked(t, &told, LONG_NS);
+    assert_true(tk_timeout_cancel(b));
+    hook_visit v = {.h = &told};
+    assert_int_equal(tk_wheel_timer_stop(t, visit_hooked, &v), 1);
+    assert_int_equal(v.count, 1);
+    assert_int_equal(v.hooks_before, 1); /* b's hook ran before the visitor */
+    assert_int_equal(atomic_load(&told.calls), 1);
+    assert_int_equal(atomic_load(&handed.calls), 0); /* handed back: not told */
+    assert_true(tk_timeout_is_cancelled(a));
+    assert_false(tk_timeout_cancel(a)); /* stop ended it: a later cancel tells nothing */
+    rel_sleep_ns(20 * TK_NS_PER_MS);
+    assert_int_equal(atomic_load(&handed.calls), 0);
+    assert_int_equal(atomic_load(&handed.runs) + atomic_load(&told.runs), 0);
+    tk_timeout_release(a);
+    tk_timeout_release(b);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+}
+
+/* HashedWheelTimer(..., taskExecutor): the executor runs the expired tasks
+ * (timeout.expire() hands them to taskExecutor.execute()); cancelled() is
+ * called by the worker itself. */
+static void test_cancelled_hook_not_on_the_task_executor(void **state) {
+    (void)state;
+    tk_executor *ex;
+    assert_int_equal(tk_executor_create(NULL, &ex), TK_OK);
+    factory f = {0};
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.thread_factory = counting_factory;
+    opt.thread_factory_ctx = &f;
+    opt.task_executor = ex;
+    tk_wheel_timer *t = make(&opt);
+    hook h = {.f = &f};
+    tk_timeout *a = arm_hooked(t, &h, LONG_NS);
+    assert_true(tk_timeout_cancel(a));
+    assert_true(rel_wait_at_least(&h.calls, 1, WAIT_NS));
+    assert_true(atomic_load(&h.on_worker));
+    tk_timeout_release(a);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+    assert_int_equal(tk_executor_destroy(ex), TK_OK);
+}
+
+/* A thread factory whose worker, once its loop has ended, reports it and
+ * waits for the test's go before the thread ends (so stop's join waits). */
+typedef struct held_exit {
+    void *(*start)(void *);
+    void *arg;
+    atomic_bool exited, go;
+} held_exit;
+
+static void *held_trampoline(void *p) {
+    held_exit *h = p;
+    h->start(h->arg);
+    atomic_store(&h->exited, true);
+    int64_t end = tk_clock_now_ns() + WAIT_NS;
+    while (!atomic_load(&h->go) && tk_clock_now_ns() < end)
+        rel_sleep_ns(100 * TK_NS_PER_US);
+    return NULL;
+}
+
+static int held_factory(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg,
+                        const char *name) {
+    (void)name;
+    held_exit *h = ctx;
+    h->start = start;
+    h->arg = arg;
+    return pthread_create(thread, NULL, held_trampoline, h);
+}
+
+typedef struct stopper {
+    tk_wheel_timer *t;
+    pthread_t self;
+    long back;
+} stopper;
+
+static void *stop_thread(void *p) {
+    stopper *s = p;
+    s->self = pthread_self();
+    s->back = tk_wheel_timer_stop(s->t, NULL, NULL);
+    return NULL;
+}
+
+typedef struct where {
+    atomic_long calls;
+    pthread_t thread;
+} where;
+
+static void where_cancelled(tk_timeout *timeout, void *arg) {
+    (void)timeout;
+    where *w = arg;
+    w->thread = pthread_self();
+    atomic_fetch_add(&w->calls, 1);
+}
+
+/* Netty's worker runs processCancelledTasks() once more as it ends; a
+ * Timeout.cancel() that lands after that, while stop() joins the worker,
+ * is never told there. Here stop runs that hook, on its own thread, before
+ * it returns: every successful cancel is told once. */
+static void test_cancelled_hook_after_the_worker_ended(void **state) {
+    (void)state;
+    held_exit h = {0};
+    tk_wheel_timer_options opt;
+    options(&opt);
+    opt.thread_factory = held_factory;
+    opt.thread_factory_ctx = &h;
+    tk_wheel_timer *t = make(&opt);
+    where w = {0};
+    tk_timeout_spec spec = {
+        .fn = noop, .cancelled = where_cancelled, .arg = &w, .delay_ns = LONG_NS};
+    tk_timeout *a, *b;
+    assert_int_equal(tk_wheel_timer_new_timeout_spec(t, &spec, &a), TK_OK);
+    assert_int_equal(tk_wheel_timer_new_timeout_spec(t, &spec, &b), TK_OK);
+    stopper s = {.t = t};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stop_thread, &s), 0);
+    int64_t end = tk_clock_now_ns() + WAIT_NS;
+    while (!atomic_load(&h.exited) && tk_clock_now_ns() < end)
+        rel_sleep_ns(100 * TK_NS_PER_US);
+    assert_true(atomic_load(&h.exited)); /* the worker's loop is over; stop is joining it */
+    assert_true(tk_timeout_cancel(a));   /* still pending: stop has not collected yet */
+    rel_sleep_ns(10 * TK_NS_PER_MS);
+    assert_int_equal(atomic_load(&w.calls), 0); /* nobody to run it yet */
+    atomic_store(&h.go, true);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(s.back, 1); /* b: handed back, not told */
+    assert_int_equal(atomic_load(&w.calls), 1);
+    assert_true(pthread_equal(w.thread, s.self)); /* on stop's thread, before it returned */
+    tk_timeout_release(a);
+    tk_timeout_release(b);
+    assert_int_equal(tk_wheel_timer_destroy(t), TK_OK);
+    assert_int_equal(atomic_load(&w.calls), 1);
 }
 
 /* ---- slack (a timerkit extension: no Netty counterpart) ---- */
@@ -889,6 +1260,12 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_slack_short_window_wakes_the_worker),
         cmocka_unit_test(test_slack_task_executor_adds_none),
         cmocka_unit_test(test_slack_coalesces),
+        cmocka_unit_test(test_normalised_tick_and_slots),
+        cmocka_unit_test(test_cancelled_hook_once_on_the_worker),
+        cmocka_unit_test(test_cancelled_hook_runs_after_cancel_and_may_use_the_timer),
+        cmocka_unit_test(test_cancelled_hook_and_stop),
+        cmocka_unit_test(test_cancelled_hook_not_on_the_task_executor),
+        cmocka_unit_test(test_cancelled_hook_after_the_worker_ended),
     };
     char group[64];
     snprintf(group, sizeof(group), "wheel_timer_%s", engine->name);
