@@ -74,6 +74,18 @@
  * and plans again from the wheel as it is then, later than before (every
  * plan is a tick after the current one, so it never spins).
  *
+ * Reclaiming. A removal the thread must finish (the node was bucketed)
+ * wakes it only when it plans to sleep longer than RECLAIM_NS (sleep_long),
+ * so that the node comes back within about that long. Plans that long are
+ * rare without slack, but with slack they are the point; a stream of
+ * removals (connections closed before their timeouts) would then wake the
+ * thread once per removal. So a pass that released removed nodes caps its
+ * plan at RECLAIM_NS and leaves sleep_long clear: the removals that follow
+ * wait for that wake-up, which releases them all, and the thread goes back
+ * to its long plan after a pass that released none. A stream of removals
+ * costs at most one wake-up per RECLAIM_NS; each node still comes back
+ * within about RECLAIM_NS.
+ *
  * Reference: the worker loop of Netty's HashedWheelTimer
  * (processCancelledTasks, transferTimeoutsToBuckets, expireTimeouts), which
  * also bounds the nodes moved per tick; here the transfer is bounded in time
@@ -582,12 +594,13 @@ static bool hand_offs_waiting(struct tk_queue *q) {
  * never later than the first end; while no node in the core has slack,
  * the next candidate tick, exactly as without slack), the next tick while
  * a backlog remains, at most FLOOD_POLL_NS ahead during a flood (now_ns <
- * flood_end). Publishes the wake threshold (an offer whose window ends at
- * or before it wakes the thread) and sleep_long, then looks at every
- * shard's stacks once more (Dekker with offer/remove, all seq_cst: either
- * a producer sees the plan and wakes the thread, or the thread sees its
- * node here). Needs core_lock. */
-static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flood_end) {
+ * flood_end), at most RECLAIM_NS ahead after a pass that released removed
+ * nodes (`reclaimed`; see "Reclaiming"). Publishes the wake threshold (an offer whose window ends
+ * at or before it wakes the thread) and sleep_long, then looks at every shard's stacks once more
+ * (Dekker with offer/remove, all seq_cst: either a producer sees the plan and wakes the thread, or
+ * the thread sees its node here). Needs core_lock. */
+static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flood_end,
+                                 bool reclaimed) {
     int64_t plan;
     uint64_t next;
     int64_t next_tick =
@@ -602,6 +615,8 @@ static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flo
         plan = INT64_MAX;
     if (now_ns < flood_end && plan > tk__sat_add(now_ns, FLOOD_POLL_NS))
         plan = tk__sat_add(now_ns, FLOOD_POLL_NS); /* a flood: look again soon */
+    if (reclaimed && plan > tk__sat_add(now_ns, RECLAIM_NS))
+        plan = tk__sat_add(now_ns, RECLAIM_NS); /* removals are coming: see "Reclaiming" */
     int64_t threshold = plan == INT64_MAX ? INT64_MAX : plan - q->tick_ns;
     if (threshold == AWAKE)
         threshold = AWAKE + 1;
@@ -673,8 +688,9 @@ static void *tick_main(void *arg) {
         pass_pending_locked(q, &flood_end);
         int64_t now = tk_clock_now_ns();
         pass_expire_locked(q, now);
+        bool reclaimed = q->zombies != NULL; /* removals came since the last pass */
         pass_release_zombies_locked(q);
-        int64_t plan = plan_sleep_locked(q, now, flood_end);
+        int64_t plan = plan_sleep_locked(q, now, flood_end, reclaimed);
         unlock(&q->core_lock);
         sleep_to_plan(q, plan);
         lock(&q->core_lock);
