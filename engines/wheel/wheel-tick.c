@@ -589,16 +589,17 @@ static bool hand_offs_waiting(struct tk_queue *q) {
 }
 
 /* Step 5: plans the sleep and publishes the plan; returns the instant to
- * wake at (INT64_MAX: until woken). The plan is the tick of the earliest
- * end of a window among the bucketed nodes (tk__wheel_core_latest_tick(),
- * never later than the first end; while no node in the core has slack,
- * the next candidate tick, exactly as without slack), the next tick while
- * a backlog remains, at most FLOOD_POLL_NS ahead during a flood (now_ns <
- * flood_end), at most RECLAIM_NS ahead after a pass that released removed
- * nodes (`reclaimed`; see "Reclaiming"). Publishes the wake threshold (an offer whose window ends
- * at or before it wakes the thread) and sleep_long, then looks at every shard's stacks once more
- * (Dekker with offer/remove, all seq_cst: either a producer sees the plan and wakes the thread, or
- * the thread sees its node here). Needs core_lock. */
+ * wake at (INT64_MAX: until woken). The plan is the tick of the earliest end
+ * of a window among the bucketed nodes (tk__wheel_core_latest_tick(), never
+ * later than the first end; while no node in the core has slack, the next
+ * candidate tick, exactly as without slack), the next tick while a backlog
+ * remains, at most FLOOD_POLL_NS ahead during a flood (now_ns < flood_end),
+ * at most RECLAIM_NS ahead after a pass that released removed nodes
+ * (`reclaimed`; see "Reclaiming"). Publishes the wake threshold (an offer
+ * whose window ends at or before it wakes the thread) and sleep_long, then
+ * looks at every shard's stacks once more (Dekker with offer/remove, all
+ * seq_cst: either a producer sees the plan and wakes the thread, or the
+ * thread sees its node here). Needs core_lock. */
 static int64_t plan_sleep_locked(struct tk_queue *q, int64_t now_ns, int64_t flood_end,
                                  bool reclaimed) {
     int64_t plan;
