@@ -43,24 +43,27 @@ const tkb_suite tkb_suites[TKB_NSUITES] = {
  * name runs too, at its defaults, with tasks and with embedded timers
  * (cli/run-select.c), so a new engine is in every suite without a line here. */
 const tkb_suite_peer tkb_suite_peers[] = {
-    {"heap", false},
-    {"heap:spin=150us", true},
-    {"wheel:tick=1ms,slots=1024,spin=150us", true},
-    {"wheel:tick=1ms,slots=1024", false},
-    {"wheel:tick=100ms,slots=512", false},
-    {"hwheel", false},
-    {"hwheel:tick=1us", true},
-    {"heap@embedded", false},
-    {"wheel:tick=1ms,slots=1024@embedded", false},
-    {"wheel:tick=100ms,slots=512@embedded", false},
-    {"hwheel@embedded", false},
+    {"heap", false, true},
+    {"heap:spin=150us", true, false},
+    {"wheel:tick=1ms,slots=1024,spin=150us", true, false},
+    {"wheel:tick=1ms,slots=1024", false, true},
+    {"wheel:tick=100ms,slots=512", false, false},
+    {"hwheel", false, true},
+    {"hwheel:tick=1us", true, true},
+    {"heap@embedded", false, false},
+    {"wheel:tick=1ms,slots=1024@embedded", false, false},
+    {"wheel:tick=100ms,slots=512@embedded", false, false},
+    {"hwheel@embedded", false, false},
 };
 const size_t tkb_suite_peer_count = TKB_COUNT(tkb_suite_peers);
 
-/* The frontier of issue 28 (timer slack): each engine's reference peer at
- * each of these slacks, and the heap with each as the OS's timer slack of
- * its threads, in the workloads that sweep slack (cli/run-select.c adds the
- * peers; docs/workloads.md, "The slack frontier"). */
+/* The frontier of issue 28 (timer slack): each of its lines (the peers
+ * marked `frontier` above: an engine at its reference parameters, and the
+ * hierarchical wheel at a 1 us tick as well, to set a fine tick against a
+ * coarse one) at each of these slacks, and the heap with each as the OS's
+ * timer slack of its threads, in the workloads that sweep slack
+ * (cli/run-select.c adds the peers; docs/workloads.md, "The slack
+ * frontier"). */
 const int64_t tkb_frontier_slacks_ns[] = {0, 100 * 1000, TKB_NS_PER_MS, 10 * TKB_NS_PER_MS};
 const size_t tkb_frontier_slack_count = TKB_COUNT(tkb_frontier_slacks_ns);
 const char *const tkb_frontier_os_engine = "heap";

@@ -203,6 +203,16 @@ size_t tkb_targets_expand(tkb_target_row *out, size_t cap) {
             add_row(out, cap, &k, t, &p);
             continue;
         }
+        if (t->workload->frontier) { /* the frontier's lines, each at the target's slack */
+            tkb_peer bases[64], q;
+            size_t nb = tkb_frontier_bases(bases, TKB_COUNT(bases));
+            for (size_t j = 0; j < nb && j < TKB_COUNT(bases); j++)
+                if (names_engine(t, bases[j].engine) && !t->embedded &&
+                    (t->slack_ns == 0 ||
+                     tkb_peer_with_slack(&bases[j], TKB_SLACK_KEY, t->slack_ns, &q) == 0))
+                    add_row(out, cap, &k, t, t->slack_ns > 0 ? &q : &bases[j]);
+            continue;
+        }
         for (size_t e = 0; e < tk_engine_count(); e++) {
             tkb_peer q;
             if (!names_engine(t, tk_engine_at(e)) ||

@@ -256,6 +256,11 @@ void tkb_peer_list(FILE *f);
  * sets nothing of the blocking adapter), else the engine at its defaults;
  * with `embedded`, that peer's @embedded variant. Returns 0, or -1. */
 int tkb_peer_engine_reference(const tk_queue_ops *e, bool embedded, tkb_peer *out);
+/* The frontier's lines, without slack: the suites' peers marked `frontier`
+ * (suites.c) whose engine this build has, then the reference peer of every
+ * registered engine none of them names. Writes up to `cap` into out and
+ * returns how many there are. */
+size_t tkb_frontier_bases(tkb_peer *out, size_t cap);
 /* Gives each of the `count` peers its style slot and sorts them into display
  * order (engines in registry order, an engine's embedded variant right after
  * it; peers/peers.c tells the rule). */
@@ -280,6 +285,7 @@ typedef enum tkb_suite_id { TKB_SMOKE, TKB_QUICK, TKB_FULL, TKB_NSUITES } tkb_su
 typedef struct tkb_suite_peer {
     const char *spec;
     bool waiting_only; /* only in workloads that measure waiting (tkb_workload.waiting) */
+    bool frontier;     /* one of the frontier's lines (tkb_frontier_bases()) */
 } tkb_suite_peer;
 
 typedef struct tkb_suite {
@@ -294,9 +300,9 @@ typedef struct tkb_suite {
 
 extern const tkb_suite tkb_suites[TKB_NSUITES];
 /* The slacks the frontier sweeps (the workloads with tkb_workload.frontier):
- * every engine at its reference spec (tkb_peer_engine_reference()) with each
- * as slack=, and the engine tkb_frontier_os_engine with each (but 0) as
- * os_slack=, the OS's counterpart. 0 first: the engine as it is. */
+ * each of its lines (tkb_frontier_bases()) with each as slack=, and the
+ * engine tkb_frontier_os_engine with each (but 0) as os_slack=, the OS's
+ * counterpart. 0 first: the engine as it is. */
 extern const int64_t tkb_frontier_slacks_ns[];
 extern const size_t tkb_frontier_slack_count;
 extern const char *const tkb_frontier_os_engine;

@@ -244,18 +244,18 @@ static void suite_peers(tkb_run_plan *pl) {
         fprintf(stderr, "tkbench: note: no such engine in this build, skipped: %s\n", skipped);
 }
 
-/* The frontier (tkb_workload.frontier): each engine's reference peer, which
- * runs everything else too, and the same with each slack of
- * tkb_frontier_slacks_ns, and tkb_frontier_os_engine's with each as its
- * threads' OS timer slack, which run only the frontier. */
+/* The frontier (tkb_workload.frontier): its lines (tkb_frontier_bases()),
+ * which run the other workloads they are in the suite for too, and the same
+ * with each slack of tkb_frontier_slacks_ns, and tkb_frontier_os_engine's
+ * with each as its threads' OS timer slack, which run only the frontier. */
 static void frontier_peers(tkb_run_plan *pl) {
     bool sweeps = false;
     for (size_t k = 0; k < pl->nworks; k++)
         sweeps |= pl->works[k].wl->frontier;
-    for (size_t e = 0; sweeps && e < tk_engine_count(); e++) {
-        tkb_peer ref;
-        if (tkb_peer_engine_reference(tk_engine_at(e), false, &ref) != 0)
-            continue;
+    tkb_peer bases[TKB_MAX_PEERS];
+    size_t nbases = sweeps ? tkb_frontier_bases(bases, TKB_COUNT(bases)) : 0;
+    for (size_t e = 0; e < nbases && e < TKB_COUNT(bases); e++) {
+        const tkb_peer ref = bases[e];
         for (size_t i = 0; i < pl->npeers; i++)
             if (strcmp(pl->peers[i].spec, ref.spec) == 0)
                 pl->peers[i].frontier = TKB_FRONTIER_TOO;

@@ -703,6 +703,26 @@ int tkb_peer_engine_reference(const tk_queue_ops *e, bool embedded, tkb_peer *ou
     return tkb_peer_parse(spec, out, NULL, 0) == 0 ? 0 : -1;
 }
 
+size_t tkb_frontier_bases(tkb_peer *out, size_t cap) {
+    size_t k = 0;
+    tkb_peer p;
+    for (size_t i = 0; i < tkb_suite_peer_count; i++)
+        if (tkb_suite_peers[i].frontier &&
+            tkb_peer_parse(tkb_suite_peers[i].spec, &p, NULL, 0) == 0)
+            if (k++ < cap)
+                out[k - 1] = p;
+    for (size_t e = 0; e < tk_engine_count(); e++) {
+        bool named = false;
+        for (size_t i = 0; i < tkb_suite_peer_count && !named; i++)
+            named = tkb_suite_peers[i].frontier &&
+                    tkb_peer_parse(tkb_suite_peers[i].spec, &p, NULL, 0) == 0 &&
+                    p.engine == tk_engine_at(e);
+        if (!named && tkb_peer_engine_reference(tk_engine_at(e), false, &p) == 0 && k++ < cap)
+            out[k - 1] = p;
+    }
+    return k;
+}
+
 typedef struct arranged {
     tkb_peer p;
     size_t engine;  /* registry index (engine peers) */
