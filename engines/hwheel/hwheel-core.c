@@ -134,18 +134,30 @@
  * minutes, before it is due.
  *
  * latest() (slack, engine.h). A node's window ends at due(deadline +
- * slack). The answer is R = min(best, hi): hi the earliest event of the
- * levels above 0 and of the overflow list (no node there is due before it),
- * best the smallest window end among the level-0 nodes, walked bank by bank
- * in event order from c (the bitmap skips the empty banks), stopping at the
- * first bank whose event is at or after best or hi. Every node not walked
- * is due no earlier than where the walk stopped, so R is no later than any
- * window end, and no earlier than next() (every term is a due() or an
- * event). It is exact when the earliest window ends in level 0 before the
- * next cascade; otherwise it is that cascade, an early wake-up that moves
- * nodes down so that the next answer can be exact. The nodes walked are due
- * before R: those an owner waking at R hands out. With nodes in the due
- * list (already due) the answer is next().
+ * slack), no earlier than the event of its bank (its tick is in the bank's
+ * period) or, in the overflow list, than due of the list's lower bound m.
+ * latest() keeps best, the smallest window end read, and walks the levels
+ * from 0 up, each level's occupied banks in event order from c (the bitmap
+ * skips the empty ones, and the walk wraps round past bank 2W - 1 to c's
+ * own), reading every node of a bank, until a bank's event is at or after
+ * best: no later bank of the level can end a window sooner. A level whose
+ * next boundary is at or after best is not looked at, nor any above it
+ * (next_event_from() has why), and the overflow list is read only if due(m)
+ * comes before best. So the answer is the exact smallest window end, the
+ * nodes in higher levels and the overflow list included: an owner wakes
+ * once for a node with slack, at the end of its window, not at every
+ * cascade on the way (at a fine tick level 0 spans little, and those
+ * cascades come often). A bank above level 0 holds nodes due over its
+ * whole period, which an owner waking at the answer mostly does not hand
+ * out, so the walk reads at most HW_LATEST_BUDGET nodes in all, level 0's
+ * included: at a bank that would take it past that, it answers the
+ * earliest instant an unread node could be due, that bank's event or the
+ * next event of a higher level or of the overflow list if earlier (and
+ * due(m) for an overflow list longer than what is left), an early wake-up
+ * after which the owner asks again. Every node's window ends at or after
+ * its bank's event (or due(m)), and each of those is at or after next()'s
+ * event, so every answer, cut short or not, is at or after next(). With
+ * nodes in the due list (already due) the answer is next().
  *
  * Invariants (checked by check()), with c the position:
  *   I1  a node at level l in bank s has tick t == T(deadline), s ==
@@ -169,9 +181,9 @@
  * beyond), O(L) per call that moves c (the early shares), O(1) per node and
  * cascade (fewer than L cascades per node, early or not) and the per-tick
  * sort (O(k) for an ordered batch of k, expected O(k) for deadlines spread
- * over the tick, O(k log k) at worst). next O(L); latest O(L) plus the
- * level-0 nodes due before its answer and the bitmap words of the empty
- * banks skipped on the way; first O(L * K + the nodes
+ * over the tick, O(k log k) at worst). next O(L); latest O(L * 2W / 64 +
+ * the banks visited) plus the nodes read, at most HW_LATEST_BUDGET (4096)
+ * in all; first O(L * K + the nodes
  * of each level's first occupied bank); remove_if O(n + L * 2W / 64 + K per
  * non-empty bank); count_due O(L * 2W + nodes looked at in the banks only
  * partly due). The overflow list costs O(its length) per top-level
@@ -973,9 +985,74 @@ static inline int64_t window_due(const hwheel *w, const tk_node *n) {
     return tick_time(w, tick_of(w, end));
 }
 
-/* See "latest()" above: the smallest window end among the level-0 nodes due
- * before anything else could be, bounded by the first instant a node of a
- * higher level or the overflow list could be due. */
+/* Nodes latest() reads at most in one call. It runs under the owner's lock
+ * each time the owner looks at the core again (adapter/blocking.c, after
+ * every offer and take), and a bank above level 0 holds nodes due over its
+ * whole period, most of them after the answer: an owner waking at the
+ * answer does not hand them out, so without a bound a busy wheel would
+ * read the same crowded bank, tens of thousands of cache misses, at every
+ * call. Past the budget the answer is the start of the first bank not read,
+ * or an earlier event above it (an early wake-up, never a late one).
+ * engines/wheel/wheel-tick.c bounds its plan's walk by the same figure. */
+#define HW_LATEST_BUDGET ((size_t)TK__HWHEEL_LATEST_BUDGET)
+
+/* The smaller of best and the smallest window end in bank bk, whose nodes
+ * all end at or after `floor` (its event's instant). Its chains are read in
+ * turn, each chain's next node fetched as soon as its address is read (as
+ * in walk_next()), so that up to HW_CHAINS misses are in flight. */
+static int64_t bank_min_end(const hwheel *w, const hw_bank *bk, int64_t best, int64_t floor) {
+    const tk_node *cur[HW_CHAINS];
+    unsigned live = 0;
+    for (unsigned j = 0; j < HW_CHAINS; j++)
+        if (bk->chain[j].head != NULL) {
+            __builtin_prefetch(bk->chain[j].head);
+            cur[live++] = bk->chain[j].head;
+        }
+    while (live != 0 && best > floor) /* no node here ends before floor */
+        for (unsigned i = 0; i < live;) {
+            const tk_node *n = cur[i];
+            const tk_node *next = CPV(n)->next;
+            if (next != NULL) {
+                __builtin_prefetch(next);
+                cur[i++] = next;
+            } else {
+                cur[i] = cur[--live]; /* the order does not matter for a minimum */
+            }
+            int64_t u = window_due(w, n);
+            if (u < best)
+                best = u;
+        }
+    return best;
+}
+
+/* Walks level l's occupied banks in event order from c (after c's bank,
+ * wrapping round to it), lowering *best to the window ends read, until a bank's
+ * event is at or after *best. False if the budget *left runs out first:
+ * then *cut is the instant of the event of the first bank not read. */
+static bool latest_level(const hwheel *w, unsigned l, int64_t *best, size_t *left, int64_t *cut) {
+    size_t p = (size_t)(w->cur >> (l * w->bits)) & w->mask, nbanks = (size_t)w->mask + 1;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t end = pass == 0 ? nbanks : p + 1;
+        for (size_t s = level_scan(w, l, pass == 0 ? p + 1 : 0); s < end;
+             s = level_scan(w, l, s + 1)) {
+            int64_t at = tick_time(w, bank_event(w, l, s));
+            if (at >= *best)
+                return true; /* neither this bank nor a later one ends a window sooner */
+            const hw_bank *bk = &w->banks[((size_t)l << w->sbits) + s];
+            if (bk->count > *left) {
+                *cut = at;
+                return false;
+            }
+            *left -= bk->count;
+            *best = bank_min_end(w, bk, *best, at);
+        }
+    }
+    return true;
+}
+
+/* See "latest()" above: the smallest window end, read level by level in
+ * event order up to the first bank that cannot hold a smaller one, or the
+ * start of the first bank not read once the budget runs out. */
 static int hw_latest(const void *core, int64_t *when_ns) {
     const hwheel *w = core;
     if (w == NULL || when_ns == NULL)
@@ -986,30 +1063,42 @@ static int hw_latest(const void *core, int64_t *when_ns) {
         *when_ns = tick_time(w, CPV(w->due.head)->tick);
         return TK_OK;
     }
-    uint64_t e;
-    int64_t bound = next_event_from(w, 1, &e) ? tick_time(w, e) : INT64_MAX;
     int64_t best = INT64_MAX;
-    size_t p = (size_t)w->cur & w->mask, nbanks = (size_t)w->mask + 1;
-    /* level-0 banks in event order: after c's bank, then from 0 (c's own
-     * bank is empty: its tick is c, and every node there is after c) */
-    for (int pass = 0; pass < 2; pass++) {
-        size_t end = pass == 0 ? nbanks : p;
-        for (size_t s = level_scan(w, 0, pass == 0 ? p + 1 : 0); s < end;
-             s = level_scan(w, 0, s + 1)) {
-            int64_t at = tick_time(w, bank_event(w, 0, s));
-            if (at >= best || at >= bound)
-                goto done; /* neither this bank nor any later one can end a window sooner */
-            const hw_bank *bk = &w->banks[s]; /* level 0 */
-            for (unsigned j = 0; j < HW_CHAINS; j++)
-                for (const tk_node *n = bk->chain[j].head; n != NULL; n = CPV(n)->next) {
+    size_t left = HW_LATEST_BUDGET;
+    for (unsigned l = 0; l < w->levels; l++) {
+        /* No period of level l starts before its next boundary, nor one of
+         * a higher level or the overflow list's (next_event_from()). */
+        unsigned sh = l * w->bits;
+        uint64_t bound = period_start(w->cur, sh) + (UINT64_C(1) << sh);
+        if (bound <= w->cur || tick_time(w, bound) >= best)
+            break;
+        int64_t cut;
+        if (!latest_level(w, l, &best, &left, &cut)) {
+            /* Nothing unread ends before the bank where the walk stopped, or
+             * before the next event of a higher level or the overflow list;
+             * cut < best, and every term is an event, so the answer is at
+             * or after next(). */
+            uint64_t e;
+            if (next_event_from(w, l + 1, &e) && tick_time(w, e) < cut)
+                cut = tick_time(w, e);
+            *when_ns = cut;
+            return TK_OK;
+        }
+    }
+    if (w->ovf.head != NULL) {
+        int64_t at = tick_time(w, w->ovf_min); /* no overflow node is due before */
+        if (at < best) {
+            if (w->ovf.count > left)
+                best = at;
+            else
+                for (const tk_node *n = w->ovf.head; n != NULL; n = CPV(n)->next) {
                     int64_t u = window_due(w, n);
                     if (u < best)
                         best = u;
                 }
         }
     }
-done:
-    *when_ns = best < bound ? best : bound;
+    *when_ns = best;
     return TK_OK;
 }
 

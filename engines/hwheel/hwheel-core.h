@@ -33,6 +33,10 @@
  * in, filled in turn (a power of two): hwheel-core.c says why. */
 #define TK__HWHEEL_CHAINS 8u
 
+/* Nodes one latest() reads at most before it answers a lower bound instead
+ * (hwheel-core.c, HW_LATEST_BUDGET, says why); the tests fill past it. */
+#define TK__HWHEEL_LATEST_BUDGET 4096u
+
 /* A node's private area (tk_node_priv()) as the core lays it out. Only the
  * core writes it; the engine's tests read it, and damage it on purpose to
  * see check() object. `next` is the first word: the chain and list link,

@@ -17,7 +17,11 @@
  * level emptied after removals from their chains' heads, middles and tails,
  * a crowded slot moved down in shares over the ticks before its event,
  * check() noticing a damaged chain or count, the extreme parameters, the
- * idle cost of a far timer, and the parameter table and its validate(). */
+ * idle cost of a far timer, and the parameter table and its validate().
+ * latest() is checked after every step of the walks (between next() and
+ * the smallest window end), and against a brute-force minimum: exact in
+ * every level and the overflow list while the nodes fit its budget, a
+ * bound between next() and that minimum past it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -1375,9 +1379,277 @@ static void latest_answers_the_earliest_window_end_where_it_can(void **state) {
     core_close(&c);
 }
 
+/* The smallest window end among the nodes n[0..k) marked live, by brute
+ * force (INT64_MAX if none). */
+static int64_t brute_latest(const core *c, const tk_node *n, const bool *live, size_t k) {
+    int64_t best = INT64_MAX;
+    for (size_t i = 0; i < k; i++)
+        if (live[i] && ref_end(c, &n[i]) < best)
+            best = ref_end(c, &n[i]);
+    return best;
+}
+
+/* A node in level 0 with a long window and a node in level 1, then 2, then
+ * in the overflow list, without slack, due before that window ends:
+ * latest() answers the higher node's due exactly, not the cascade on the
+ * way to it, and expire() there hands out both. */
+static void latest_is_exact_when_a_higher_level_node_ends_first(void **state) {
+    (void)state;
+    core c;
+    const int64_t tick = TK_NS_PER_MS;
+    core_open(&c, tick, 6, 4, 0);
+    tk_node n[4];
+    memset(n, 0, sizeof(n));
+    set_key(&n[0], 10 * tick, 0); /* level 0, its window ends at tick 100010 */
+    n[0].slack_ns = 100000 * tick;
+    set_key(&n[1], 200 * tick - 3, 1); /* level 1: 64 <= 200 < 4096; its cascade is at 192 */
+    set_key(&n[2], 5000 * tick, 2);    /* level 2: 4096 <= 5000 < 2^18 */
+    n[2].slack_ns = 7 * tick;
+    assert_int_equal(ops()->insert(c.state, &n[0]), TK_OK);
+    assert_int_equal(ops()->insert(c.state, &n[1]), TK_OK);
+    assert_int_equal(ops()->insert(c.state, &n[2]), TK_OK);
+    int64_t r = 0, nx = 0;
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 200 * tick);
+    assert_int_equal(ops()->next(c.state, &nx), TK_OK);
+    assert_int_equal(nx, 10 * tick);
+    assert_int_equal(ops()->remove(c.state, &n[1]), TK_OK);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 5007 * tick); /* level 2, its own slack counted */
+    /* expire at the answer: n[0] and n[2] leave together, in order */
+    size_t k = 0;
+    tk_node *l = ops()->expire(c.state, r, 8, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &n[0]);
+    assert_ptr_equal(tk_node_next_detached(l), &n[2]);
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    core_close(&c);
+    /* the overflow list: a wheel of 16 ticks, a node 100 ticks ahead */
+    core_open(&c, tick, 2, 2, 0);
+    memset(n, 0, sizeof(n));
+    set_key(&n[0], tick, 0);
+    n[0].slack_ns = 1000 * tick;
+    set_key(&n[1], 100 * tick, 1);
+    assert_int_equal(ops()->insert(c.state, &n[0]), TK_OK);
+    assert_int_equal(ops()->insert(c.state, &n[1]), TK_OK);
+    assert_int_equal(priv(&n[1])->where & 0xff000000u, 0x4f000000u); /* 'O' */
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 100 * tick);
+    l = ops()->expire(c.state, r, 8, &k);
+    assert_int_equal(k, 2);
+    assert_ptr_equal(l, &n[0]);
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    core_close(&c);
+}
+
+/* At a 1 ns tick level 0 spans 128 ns: nodes spread over every level and
+ * the overflow list, slacks from none to seconds, inserts, removals and
+ * expires (at random instants and at latest()'s answers). With fewer nodes
+ * than the budget, latest() is the brute-force smallest window end after
+ * every step. */
+static void latest_is_the_brute_force_minimum_at_a_fine_tick(void **state) {
+    (void)state;
+    enum { POOL = 400, STEPS = 6000 };
+    core c;
+    core_open(&c, 1, 6, 5, 1000); /* 2^30 ns, about a second, before the overflow list */
+    tk_node *n = calloc(POOL, sizeof(tk_node));
+    bool *live = calloc(POOL, sizeof(bool));
+    assert_non_null(n);
+    assert_non_null(live);
+    uint64_t rs = 0x5eed1a7e;
+    int64_t now = 1000;
+    size_t nlive = 0, exact = 0, higher = 0;
+    for (int step = 0; step < STEPS; step++) {
+        uint64_t op = rng_below(&rs, 10);
+        size_t i = (size_t)rng_below(&rs, POOL);
+        if (op < 6 && !live[i]) {
+            uint64_t d = UINT64_C(1) << rng_below(&rs, rng_below(&rs, 20) == 0 ? 34 : 31);
+            set_key(&n[i], now + 1 + (int64_t)(d + rng_below(&rs, d)), (uint64_t)step);
+            n[i].slack_ns = rng_below(&rs, 4) == 0
+                                ? 0
+                                : (int64_t)rng_below(&rs, UINT64_C(1) << rng_below(&rs, 32));
+            assert_int_equal(ops()->insert(c.state, &n[i]), TK_OK);
+            live[i] = true;
+            nlive++;
+        } else if (op < 8 && live[i]) {
+            assert_int_equal(ops()->remove(c.state, &n[i]), TK_OK);
+            live[i] = false;
+            nlive--;
+        } else if (op >= 8 && nlive != 0) {
+            int64_t to = now + (int64_t)rng_below(&rs, UINT64_C(1) << rng_below(&rs, 30));
+            if (op == 9)
+                assert_int_equal(ops()->latest(c.state, &to), TK_OK); /* as an owner would */
+            size_t k = 0;
+            for (tk_node *x = ops()->expire(c.state, to, SIZE_MAX, &k); x != NULL;) {
+                tk_node *next = tk_node_next_detached(x);
+                size_t j = (size_t)(x - n);
+                assert_true(j < POOL && live[j]);
+                assert_true(ref_due(&c, x->deadline_ns) <= to);
+                live[j] = false;
+                nlive--;
+                x = next;
+            }
+            now = to;
+        }
+        assert_int_equal(ops()->check(c.state), TK_OK);
+        int64_t r = 0, nx = 0;
+        if (nlive == 0) {
+            assert_int_equal(ops()->latest(c.state, &r), TK_ENOENT);
+            continue;
+        }
+        assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+        assert_int_equal(ops()->next(c.state, &nx), TK_OK);
+        int64_t want = brute_latest(&c, n, live, POOL);
+        assert_int_equal(r, want);
+        exact++;
+        /* the answer lies past level 0's span: beyond the old bound */
+        if (r - now > 128)
+            higher++;
+    }
+    assert_true(exact > STEPS / 2);
+    assert_true(higher > STEPS / 4);
+    free(live);
+    free(n);
+    core_close(&c);
+}
+
+/* More nodes in one bank of level 1 than latest() reads: it answers the
+ * bank's start, between next() and the smallest window end, and once the
+ * bank has moved down (the owner woke there) the answer is exact again.
+ * Cut short in level 0, it still answers a higher level's earlier event;
+ * an overflow list too long to read gives its lower bound. A crowd spread
+ * over every level: each answer between next() and the brute-force
+ * minimum, and following the answers empties the core. */
+static void latest_past_its_budget_answers_a_lower_bound(void **state) {
+    (void)state;
+    enum { CROWD = TK__HWHEEL_LATEST_BUDGET + 1000 };
+    core c;
+    const int64_t tick = TK_NS_PER_MS;
+    core_open(&c, tick, 6, 4, 0);
+    tk_node *n = calloc(CROWD + 1, sizeof(tk_node));
+    bool *live = calloc(CROWD + 1, sizeof(bool));
+    assert_non_null(n);
+    assert_non_null(live);
+    set_key(&n[CROWD], 5 * tick, CROWD); /* level 0, a window to tick 100005 */
+    n[CROWD].slack_ns = 100000 * tick;
+    for (size_t i = 0; i <= CROWD; i++) {
+        if (i < CROWD) /* level 1's bank of ticks 128..191, none due before 150 */
+            set_key(&n[i], (int64_t)(150 + i % 40) * tick, i);
+        assert_int_equal(ops()->insert(c.state, &n[i]), TK_OK);
+        live[i] = true;
+    }
+    int64_t r = 0, nx = 0;
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(ops()->next(c.state, &nx), TK_OK);
+    assert_int_equal(brute_latest(&c, n, live, CROWD + 1), 150 * tick);
+    assert_true(nx <= r && r <= 150 * tick);
+    assert_int_equal(r, 128 * tick); /* the bank's start */
+    size_t k = 0;
+    tk_node *l = ops()->expire(c.state, r, SIZE_MAX, &k);
+    assert_int_equal(k, 1);
+    assert_ptr_equal(l, &n[CROWD]);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 150 * tick); /* in level 0 now, a bank at a time */
+    core_close(&c);
+    free(live);
+    free(n);
+
+    /* Cut short in level 0 while a node of level 1 ends first: level 1's
+     * bank of ticks 128..191 half moved down early (c = 126), its last node
+     * x at tick 128 still there, and a crowd in level 0 at tick 129. The
+     * answer is level 1's event, not the crowd's tick. */
+    core_open(&c, tick, 6, 4, 0);
+    n = calloc(CROWD + 10, sizeof(tk_node));
+    live = calloc(CROWD + 10, sizeof(bool));
+    assert_non_null(n);
+    assert_non_null(live);
+    for (size_t i = 0; i < 10; i++) {
+        set_key(&n[i], (i < 9 ? 191 : 128) * tick, i);
+        assert_int_equal(ops()->insert(c.state, &n[i]), TK_OK);
+        live[i] = true;
+    }
+    assert_null(ops()->expire(c.state, 126 * tick, SIZE_MAX, &k));
+    assert_int_equal((priv(&n[9])->where >> 16) & 0xffu, 1); /* x: still in level 1 */
+    assert_int_equal((priv(&n[0])->where >> 16) & 0xffu, 0); /* moved down */
+    for (size_t i = 10; i < CROWD + 10; i++) {
+        set_key(&n[i], 129 * tick, i);
+        assert_int_equal(ops()->insert(c.state, &n[i]), TK_OK);
+        live[i] = true;
+    }
+    assert_int_equal(brute_latest(&c, n, live, CROWD + 10), 128 * tick);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(r, 128 * tick);
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    core_close(&c);
+    free(live);
+    free(n);
+
+    /* An overflow list longer than the budget: its lower bound m (tick
+     * 100, left low by a removal), not its smallest window end (101). */
+    core_open(&c, tick, 2, 2, 0);
+    n = calloc(CROWD + 1, sizeof(tk_node));
+    live = calloc(CROWD + 1, sizeof(bool));
+    assert_non_null(n);
+    assert_non_null(live);
+    for (size_t i = 0; i <= CROWD; i++) {
+        set_key(&n[i], (int64_t)(i == 0 ? 100 : 101 + i % 40) * tick, i);
+        assert_int_equal(ops()->insert(c.state, &n[i]), TK_OK);
+        live[i] = true;
+    }
+    assert_int_equal(ops()->remove(c.state, &n[0]), TK_OK);
+    live[0] = false;
+    assert_int_equal(brute_latest(&c, n, live, CROWD + 1), 101 * tick);
+    assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+    assert_int_equal(ops()->next(c.state, &nx), TK_OK);
+    assert_true(nx <= r);
+    assert_int_equal(r, 100 * tick);
+    core_close(&c);
+    free(live);
+    free(n);
+
+    /* a crowd over every level at a 1 us tick, slacks up to a second */
+    enum { MANY = 3 * TK__HWHEEL_LATEST_BUDGET };
+    core_open(&c, TK_NS_PER_US, 6, 6, 0);
+    n = calloc(MANY, sizeof(tk_node));
+    live = calloc(MANY, sizeof(bool));
+    assert_non_null(n);
+    assert_non_null(live);
+    uint64_t rs = 0xb0d6e7;
+    for (size_t i = 0; i < MANY; i++) {
+        uint64_t d = UINT64_C(1) << rng_below(&rs, 32);
+        set_key(&n[i], 1 + (int64_t)(d + rng_below(&rs, d)), i);
+        n[i].slack_ns = (int64_t)rng_below(&rs, TK_NS_PER_S);
+        assert_int_equal(ops()->insert(c.state, &n[i]), TK_OK);
+        live[i] = true;
+    }
+    size_t left = MANY, wakes = 0, cut = 0;
+    while (left != 0) {
+        assert_int_equal(ops()->latest(c.state, &r), TK_OK);
+        assert_int_equal(ops()->next(c.state, &nx), TK_OK);
+        int64_t want = brute_latest(&c, n, live, MANY);
+        assert_true(nx <= r && r <= want);
+        if (r < want)
+            cut++;
+        l = ops()->expire(c.state, r, SIZE_MAX, &k);
+        for (tk_node *x = l; x != NULL; x = tk_node_next_detached(x))
+            live[x - n] = false;
+        left -= k;
+        wakes++;
+        assert_true(wakes <= MANY * 6); /* each wake-up hands out or moves the wheel on */
+    }
+    assert_true(cut > 0); /* the budget was hit on the way */
+    assert_int_equal(ops()->check(c.state), TK_OK);
+    core_close(&c);
+    free(live);
+    free(n);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(latest_answers_the_earliest_window_end_where_it_can),
+        cmocka_unit_test(latest_is_exact_when_a_higher_level_node_ends_first),
+        cmocka_unit_test(latest_is_the_brute_force_minimum_at_a_fine_tick),
+        cmocka_unit_test(latest_past_its_budget_answers_a_lower_bound),
         cmocka_unit_test(random_walks_match_the_model_with_the_defaults),
         cmocka_unit_test(random_walks_match_the_model_on_small_wheels_that_wrap_and_overflow),
         cmocka_unit_test(random_walks_match_the_model_at_the_extreme_parameters),
