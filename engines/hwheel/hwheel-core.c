@@ -154,7 +154,10 @@
  * earliest instant an unread node could be due, that bank's event or the
  * next event of a higher level or of the overflow list if earlier (and
  * due(m) for an overflow list longer than what is left), an early wake-up
- * after which the owner asks again. Every node's window ends at or after
+ * after which the owner asks again. A core that holds no node with slack
+ * (none inserted since it was last empty: slack_held) answers next(), as
+ * before slack existed, so that a caller without slack pays for no walk.
+ * Every node's window ends at or after
  * its bank's event (or due(m)), and each of those is at or after next()'s
  * event, so every answer, cut short or not, is at or after next(). With
  * nodes in the due list (already due) the answer is next().
@@ -273,6 +276,7 @@ typedef struct hwheel {
     unsigned words;     /* bitmap words a level: max(1, 2W / 64) */
     unsigned span_bits; /* L * b, <= 62 */
     size_t count;       /* nodes held, everywhere */
+    bool slack_held;    /* a node with slack was inserted since the core was last empty */
     hw_list due;        /* (deadline, seq) order, all with tick <= cur */
     hw_list ovf;        /* beyond the top level, unordered */
     uint64_t ovf_min;   /* <= every overflow node's tick (see I2) */
@@ -616,6 +620,10 @@ static int hw_insert(void *core, tk_node *n) {
         return TK_EINVAL;
     uint64_t t = tick_of(w, n->deadline_ns);
     p->tick = t;
+    if (w->count == 0)
+        w->slack_held = false; /* nothing held: no slack either */
+    if (n->slack_ns > 0)
+        w->slack_held = true;
     w->count++;
     if (TK__UNLIKELY(t <= w->cur))
         due_insert(w, n);
@@ -1059,6 +1067,8 @@ static int hw_latest(const void *core, int64_t *when_ns) {
         return TK_EINVAL;
     if (w->count == 0)
         return TK_ENOENT;
+    if (!w->slack_held) /* no window ends past its deadline: plan as without slack */
+        return hw_next(core, when_ns);
     if (w->due.head != NULL) { /* due already: the owner expires at once */
         *when_ns = tick_time(w, CPV(w->due.head)->tick);
         return TK_OK;
@@ -1288,6 +1298,8 @@ static int hw_check(const void *core) {
                 in_bank += k;
                 for (const tk_node *n = ch->head; n != NULL; n = CPV(n)->next) {
                     uint64_t t = CPV(n)->tick;
+                    if (n->slack_ns > 0 && !w->slack_held)
+                        return TK_ESTATE;
                     if (CPV(n)->chain != j || t != tick_of(w, n->deadline_ns) || t <= c ||
                         ((t >> sh) & w->mask) != s || period_start(t, sh) <= c ||
                         ((t - c) >> up) != 0)
@@ -1305,6 +1317,8 @@ static int hw_check(const void *core) {
     total += k;
     for (const tk_node *n = w->ovf.head; n != NULL; n = CPV(n)->next) {
         uint64_t t = CPV(n)->tick;
+        if (n->slack_ns > 0 && !w->slack_held)
+            return TK_ESTATE;
         if (t != tick_of(w, n->deadline_ns) || period_start(t, w->span_bits) <= c || t < w->ovf_min)
             return TK_ESTATE;
     }
@@ -1317,6 +1331,8 @@ static int hw_check(const void *core) {
     const tk_node *prev = NULL;
     for (const tk_node *n = w->due.head; n != NULL; n = CPV(n)->next) {
         uint64_t t = CPV(n)->tick;
+        if (n->slack_ns > 0 && !w->slack_held)
+            return TK_ESTATE;
         if (t != tick_of(w, n->deadline_ns) || t > c || (prev != NULL && tk_node_before(n, prev)))
             return TK_ESTATE;
         prev = n;
