@@ -330,26 +330,25 @@ static size_t total_count(const tk_queue *q) {
     return n;
 }
 
-/* The earliest head_due of all shards (INT64_MAX: every shard empty). */
-static int64_t min_head_due(const tk_queue *q) {
+/* The earliest of one instant every shard publishes (head_due or wake_due,
+ * chosen by `wake`) over all shards (INT64_MAX: every shard empty). */
+static int64_t min_published(const tk_queue *q, bool wake) {
     int64_t m = INT64_MAX;
     for (unsigned i = 0; i < q->nshards; i++) {
-        int64_t d = atomic_load(&shard_at(q, i)->head_due);
+        const shard *sh = shard_at(q, i);
+        int64_t d = atomic_load(wake ? &sh->wake_due : &sh->head_due);
         if (d < m)
             m = d;
     }
     return m;
 }
 
-/* The earliest wake_due of all shards (INT64_MAX: every shard empty). */
+static int64_t min_head_due(const tk_queue *q) {
+    return min_published(q, false);
+}
+
 static int64_t min_wake_due(const tk_queue *q) {
-    int64_t m = INT64_MAX;
-    for (unsigned i = 0; i < q->nshards; i++) {
-        int64_t d = atomic_load(&shard_at(q, i)->wake_due);
-        if (d < m)
-            m = d;
-    }
-    return m;
+    return min_published(q, true);
 }
 
 static void lock_all(tk_queue *q) {

@@ -193,9 +193,16 @@ tkt_trace tkb_replay_exec_part(const tkt_trace *t, double seconds, size_t *appli
  * speed and timer slack, waiting drain_ns after the last event for the
  * timers still armed (tkb_replay_exec_opts.drain_max_ns), and reports the
  * metrics of tkb_replay_exec_metrics. Also the frontier's
- * (workloads/frontier.c), on a part of the trace. */
+ * (workloads/slack_frontier.c), on a part of the trace. */
 void tkb_replay_exec_measure(tk_gb_state *st, tkb_case *c, const tkt_trace *trace,
                              int64_t drain_ns);
+/* The cases of an executor-level replay workload for peer p: one per trace
+ * of the run, on the first plan->seconds of it (tkb_replay_exec_part()),
+ * rows `<workload>:<trace>`, each run by `body`; none for a peer without a
+ * service. workloads/replay_exec.c; the frontier's too. */
+size_t tkb_replay_exec_add_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
+                                 tkb_case *cases, size_t cap,
+                                 void (*body)(tk_gb_state *, tkb_case *));
 #define TKB_REPLAY_EXEC_NMETRICS 14
 extern const tkb_metric tkb_replay_exec_metrics[TKB_REPLAY_EXEC_NMETRICS];
 

@@ -84,8 +84,9 @@ static void replay_exec_case(tk_gb_state *st, tkb_case *c) {
     tkb_replay_exec_measure(st, c, &part, REPLAY_EXEC_DRAIN_NS);
 }
 
-static size_t replay_exec_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
-                                tkb_case *cases, size_t cap) {
+size_t tkb_replay_exec_add_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
+                                 tkb_case *cases, size_t cap,
+                                 void (*body)(tk_gb_state *, tkb_case *)) {
     const tkb_replay_set *rs = tkb_the_run.replay;
     if (rs == NULL || rs->count == 0 || p->svc == NULL)
         return 0;
@@ -95,7 +96,7 @@ static size_t replay_exec_cases(const tkb_workload *w, const tkb_plan *plan, con
         tkt_trace part = tkb_replay_exec_part(&rs->traces[i].trace, plan->seconds, &applied);
         double est = (double)part.duration_ns / 1e9 / rs->speed + 1.0;
         size_t added = tkb_case_add_realtime(cases + k, cap - k, w, plan, p, (double)applied,
-                                             (int64_t)i, replay_exec_case, est);
+                                             (int64_t)i, body, est);
         if (added == 0)
             break;
         tkb_case *c = &cases[k];
@@ -105,6 +106,11 @@ static size_t replay_exec_cases(const tkb_workload *w, const tkb_plan *plan, con
         k += added;
     }
     return k;
+}
+
+static size_t replay_exec_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
+                                tkb_case *cases, size_t cap) {
+    return tkb_replay_exec_add_cases(w, plan, p, cases, cap, replay_exec_case);
 }
 
 #define PCT(nm, lab, p, h)                                                                         \

@@ -30,25 +30,9 @@ static void slack_frontier_case(tk_gb_state *st, tkb_case *c) {
 
 static size_t frontier_cases(const tkb_workload *w, const tkb_plan *plan, const tkb_peer *p,
                              tkb_case *cases, size_t cap) {
-    const tkb_replay_set *rs = tkb_the_run.replay;
-    if (rs == NULL || p->svc == NULL || p->engine == NULL || p->frontier == TKB_FRONTIER_NONE)
+    if (p->engine == NULL || p->frontier == TKB_FRONTIER_NONE)
         return 0;
-    size_t k = 0;
-    for (size_t i = 0; i < rs->count && k < cap; i++) {
-        size_t applied;
-        tkt_trace part = tkb_replay_exec_part(&rs->traces[i].trace, plan->seconds, &applied);
-        double est = (double)part.duration_ns / 1e9 / rs->speed + 1.0;
-        size_t added = tkb_case_add_realtime(cases + k, cap - k, w, plan, p, (double)applied,
-                                             (int64_t)i, slack_frontier_case, est);
-        if (added == 0)
-            break;
-        tkb_case *c = &cases[k];
-        snprintf(c->row, sizeof c->row, "%s:%.*s", w->name,
-                 (int)(sizeof c->row - strlen(w->name) - 2), part.name);
-        snprintf(c->name, sizeof c->name, "%s/%s/%.10g", c->row, p->spec, c->n);
-        k += added;
-    }
-    return k;
+    return tkb_replay_exec_add_cases(w, plan, p, cases, cap, slack_frontier_case);
 }
 
 static const tkb_figure frontier_figures[] = {
